@@ -1,0 +1,3 @@
+module github.com/stepd/stepd
+
+go 1.26.8

@@ -1,0 +1,180 @@
+package value
+
+import (
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// Append appends the compact JSON encoding of v to dst, as AWS Step Functions
+// writes JSON: no insignificant space, '/' and non-ASCII characters written
+// as they are, control characters escaped.
+func Append(dst []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case bool:
+		if x {
+			return append(dst, "true"...)
+		}
+		return append(dst, "false"...)
+	case Number:
+		return append(dst, x...)
+	case string:
+		return AppendString(dst, x)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = Append(dst, e)
+		}
+		return append(dst, ']')
+	case *Object:
+		dst = append(dst, '{')
+		for i, k := range x.keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, k)
+			dst = append(dst, ':')
+			dst = Append(dst, x.vals[i])
+		}
+		return append(dst, '}')
+	case int:
+		return append(dst, Int(int64(x))...)
+	case int64:
+		return append(dst, Int(x)...)
+	case float64:
+		return append(dst, Float(x)...)
+	}
+	panic(fmt.Sprintf("value: cannot encode %T", v))
+}
+
+// AppendString appends s as a JSON string literal.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			if c < utf8.RuneSelf {
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\ufffd"...)
+				i += n
+				start = i
+				continue
+			}
+			i += n
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// String returns the compact JSON text of v.
+func String(v any) string { return string(Append(nil, v)) }
+
+// Indent returns v as JSON indented with two spaces, for people to read.
+func Indent(v any) string { return string(appendIndent(nil, v, "")) }
+
+func appendIndent(dst []byte, v any, pre string) []byte {
+	switch x := v.(type) {
+	case []any:
+		if len(x) == 0 {
+			return append(dst, "[]"...)
+		}
+		dst = append(dst, "[\n"...)
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ",\n"...)
+			}
+			dst = append(dst, pre+"  "...)
+			dst = appendIndent(dst, e, pre+"  ")
+		}
+		return append(dst, "\n"+pre+"]"...)
+	case *Object:
+		if x.Len() == 0 {
+			return append(dst, "{}"...)
+		}
+		dst = append(dst, "{\n"...)
+		for i, k := range x.keys {
+			if i > 0 {
+				dst = append(dst, ",\n"...)
+			}
+			dst = append(dst, pre+"  "...)
+			dst = AppendString(dst, k)
+			dst = append(dst, ": "...)
+			dst = appendIndent(dst, x.vals[i], pre+"  ")
+		}
+		return append(dst, "\n"+pre+"}"...)
+	}
+	return Append(dst, v)
+}
+
+// MarshalJSON lets an Object be encoded by encoding/json.
+func (o *Object) MarshalJSON() ([]byte, error) { return Append(nil, o), nil }
+
+// FromGo converts a value built from encoding/json-like Go types (map[string]any
+// with sorted keys, []any, float64, string, bool, nil, int) into a value.
+// Values already of this package's types pass through.
+func FromGo(v any) any {
+	switch x := v.(type) {
+	case nil, bool, string, Number, *Object:
+		return x
+	case float64:
+		return Float(x)
+	case int:
+		return Int(int64(x))
+	case int64:
+		return Int(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = FromGo(e)
+		}
+		return out
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		o := NewObject(len(keys))
+		for _, k := range keys {
+			o.Set(k, FromGo(x[k]))
+		}
+		return o
+	}
+	panic(fmt.Sprintf("value: cannot convert %T", v))
+}

@@ -1,0 +1,142 @@
+package value
+
+// Object is a JSON object whose members keep their insertion order.
+// Keys are unique: setting an existing key replaces its value in place.
+// Treat an Object as immutable once it has been shared.
+type Object struct {
+	keys []string
+	vals []any
+	idx  map[string]int // built lazily for larger objects
+}
+
+const indexThreshold = 12
+
+// NewObject returns an empty object with room for n members.
+func NewObject(n int) *Object {
+	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
+}
+
+// ObjectOf builds an object from alternating keys and values:
+// ObjectOf("a", Int(1), "b", "x").
+func ObjectOf(kv ...any) *Object {
+	o := NewObject(len(kv) / 2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		o.Set(kv[i].(string), kv[i+1])
+	}
+	return o
+}
+
+// Len returns the number of members.
+func (o *Object) Len() int {
+	if o == nil {
+		return 0
+	}
+	return len(o.keys)
+}
+
+// Keys returns the keys in order. The slice must not be modified.
+func (o *Object) Keys() []string { return o.keys }
+
+// At returns the i-th member.
+func (o *Object) At(i int) (string, any) { return o.keys[i], o.vals[i] }
+
+func (o *Object) find(k string) int {
+	if o == nil {
+		return -1
+	}
+	if o.idx != nil {
+		if i, ok := o.idx[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, kk := range o.keys {
+		if kk == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// Get returns the member named k.
+func (o *Object) Get(k string) (any, bool) {
+	i := o.find(k)
+	if i < 0 {
+		return nil, false
+	}
+	return o.vals[i], true
+}
+
+// Has reports whether the object has a member named k.
+func (o *Object) Has(k string) bool { return o.find(k) >= 0 }
+
+// Set adds or replaces the member k. Only call it on an object you are
+// building.
+func (o *Object) Set(k string, v any) {
+	if i := o.find(k); i >= 0 {
+		o.vals[i] = v
+		return
+	}
+	o.keys = append(o.keys, k)
+	o.vals = append(o.vals, v)
+	if o.idx != nil {
+		o.idx[k] = len(o.keys) - 1
+	} else if len(o.keys) > indexThreshold {
+		o.idx = make(map[string]int, len(o.keys)*2)
+		for i, kk := range o.keys {
+			o.idx[kk] = i
+		}
+	}
+}
+
+// Delete removes the member k. Only call it on an object you are building.
+func (o *Object) Delete(k string) {
+	i := o.find(k)
+	if i < 0 {
+		return
+	}
+	o.keys = append(o.keys[:i], o.keys[i+1:]...)
+	o.vals = append(o.vals[:i], o.vals[i+1:]...)
+	if o.idx != nil {
+		o.idx = nil
+		if len(o.keys) > indexThreshold {
+			o.idx = make(map[string]int, len(o.keys)*2)
+			for j, kk := range o.keys {
+				o.idx[kk] = j
+			}
+		}
+	}
+}
+
+// Clone returns a shallow copy that may be modified.
+func (o *Object) Clone() *Object {
+	c := &Object{keys: make([]string, len(o.keys), len(o.keys)+1), vals: make([]any, len(o.vals), len(o.vals)+1)}
+	copy(c.keys, o.keys)
+	copy(c.vals, o.vals)
+	if o.idx != nil {
+		c.idx = make(map[string]int, len(o.idx)+1)
+		for k, v := range o.idx {
+			c.idx[k] = v
+		}
+	}
+	return c
+}
+
+// With returns a copy of o with member k set to v; o is unchanged.
+func (o *Object) With(k string, v any) *Object {
+	c := o.Clone()
+	c.Set(k, v)
+	return c
+}
+
+// All iterates over the members in order.
+func (o *Object) All(yield func(string, any) bool) {
+	if o == nil {
+		return
+	}
+	for i, k := range o.keys {
+		if !yield(k, o.vals[i]) {
+			return
+		}
+	}
+}

@@ -1,0 +1,119 @@
+package value
+
+import (
+	"testing"
+)
+
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`{}`, `{}`},
+		{` { "b" : 1 , "a" : [ true , false , null ] } `, `{"b":1,"a":[true,false,null]}`},
+		{`12345678901234567890`, `12345678901234567890`},
+		{`1.50`, `1.50`},
+		{`-0.5e+10`, `-0.5e+10`},
+		{`"a\u00e9\n\"/\\"`, `"aé\n\"/\\"`},
+		{`"\ud83d\ude00"`, `"😀"`},
+		{`"\u0001"`, `"\u0001"`},
+		{`{"a":1,"a":2}`, `{"a":2}`},
+		{`[[],{}]`, `[[],{}]`},
+	}
+	for _, tt := range tests {
+		v, err := ParseString(tt.in)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", tt.in, err)
+			continue
+		}
+		if got := String(v); got != tt.want {
+			t.Errorf("Parse(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{``, `{`, `[1,]`, `{"a" 1}`, `01`, `1.`, `1e`, `"abc`, `tru`, `{"a":1}x`, "\"a\x01\"", `"\x"`, `{1:2}`, `-`, `[1 2]`} {
+		if v, err := ParseString(in); err == nil {
+			t.Errorf("Parse(%q) = %v, want error", in, v)
+		}
+	}
+}
+
+func TestFormatFloat(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		f    float64
+		want string
+	}{
+		{0, "0"}, {1, "1"}, {-2.5, "-2.5"}, {0.30000000000000004, "0.30000000000000004"}, {1e21, "1e+21"},
+		{123456789012, "123456789012"}, {1e-7, "1e-7"}, {0.000001, "0.000001"}, {1.5e300, "1.5e+300"},
+	}
+	for _, tt := range tests {
+		if got := FormatFloat(tt.f); got != tt.want {
+			t.Errorf("FormatFloat(%v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+}
+
+func TestObjectOrderAndIndex(t *testing.T) {
+	t.Parallel()
+	o := NewObject(0)
+	for i := 0; i < 30; i++ {
+		o.Set(string(rune('z'-i)), Int(int64(i)))
+	}
+	o.Set("y", "replaced")
+	if k, v := o.At(1); k != "y" || v != "replaced" {
+		t.Fatalf("At(1) = %s %v", k, v)
+	}
+	o.Delete("z")
+	if k, _ := o.At(0); k != "y" || o.Len() != 29 {
+		t.Fatalf("after delete: %s len %d", k, o.Len())
+	}
+	if v, ok := o.Get("x"); !ok || v != Int(2) {
+		t.Fatalf("Get(x) = %v %v", v, ok)
+	}
+	c := o.With("new", true)
+	if o.Has("new") || !c.Has("new") {
+		t.Fatal("With changed the original")
+	}
+}
+
+func TestEqual(t *testing.T) {
+	t.Parallel()
+	a, _ := ParseString(`{"a":[1,2.0,{"b":null}],"c":"x"}`)
+	b, _ := ParseString(`{"c":"x","a":[1.0,2,{"b":null}]}`)
+	c, _ := ParseString(`{"c":"x","a":[1.0,2,{"b":false}]}`)
+	if !Equal(a, b) || Equal(a, c) {
+		t.Fatal("Equal wrong")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2,{"b":"c"}]}`, `"\u00e9"`, `-1.5e3`, `[true,false,null]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse(data)
+		if err != nil {
+			return
+		}
+		text := String(v)
+		w, err := ParseString(text)
+		if err != nil {
+			t.Fatalf("re-parse of %q: %v", text, err)
+		}
+		if String(w) != text {
+			t.Fatalf("not stable: %q vs %q", String(w), text)
+		}
+	})
+}
+
+func BenchmarkParse(b *testing.B) {
+	data := []byte(`{"store":{"book":[{"category":"reference","author":"Nigel Rees","title":"Sayings of the Century","price":8.95},{"category":"fiction","author":"Evelyn Waugh","title":"Sword of Honour","price":12.99}],"bicycle":{"color":"red","price":19.95}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
