@@ -1,0 +1,66 @@
+// Package task defines how the interpreter's Task states reach the code that
+// does the work: a Request describing one invocation and the Invoker
+// interface that serves it. Implementations live beside it (mocks, local
+// commands) and in later packages (HTTP, Lambda endpoints, activities).
+package task
+
+import (
+	"context"
+	"time"
+)
+
+// Request is one invocation of a Task state.
+type Request struct {
+	// Resource is the state's Resource field, e.g.
+	// "arn:aws:states:::lambda:invoke" or
+	// "arn:aws:lambda:us-east-1:111111111111:function:fn".
+	Resource string
+	// StateName is the name of the Task state.
+	StateName string
+	// StateMachineName is the name of the state machine (used to pick a
+	// mock test case).
+	StateMachineName string
+	// TestCase names the mock test case, if any.
+	TestCase string
+	// Input is the effective input: the result of Parameters/Arguments, or
+	// the state input after InputPath when there is none. A JSON value.
+	Input any
+	// TaskToken is set for .waitForTaskToken integrations.
+	TaskToken string
+	// Attempt counts invocations of this state in this execution, from 0.
+	// Mocks use it to select a response.
+	Attempt int
+	// Context is the Context object ($$) at invocation, a JSON value.
+	Context any
+}
+
+// Result is what an invocation produced.
+type Result struct {
+	// Output is the integration result (a JSON value) when Error is empty.
+	Output any
+	// Error and Cause are set when the task failed. Error is the ASL error
+	// name (e.g. "States.TaskFailed", "Lambda.ServiceException"); Cause is
+	// text (often JSON text).
+	Error string
+	Cause string
+	// Delay is simulated run time: the engine delivers this result only
+	// after Delay has passed on its clock (so a virtual clock can skip it
+	// while timeouts still apply). Real invokers leave it zero and simply
+	// take the time.
+	Delay time.Duration
+}
+
+// Failed reports whether the result is a task failure.
+func (r Result) Failed() bool { return r.Error != "" }
+
+// Invoker serves Task states. Invoke blocks until the task has a result or
+// ctx is done. It must be safe for concurrent use.
+type Invoker interface {
+	Invoke(ctx context.Context, req *Request) Result
+}
+
+// InvokerFunc adapts a function to Invoker.
+type InvokerFunc func(ctx context.Context, req *Request) Result
+
+// Invoke calls f.
+func (f InvokerFunc) Invoke(ctx context.Context, req *Request) Result { return f(ctx, req) }
