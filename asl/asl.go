@@ -1,0 +1,216 @@
+// Package asl holds the Amazon States Language definition model and its
+// parser. A definition is parsed once into an immutable StateMachine; the
+// interpreter compiles paths, templates and expressions from the raw fields
+// kept here.
+//
+// The parser accepts the ASL that AWS Step Functions accepts: the top-level
+// fields (StartAt, States, Comment, TimeoutSeconds, Version, QueryLanguage),
+// the eight state types with their JSONPath-mode and JSONata-mode fields,
+// Retry and Catch, Parallel branches and Map item processors (including the
+// legacy Iterator and Parameters). It checks structure — field types,
+// required fields, Next/End, unknown state types and missing transition
+// targets — and reports every problem it finds as a Diagnostic located by a
+// JSON pointer, with AWS's error codes. Deeper validation (reachability,
+// field legality per query language, path syntax) belongs to the validator.
+package asl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stepd/stepd/value"
+)
+
+// The query languages.
+const (
+	JSONPath = "JSONPath"
+	JSONata  = "JSONata"
+)
+
+// StateMachine is a parsed state machine: the top level, a Parallel branch
+// or a Map item processor.
+type StateMachine struct {
+	Comment        string
+	StartAt        string
+	States         map[string]*State
+	Names          []string // state names in declaration order
+	TimeoutSeconds int
+	HasTimeout     bool
+	Version        string
+	QueryLanguage  string // effective: JSONPath (default) or JSONata
+	Pointer        string // JSON pointer of this machine ("" at top level)
+	Raw            *value.Object
+}
+
+// State returns the state named name, or nil.
+func (sm *StateMachine) State(name string) *State { return sm.States[name] }
+
+// Field is an optional JSON member kept raw.
+type Field struct {
+	Set   bool
+	Value any
+}
+
+// PathField is an optional path member: absent, null, or a path string.
+type PathField struct {
+	Set  bool
+	Null bool
+	Path string
+}
+
+// State is one state. Fields that do not apply to its type are zero.
+type State struct {
+	Name, Type, Comment string
+	Pointer             string // e.g. "/States/P/Branches/0/States/X"
+	QueryLanguage       string // effective
+	Next                string
+	End                 bool
+	Raw                 *value.Object
+
+	InputPath, OutputPath, ResultPath                             PathField
+	Parameters, ResultSelector, Result, Arguments, Output, Assign Field
+
+	// Task
+	Resource                                 string
+	TimeoutSeconds, HeartbeatSeconds         Field
+	TimeoutSecondsPath, HeartbeatSecondsPath string
+	Credentials                              Field
+	Retry                                    []*Retrier
+	Catch                                    []*Catcher
+
+	// Choice
+	Choices []*ChoiceRule
+	Default string
+
+	// Wait
+	Seconds, Timestamp         Field
+	SecondsPath, TimestampPath string
+
+	// Fail
+	Error, Cause         Field
+	ErrorPath, CausePath string
+
+	// Parallel
+	Branches []*StateMachine
+
+	// Map
+	ItemProcessor                                             *StateMachine
+	ProcessorMode                                             string // INLINE (default) or DISTRIBUTED
+	ExecutionType                                             string
+	ItemsPath                                                 PathField
+	Items, ItemSelector                                       Field
+	MaxConcurrency                                            Field
+	MaxConcurrencyPath                                        string
+	ToleratedFailureCount, ToleratedFailurePercentage         Field
+	ToleratedFailureCountPath, ToleratedFailurePercentagePath string
+	ItemReader, ItemBatcher, ResultWriter                     Field
+	Label                                                     string
+}
+
+// Retrier is one element of a Retry list.
+type Retrier struct {
+	ErrorEquals     []string
+	IntervalSeconds int     // default 1
+	MaxAttempts     int     // default 3
+	BackoffRate     float64 // default 2.0
+	MaxDelaySeconds int
+	HasMaxDelay     bool
+	JitterStrategy  string // FULL or NONE (default)
+	Comment         string
+	Pointer         string
+}
+
+// Catcher is one element of a Catch list.
+type Catcher struct {
+	ErrorEquals    []string
+	Next           string
+	ResultPath     PathField
+	Output, Assign Field
+	Comment        string
+	Pointer        string
+}
+
+// ChoiceRule is a Choice rule or a nested boolean expression.
+type ChoiceRule struct {
+	Variable       string // JSONPath mode
+	Operator       string // e.g. "StringEquals", "NumericLessThanPath", "IsPresent"; "" for And/Or/Not
+	Operand        any    // the operator's value (a path string for *Path operators)
+	And, Or        []*ChoiceRule
+	Not            *ChoiceRule
+	Condition      Field // JSONata mode
+	Next           string
+	Output, Assign Field
+	Comment        string
+	Pointer        string
+}
+
+// Diagnostic is one problem found in a definition.
+type Diagnostic struct {
+	Pointer string // JSON pointer, e.g. "/States/Check/Next"
+	Code    string // e.g. SCHEMA_VALIDATION_FAILED, MISSING_TRANSITION_TARGET
+	Message string
+}
+
+func (d Diagnostic) String() string {
+	if d.Pointer == "" {
+		return d.Code + ": " + d.Message
+	}
+	return fmt.Sprintf("%s: %s at %s", d.Code, d.Message, d.Pointer)
+}
+
+// The diagnostic codes.
+const (
+	CodeSchema         = "SCHEMA_VALIDATION_FAILED"
+	CodeMissingTarget  = "MISSING_TRANSITION_TARGET"
+	CodeInvalidJSON    = "INVALID_JSON_DESCRIPTION"
+	CodeUnreachable    = "UNREACHABLE_STATE"
+	CodeNoTerminal     = "NO_TERMINAL_STATE"
+	CodeDuplicateState = "DUPLICATE_STATE_NAME"
+)
+
+// Diagnostics is a list of problems; it is an error when not empty.
+type Diagnostics []Diagnostic
+
+func (d Diagnostics) Error() string {
+	switch len(d) {
+	case 0:
+		return "no errors"
+	case 1:
+		return d[0].String()
+	}
+	return fmt.Sprintf("%s (and %d more errors)", d[0].String(), len(d)-1)
+}
+
+// Err returns d as an error, or nil when d is empty.
+func (d Diagnostics) Err() error {
+	if len(d) == 0 {
+		return nil
+	}
+	return d
+}
+
+// Walk calls fn for every state of sm and of its nested machines, depth
+// first in declaration order. fn returns false to skip a state's nested
+// machines.
+func Walk(sm *StateMachine, fn func(*StateMachine, *State) bool) {
+	for _, name := range sm.Names {
+		st := sm.States[name]
+		if !fn(sm, st) {
+			continue
+		}
+		for _, b := range st.Branches {
+			Walk(b, fn)
+		}
+		if st.ItemProcessor != nil {
+			Walk(st.ItemProcessor, fn)
+		}
+	}
+}
+
+// escape escapes a name for use in a JSON pointer.
+func escape(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+}

@@ -1,0 +1,803 @@
+package asl
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/stepd/stepd/value"
+)
+
+// Parse parses a definition from JSON text. On failure the error is
+// Diagnostics listing every problem found.
+func Parse(data []byte) (*StateMachine, error) {
+	v, err := value.Parse(data)
+	if err != nil {
+		var se *value.SyntaxError
+		msg := err.Error()
+		if errors.As(err, &se) {
+			line, col := lineCol(data, se.Offset)
+			msg = fmt.Sprintf("%s at line %d, column %d", se.Msg, line, col)
+		}
+		return nil, Diagnostics{{Pointer: "/", Code: CodeInvalidJSON, Message: msg}}
+	}
+	return FromValue(v)
+}
+
+func lineCol(data []byte, off int) (int, int) {
+	line, col := 1, 1
+	for i := 0; i < off && i < len(data); i++ {
+		if data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// FromValue builds a definition from a parsed JSON value.
+func FromValue(v any) (*StateMachine, error) {
+	p := &parser{}
+	o, ok := v.(*value.Object)
+	if !ok {
+		return nil, Diagnostics{{Pointer: "/", Code: CodeSchema, Message: "The definition must be a JSON object"}}
+	}
+	sm := p.machine(o, "", JSONPath)
+	if err := p.diags.Err(); err != nil {
+		return nil, err
+	}
+	return sm, nil
+}
+
+type parser struct {
+	diags Diagnostics
+}
+
+func (p *parser) errorf(ptr, code, format string, args ...any) {
+	if ptr == "" {
+		ptr = "/"
+	}
+	p.diags = append(p.diags, Diagnostic{Pointer: ptr, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// fields checks a JSON object's members against the allowed set.
+func (p *parser) fields(o *value.Object, ptr string, allowed map[string]bool, required ...string) {
+	var missing []string
+	for _, r := range required {
+		if !o.Has(r) {
+			missing = append(missing, r)
+		}
+	}
+	if len(missing) > 0 {
+		p.errorf(ptr, CodeSchema, "These fields are required: [%s]", strings.Join(missing, ", "))
+	}
+	for _, k := range o.Keys() {
+		if !allowed[k] {
+			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+var machineFields = set("Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage", "ProcessorConfig")
+
+func (p *parser) str(o *value.Object, key, ptr string) string {
+	v, ok := o.Get(key)
+	if !ok {
+		return ""
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		p.errorf(ptr+"/"+key, CodeSchema, "Expected value of type 'String' but got '%s'", typeName(v))
+	}
+	return s
+}
+
+func (p *parser) boolean(o *value.Object, key, ptr string) bool {
+	v, ok := o.Get(key)
+	if !ok {
+		return false
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		p.errorf(ptr+"/"+key, CodeSchema, "Expected value of type 'Boolean' but got '%s'", typeName(v))
+	}
+	return b
+}
+
+// integer reads a non-negative integer member.
+func (p *parser) integer(o *value.Object, key, ptr string, min int) (int, bool) {
+	v, ok := o.Get(key)
+	if !ok {
+		return 0, false
+	}
+	n, isNum := v.(value.Number)
+	if !isNum {
+		p.errorf(ptr+"/"+key, CodeSchema, "Expected value of type 'Integer' but got '%s'", typeName(v))
+		return 0, false
+	}
+	i, exact := n.Int64()
+	if !exact || i > math.MaxInt32 {
+		p.errorf(ptr+"/"+key, CodeSchema, "Expected value of type 'Integer' but got '%s'", string(n))
+		return 0, false
+	}
+	if int(i) < min {
+		p.errorf(ptr+"/"+key, CodeSchema, "Value is less than the minimum %d", min)
+	}
+	return int(i), true
+}
+
+func field(o *value.Object, key string) Field {
+	v, ok := o.Get(key)
+	return Field{Set: ok, Value: v}
+}
+
+func (p *parser) path(o *value.Object, key, ptr string) PathField {
+	v, ok := o.Get(key)
+	if !ok {
+		return PathField{}
+	}
+	switch x := v.(type) {
+	case nil:
+		return PathField{Set: true, Null: true}
+	case string:
+		return PathField{Set: true, Path: x}
+	}
+	p.errorf(ptr+"/"+key, CodeSchema, "Expected value of type 'String' but got '%s'", typeName(v))
+	return PathField{}
+}
+
+func typeName(v any) string {
+	switch value.KindOf(v) {
+	case value.KindNull:
+		return "Null"
+	case value.KindBool:
+		return "Boolean"
+	case value.KindNumber:
+		return "Number"
+	case value.KindString:
+		return "String"
+	case value.KindArray:
+		return "Array"
+	case value.KindObject:
+		return "Object"
+	}
+	return "Unknown"
+}
+
+func (p *parser) queryLanguage(o *value.Object, ptr, inherited string) string {
+	if !o.Has("QueryLanguage") {
+		return inherited
+	}
+	ql := p.str(o, "QueryLanguage", ptr)
+	switch ql {
+	case JSONPath, JSONata:
+	default:
+		p.errorf(ptr+"/QueryLanguage", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"JSONPath\",\"JSONata\"])", ql)
+		return inherited
+	}
+	if inherited == JSONata && ql == JSONPath {
+		p.errorf(ptr, CodeSchema, "'QueryLanguage' can not be 'JSONPath' if set to 'JSONata' for whole state machine")
+	}
+	return ql
+}
+
+func (p *parser) machine(o *value.Object, ptr, inherited string) *StateMachine {
+	sm := &StateMachine{Pointer: ptr, Raw: o, States: map[string]*State{}}
+	var missing []string
+	if !o.Has("States") {
+		missing = append(missing, "States")
+	}
+	if !o.Has("StartAt") {
+		missing = append(missing, "StartAt")
+	}
+	if len(missing) > 0 {
+		p.errorf(ptr, CodeSchema, "These fields are required: [%s]", strings.Join(missing, ", "))
+	}
+	for _, k := range o.Keys() {
+		if !machineFields[k] {
+			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+	sm.Comment = p.str(o, "Comment", ptr)
+	sm.StartAt = p.str(o, "StartAt", ptr)
+	sm.Version = p.str(o, "Version", ptr)
+	sm.TimeoutSeconds, sm.HasTimeout = p.integer(o, "TimeoutSeconds", ptr, 0)
+	if ptr == "" {
+		sm.QueryLanguage = JSONPath
+		if o.Has("QueryLanguage") {
+			sm.QueryLanguage = p.queryLanguage(o, ptr, JSONPath)
+		}
+	} else {
+		sm.QueryLanguage = inherited
+	}
+	states, ok := o.Get("States")
+	so, isObj := states.(*value.Object)
+	if ok && !isObj {
+		p.errorf(ptr+"/States", CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(states))
+	}
+	for name, sv := range so.All {
+		sptr := ptr + "/States/" + escape(name)
+		if len(name) > 80 {
+			p.errorf(sptr, CodeSchema, "State name is longer than 80 characters")
+		}
+		stObj, isObj := sv.(*value.Object)
+		if !isObj {
+			p.errorf(sptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(sv))
+			continue
+		}
+		st := p.state(name, stObj, sptr, sm.QueryLanguage)
+		if st == nil {
+			continue
+		}
+		sm.States[name] = st
+		sm.Names = append(sm.Names, name)
+	}
+	if ok && isObj && so.Len() == 0 {
+		p.errorf(ptr+"/States", CodeSchema, "There must be at least one state")
+	}
+	if sm.StartAt != "" && ok && sm.States[sm.StartAt] == nil && so.Has(sm.StartAt) == false {
+		p.errorf(ptr+"/StartAt", CodeMissingTarget, "Missing 'Next' target: %s", sm.StartAt)
+	}
+	p.targets(sm)
+	return sm
+}
+
+// targets reports transitions to states that do not exist in sm.
+func (p *parser) targets(sm *StateMachine) {
+	check := func(ptr, name string) {
+		if name != "" && sm.States[name] == nil {
+			p.errorf(ptr, CodeMissingTarget, "Missing 'Next' target: %s", name)
+		}
+	}
+	for _, name := range sm.Names {
+		st := sm.States[name]
+		check(st.Pointer+"/Next", st.Next)
+		check(st.Pointer+"/Default", st.Default)
+		for _, c := range st.Choices {
+			check(c.Pointer+"/Next", c.Next)
+		}
+		for _, c := range st.Catch {
+			check(c.Pointer+"/Next", c.Next)
+		}
+	}
+}
+
+// Fields allowed per state type and query language.
+var (
+	commonFields  = []string{"Type", "Comment", "QueryLanguage"}
+	jsonPathIO    = []string{"InputPath", "OutputPath"}
+	jsonataIO     = []string{"Output", "Assign"}
+	transition    = []string{"Next", "End"}
+	stateFieldSet = map[string][]string{
+		"Pass":     {"Result", "ResultPath", "Parameters"},
+		"Task":     {"Resource", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "TimeoutSeconds", "TimeoutSecondsPath", "HeartbeatSeconds", "HeartbeatSecondsPath", "Credentials", "Arguments"},
+		"Choice":   {"Choices", "Default"},
+		"Wait":     {"Seconds", "Timestamp", "SecondsPath", "TimestampPath"},
+		"Succeed":  {},
+		"Fail":     {"Error", "Cause", "ErrorPath", "CausePath"},
+		"Parallel": {"Branches", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "Arguments"},
+		"Map":      {"Iterator", "ItemProcessor", "ItemsPath", "Items", "ItemSelector", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "MaxConcurrency", "MaxConcurrencyPath", "ToleratedFailureCount", "ToleratedFailureCountPath", "ToleratedFailurePercentage", "ToleratedFailurePercentagePath", "ItemReader", "ItemBatcher", "ResultWriter", "Label", "Arguments"},
+	}
+	stateFields = map[string]map[string]bool{}
+)
+
+func init() {
+	for typ, fs := range stateFieldSet {
+		all := slices.Concat(commonFields, jsonPathIO, jsonataIO, fs)
+		if typ != "Choice" && typ != "Succeed" && typ != "Fail" {
+			all = append(all, transition...)
+		}
+		stateFields[typ] = set(all...)
+	}
+}
+
+func (p *parser) state(name string, o *value.Object, ptr, inherited string) *State {
+	st := &State{Name: name, Pointer: ptr, Raw: o}
+	tv, ok := o.Get("Type")
+	if !ok {
+		p.errorf(ptr, CodeSchema, "These fields are required: [Type]")
+		return nil
+	}
+	st.Type, _ = tv.(string)
+	allowed, known := stateFields[st.Type]
+	if !known {
+		p.errorf(ptr+"/Type", CodeSchema, "Instance value (%s) not found in enum (possible values: [\"Task\",\"Pass\",\"Choice\",\"Wait\",\"Succeed\",\"Fail\",\"Parallel\",\"Map\"])", value.String(tv))
+		return nil
+	}
+	for _, k := range o.Keys() {
+		if !allowed[k] {
+			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+	st.Comment = p.str(o, "Comment", ptr)
+	st.QueryLanguage = p.queryLanguage(o, ptr, inherited)
+	st.Next = p.str(o, "Next", ptr)
+	st.End = p.boolean(o, "End", ptr)
+	switch st.Type {
+	case "Task", "Pass", "Wait", "Parallel", "Map":
+		switch {
+		case st.Next == "" && !st.End:
+			p.errorf(ptr, CodeSchema, "These fields are required: [Next | End]")
+		case st.Next != "" && st.End:
+			p.errorf(ptr, CodeSchema, "Only one of 'Next' or 'End' can be specified")
+		}
+	}
+	st.InputPath = p.path(o, "InputPath", ptr)
+	st.OutputPath = p.path(o, "OutputPath", ptr)
+	st.ResultPath = p.path(o, "ResultPath", ptr)
+	st.Parameters = field(o, "Parameters")
+	st.ResultSelector = field(o, "ResultSelector")
+	st.Result = field(o, "Result")
+	st.Arguments = field(o, "Arguments")
+	st.Output = field(o, "Output")
+	st.Assign = field(o, "Assign")
+	p.objectField(st.Assign, ptr+"/Assign")
+	if st.QueryLanguage == JSONata {
+		for _, k := range []string{"InputPath", "OutputPath", "ResultPath", "Parameters", "ResultSelector", "ItemsPath", "TimeoutSecondsPath", "HeartbeatSecondsPath", "SecondsPath", "TimestampPath", "ErrorPath", "CausePath", "MaxConcurrencyPath", "ToleratedFailureCountPath", "ToleratedFailurePercentagePath"} {
+			if o.Has(k) {
+				p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in JSONata query language", k)
+			}
+		}
+	} else {
+		for _, k := range []string{"Arguments", "Output", "Items"} {
+			if o.Has(k) {
+				p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in JSONPath query language", k)
+			}
+		}
+	}
+
+	switch st.Type {
+	case "Task":
+		if !o.Has("Resource") {
+			p.errorf(ptr, CodeSchema, "These fields are required: [Resource]")
+		}
+		st.Resource = p.str(o, "Resource", ptr)
+		st.TimeoutSeconds = p.secondsField(o, "TimeoutSeconds", ptr, st.QueryLanguage)
+		st.HeartbeatSeconds = p.secondsField(o, "HeartbeatSeconds", ptr, st.QueryLanguage)
+		st.TimeoutSecondsPath = p.str(o, "TimeoutSecondsPath", ptr)
+		st.HeartbeatSecondsPath = p.str(o, "HeartbeatSecondsPath", ptr)
+		if st.TimeoutSeconds.Set && st.TimeoutSecondsPath != "" {
+			p.errorf(ptr, CodeSchema, "Only one of 'TimeoutSeconds' or 'TimeoutSecondsPath' can be specified")
+		}
+		if st.HeartbeatSeconds.Set && st.HeartbeatSecondsPath != "" {
+			p.errorf(ptr, CodeSchema, "Only one of 'HeartbeatSeconds' or 'HeartbeatSecondsPath' can be specified")
+		}
+		st.Credentials = field(o, "Credentials")
+		if st.Credentials.Set {
+			co, isObj := st.Credentials.Value.(*value.Object)
+			if !isObj || !(co.Has("RoleArn") || co.Has("RoleArn.$")) {
+				p.errorf(ptr+"/Credentials", CodeSchema, "The field 'RoleArn' is required but was missing")
+			}
+		}
+	case "Choice":
+		p.choices(st, o, ptr)
+		st.Default = p.str(o, "Default", ptr)
+	case "Wait":
+		p.wait(st, o, ptr)
+	case "Fail":
+		st.Error = field(o, "Error")
+		st.Cause = field(o, "Cause")
+		st.ErrorPath = p.str(o, "ErrorPath", ptr)
+		st.CausePath = p.str(o, "CausePath", ptr)
+		if st.Error.Set && st.ErrorPath != "" {
+			p.errorf(ptr, CodeSchema, "Only one of 'Error' or 'ErrorPath' can be specified")
+		}
+		if st.Cause.Set && st.CausePath != "" {
+			p.errorf(ptr, CodeSchema, "Only one of 'Cause' or 'CausePath' can be specified")
+		}
+		for _, k := range []string{"Error", "Cause"} {
+			if v, ok := o.Get(k); ok {
+				if _, isStr := v.(string); !isStr {
+					p.errorf(ptr+"/"+k, CodeSchema, "Expected value of type 'String' but got '%s'", typeName(v))
+				}
+			}
+		}
+	case "Parallel":
+		bv, ok := o.Get("Branches")
+		arr, isArr := bv.([]any)
+		switch {
+		case !ok:
+			p.errorf(ptr, CodeSchema, "These fields are required: [Branches]")
+		case !isArr:
+			p.errorf(ptr+"/Branches", CodeSchema, "Expected value of type 'Array' but got '%s'", typeName(bv))
+		}
+		for i, b := range arr {
+			bptr := fmt.Sprintf("%s/Branches/%d", ptr, i)
+			bo, isObj := b.(*value.Object)
+			if !isObj {
+				p.errorf(bptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(b))
+				continue
+			}
+			st.Branches = append(st.Branches, p.machine(bo, bptr, st.QueryLanguage))
+		}
+	case "Map":
+		p.mapState(st, o, ptr)
+	}
+	if st.Type == "Task" || st.Type == "Parallel" || st.Type == "Map" {
+		st.Retry = p.retriers(o, ptr)
+		st.Catch = p.catchers(o, ptr, st.QueryLanguage)
+	}
+	return st
+}
+
+func (p *parser) objectField(f Field, ptr string) {
+	if !f.Set {
+		return
+	}
+	if _, ok := f.Value.(*value.Object); !ok {
+		p.errorf(ptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(f.Value))
+	}
+}
+
+// isExpr reports whether s is a JSONata expression string {% ... %}.
+func isExpr(s string) bool {
+	return strings.HasPrefix(s, "{%") && strings.HasSuffix(s, "%}") && len(s) >= 4
+}
+
+// secondsField reads a field that holds a positive integer, or a JSONata
+// expression in JSONata mode.
+func (p *parser) secondsField(o *value.Object, key, ptr, ql string) Field {
+	f := field(o, key)
+	if !f.Set {
+		return f
+	}
+	switch v := f.Value.(type) {
+	case value.Number:
+		i, exact := v.Int64()
+		if !exact || i < 0 || i > 99999999 {
+			p.errorf(ptr+"/"+key, CodeSchema, "Expected a non-negative integer but got '%s'", string(v))
+		}
+	case string:
+		if ql != JSONata || !isExpr(v) {
+			p.errorf(ptr+"/"+key, CodeSchema, "Expected value of type 'Integer' but got 'String'")
+		}
+	default:
+		p.errorf(ptr+"/"+key, CodeSchema, "Expected value of type 'Integer' but got '%s'", typeName(v))
+	}
+	return f
+}
+
+func (p *parser) wait(st *State, o *value.Object, ptr string) {
+	st.Seconds = p.secondsField(o, "Seconds", ptr, st.QueryLanguage)
+	st.Timestamp = field(o, "Timestamp")
+	st.SecondsPath = p.str(o, "SecondsPath", ptr)
+	st.TimestampPath = p.str(o, "TimestampPath", ptr)
+	n := 0
+	for _, k := range []string{"Seconds", "Timestamp", "SecondsPath", "TimestampPath"} {
+		if o.Has(k) {
+			n++
+		}
+	}
+	if n != 1 {
+		p.errorf(ptr, CodeSchema, "Exactly one of 'Seconds', 'Timestamp', 'SecondsPath' or 'TimestampPath' must be specified")
+	}
+	if st.Timestamp.Set {
+		s, ok := st.Timestamp.Value.(string)
+		if !ok || !ValidTimestamp(s) && !(st.QueryLanguage == JSONata && isExpr(s)) {
+			p.errorf(ptr+"/Timestamp", CodeSchema, "String does not match RFC3339 timestamp")
+		}
+	}
+}
+
+func (p *parser) mapState(st *State, o *value.Object, ptr string) {
+	procKey := "ItemProcessor"
+	pv, ok := o.Get("ItemProcessor")
+	if !ok {
+		pv, ok = o.Get("Iterator")
+		procKey = "Iterator"
+	}
+	if o.Has("ItemProcessor") && o.Has("Iterator") {
+		p.errorf(ptr, CodeSchema, "Only one of 'ItemProcessor' or 'Iterator' can be specified")
+	}
+	if !ok {
+		p.errorf(ptr, CodeSchema, "These fields are required: [ItemProcessor]")
+	} else if po, isObj := pv.(*value.Object); !isObj {
+		p.errorf(ptr+"/"+procKey, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(pv))
+	} else {
+		st.ProcessorMode = "INLINE"
+		if cv, ok := po.Get("ProcessorConfig"); ok {
+			if co, isObj := cv.(*value.Object); isObj {
+				if m := p.str(co, "Mode", ptr+"/"+procKey+"/ProcessorConfig"); m != "" {
+					st.ProcessorMode = m
+					if m != "INLINE" && m != "DISTRIBUTED" {
+						p.errorf(ptr+"/"+procKey+"/ProcessorConfig/Mode", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"INLINE\",\"DISTRIBUTED\"])", m)
+					}
+				}
+				st.ExecutionType = p.str(co, "ExecutionType", ptr+"/"+procKey+"/ProcessorConfig")
+			} else {
+				p.errorf(ptr+"/"+procKey+"/ProcessorConfig", CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(cv))
+			}
+		}
+		st.ItemProcessor = p.machine(po, ptr+"/"+procKey, st.QueryLanguage)
+	}
+	st.ItemsPath = p.path(o, "ItemsPath", ptr)
+	st.Items = field(o, "Items")
+	st.ItemSelector = field(o, "ItemSelector")
+	st.MaxConcurrency = field(o, "MaxConcurrency")
+	st.MaxConcurrencyPath = p.str(o, "MaxConcurrencyPath", ptr)
+	st.ToleratedFailureCount = field(o, "ToleratedFailureCount")
+	st.ToleratedFailurePercentage = field(o, "ToleratedFailurePercentage")
+	st.ToleratedFailureCountPath = p.str(o, "ToleratedFailureCountPath", ptr)
+	st.ToleratedFailurePercentagePath = p.str(o, "ToleratedFailurePercentagePath", ptr)
+	st.ItemReader = field(o, "ItemReader")
+	st.ItemBatcher = field(o, "ItemBatcher")
+	st.ResultWriter = field(o, "ResultWriter")
+	st.Label = p.str(o, "Label", ptr)
+	if st.MaxConcurrency.Set && st.MaxConcurrencyPath != "" {
+		p.errorf(ptr, CodeSchema, "Only one of 'MaxConcurrency' or 'MaxConcurrencyPath' can be specified")
+	}
+	if v, ok := st.MaxConcurrency.Value.(value.Number); ok {
+		if i, exact := v.Int64(); !exact || i < 0 {
+			p.errorf(ptr+"/MaxConcurrency", CodeSchema, "Expected a non-negative integer but got '%s'", string(v))
+		}
+	}
+}
+
+func (p *parser) stringList(v any, ptr string) []string {
+	arr, ok := v.([]any)
+	if !ok {
+		p.errorf(ptr, CodeSchema, "Expected value of type 'Array' but got '%s'", typeName(v))
+		return nil
+	}
+	out := make([]string, 0, len(arr))
+	for i, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			p.errorf(fmt.Sprintf("%s/%d", ptr, i), CodeSchema, "Expected value of type 'String' but got '%s'", typeName(e))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+var retrierFields = set("ErrorEquals", "IntervalSeconds", "MaxAttempts", "BackoffRate", "MaxDelaySeconds", "JitterStrategy", "Comment")
+
+func (p *parser) retriers(o *value.Object, ptr string) []*Retrier {
+	v, ok := o.Get("Retry")
+	if !ok {
+		return nil
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		p.errorf(ptr+"/Retry", CodeSchema, "Expected value of type 'Array' but got '%s'", typeName(v))
+		return nil
+	}
+	var out []*Retrier
+	for i, e := range arr {
+		rptr := fmt.Sprintf("%s/Retry/%d", ptr, i)
+		ro, isObj := e.(*value.Object)
+		if !isObj {
+			p.errorf(rptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(e))
+			continue
+		}
+		p.fields(ro, rptr, retrierFields, "ErrorEquals")
+		r := &Retrier{IntervalSeconds: 1, MaxAttempts: 3, BackoffRate: 2, JitterStrategy: "NONE", Pointer: rptr}
+		if ev, ok := ro.Get("ErrorEquals"); ok {
+			r.ErrorEquals = p.stringList(ev, rptr+"/ErrorEquals")
+		}
+		if n, ok := p.integer(ro, "IntervalSeconds", rptr, 1); ok {
+			r.IntervalSeconds = n
+		}
+		if n, ok := p.integer(ro, "MaxAttempts", rptr, 0); ok {
+			r.MaxAttempts = n
+		}
+		if n, ok := p.integer(ro, "MaxDelaySeconds", rptr, 1); ok {
+			r.MaxDelaySeconds, r.HasMaxDelay = n, true
+		}
+		if bv, ok := ro.Get("BackoffRate"); ok {
+			n, isNum := bv.(value.Number)
+			if !isNum || n.Float64() < 1 {
+				p.errorf(rptr+"/BackoffRate", CodeSchema, "BackoffRate must be a number greater than or equal to 1.0")
+			} else {
+				r.BackoffRate = n.Float64()
+			}
+		}
+		if js := p.str(ro, "JitterStrategy", rptr); js != "" {
+			if js != "FULL" && js != "NONE" {
+				p.errorf(rptr+"/JitterStrategy", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"FULL\",\"NONE\"])", js)
+			}
+			r.JitterStrategy = js
+		}
+		r.Comment = p.str(ro, "Comment", rptr)
+		out = append(out, r)
+	}
+	return out
+}
+
+var catcherFields = set("ErrorEquals", "Next", "ResultPath", "Output", "Assign", "Comment")
+
+func (p *parser) catchers(o *value.Object, ptr, ql string) []*Catcher {
+	v, ok := o.Get("Catch")
+	if !ok {
+		return nil
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		p.errorf(ptr+"/Catch", CodeSchema, "Expected value of type 'Array' but got '%s'", typeName(v))
+		return nil
+	}
+	var out []*Catcher
+	for i, e := range arr {
+		cptr := fmt.Sprintf("%s/Catch/%d", ptr, i)
+		co, isObj := e.(*value.Object)
+		if !isObj {
+			p.errorf(cptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(e))
+			continue
+		}
+		p.fields(co, cptr, catcherFields, "ErrorEquals", "Next")
+		c := &Catcher{Pointer: cptr}
+		if ev, ok := co.Get("ErrorEquals"); ok {
+			c.ErrorEquals = p.stringList(ev, cptr+"/ErrorEquals")
+		}
+		c.Next = p.str(co, "Next", cptr)
+		c.ResultPath = p.path(co, "ResultPath", cptr)
+		c.Output = field(co, "Output")
+		c.Assign = field(co, "Assign")
+		p.objectField(c.Assign, cptr+"/Assign")
+		c.Comment = p.str(co, "Comment", cptr)
+		out = append(out, c)
+	}
+	return out
+}
+
+// Comparison operators of Choice rules.
+var operators = func() map[string]bool {
+	m := map[string]bool{"StringMatches": true, "IsNull": true, "IsPresent": true, "IsNumeric": true, "IsString": true, "IsBoolean": true, "IsTimestamp": true, "BooleanEquals": true, "BooleanEqualsPath": true}
+	for _, t := range []string{"String", "Numeric", "Timestamp"} {
+		for _, op := range []string{"Equals", "LessThan", "GreaterThan", "LessThanEquals", "GreaterThanEquals"} {
+			m[t+op] = true
+			m[t+op+"Path"] = true
+		}
+	}
+	return m
+}()
+
+// IsOperator reports whether name is a Choice comparison operator.
+func IsOperator(name string) bool { return operators[name] }
+
+func (p *parser) choices(st *State, o *value.Object, ptr string) {
+	v, ok := o.Get("Choices")
+	if !ok {
+		p.errorf(ptr, CodeSchema, "These fields are required: [Choices]")
+		return
+	}
+	arr, isArr := v.([]any)
+	if !isArr {
+		p.errorf(ptr+"/Choices", CodeSchema, "Expected value of type 'Array' but got '%s'", typeName(v))
+		return
+	}
+	if len(arr) == 0 {
+		p.errorf(ptr+"/Choices", CodeSchema, "There must be at least one choice rule")
+	}
+	for i, e := range arr {
+		r := p.rule(e, fmt.Sprintf("%s/Choices/%d", ptr, i), true, st.QueryLanguage)
+		if r != nil {
+			st.Choices = append(st.Choices, r)
+		}
+	}
+}
+
+func (p *parser) rule(v any, ptr string, top bool, ql string) *ChoiceRule {
+	o, ok := v.(*value.Object)
+	if !ok {
+		p.errorf(ptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(v))
+		return nil
+	}
+	r := &ChoiceRule{Pointer: ptr}
+	r.Comment = p.str(o, "Comment", ptr)
+	if top {
+		r.Next = p.str(o, "Next", ptr)
+		if !o.Has("Next") {
+			p.errorf(ptr, CodeSchema, "These fields are required: [Next]")
+		}
+		r.Output = field(o, "Output")
+		r.Assign = field(o, "Assign")
+		p.objectField(r.Assign, ptr+"/Assign")
+	}
+	if ql == JSONata && top {
+		r.Condition = field(o, "Condition")
+		if !r.Condition.Set {
+			p.errorf(ptr, CodeSchema, "These fields are required: [Condition]")
+		}
+		for _, k := range o.Keys() {
+			switch k {
+			case "Condition", "Next", "Output", "Assign", "Comment":
+			default:
+				p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+			}
+		}
+		return r
+	}
+	nOps := 0
+	for _, k := range o.Keys() {
+		switch {
+		case k == "Variable":
+			r.Variable = p.str(o, k, ptr)
+		case k == "And" || k == "Or":
+			sub, _ := o.Get(k)
+			arr, isArr := sub.([]any)
+			if !isArr {
+				p.errorf(ptr+"/"+k, CodeSchema, "Expected value of type 'Array' but got '%s'", typeName(sub))
+				continue
+			}
+			nOps++
+			for i, e := range arr {
+				sr := p.rule(e, fmt.Sprintf("%s/%s/%d", ptr, k, i), false, ql)
+				if sr == nil {
+					continue
+				}
+				if k == "And" {
+					r.And = append(r.And, sr)
+				} else {
+					r.Or = append(r.Or, sr)
+				}
+			}
+		case k == "Not":
+			sub, _ := o.Get(k)
+			nOps++
+			r.Not = p.rule(sub, ptr+"/Not", false, ql)
+		case operators[k]:
+			nOps++
+			r.Operator = k
+			r.Operand, _ = o.Get(k)
+			p.operand(r, ptr+"/"+k)
+		case top && (k == "Next" || k == "Output" || k == "Assign"), k == "Comment":
+		default:
+			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+	switch {
+	case nOps == 0:
+		p.errorf(ptr, CodeSchema, "A choice rule must have exactly one comparison operator or And, Or, Not")
+	case nOps > 1:
+		p.errorf(ptr, CodeSchema, "A choice rule must have exactly one comparison operator or And, Or, Not")
+	case r.Operator != "" && r.Variable == "":
+		p.errorf(ptr, CodeSchema, "These fields are required: [Variable]")
+	}
+	return r
+}
+
+func (p *parser) operand(r *ChoiceRule, ptr string) {
+	op, v := r.Operator, r.Operand
+	bad := func(want string) {
+		p.errorf(ptr, CodeSchema, "Expected value of type '%s' but got '%s'", want, typeName(v))
+	}
+	switch {
+	case strings.HasSuffix(op, "Path"):
+		if _, ok := v.(string); !ok {
+			bad("String")
+		}
+	case strings.HasPrefix(op, "Is"), op == "BooleanEquals":
+		if _, ok := v.(bool); !ok {
+			bad("Boolean")
+		}
+	case strings.HasPrefix(op, "Numeric"):
+		if _, ok := v.(value.Number); !ok {
+			bad("Number")
+		}
+	case strings.HasPrefix(op, "String"):
+		if _, ok := v.(string); !ok {
+			bad("String")
+		}
+	case strings.HasPrefix(op, "Timestamp"):
+		s, ok := v.(string)
+		if !ok {
+			bad("String")
+		} else if !ValidTimestamp(s) {
+			p.errorf(ptr, CodeSchema, "String does not match RFC3339 timestamp")
+		}
+	}
+}
