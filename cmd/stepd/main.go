@@ -1,0 +1,54 @@
+// Command stepd runs AWS Step Functions state machines locally: `stepd run`
+// executes one definition, `stepd test` runs case files against the engine.
+// See the README for the full command-line contract.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the execution or a test failed
+	exitUsage = 2 // bad usage or an invalid definition
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `stepd runs AWS Step Functions state machines.
+
+Usage:
+  stepd run DEFINITION.json [flags]   run one execution and print its output
+  stepd test PATH... [flags]          run case files (the conformance format)
+  stepd help                          show this help
+
+Run "stepd COMMAND -h" for the flags of a command.
+`
+
+// Main runs the command line and returns the exit code.
+func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return runCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "test":
+		return testCommand(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "stepd: unknown command %q\n\n%s", args[0], usage)
+	return exitUsage
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/history"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// parseInterspersed parses flags that may come before or after the
+// positional arguments, and returns the positional ones.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+type runFlags struct {
+	input, name, execName, typ, mockConfig, testCase, format, region, account string
+	realTime                                                                  bool
+	commands                                                                  multiFlag
+}
+
+func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stepd run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	fs.StringVar(&f.input, "input", "{}", "execution input: JSON text, @FILE to read a file, or @- for standard input")
+	fs.StringVar(&f.name, "name", "", "state machine name (default: the file name without extension)")
+	fs.StringVar(&f.execName, "execution-name", "", "execution name (default: a UUID)")
+	fs.StringVar(&f.typ, "type", "STANDARD", "workflow type: STANDARD or EXPRESS")
+	fs.StringVar(&f.mockConfig, "mock-config", "", "AWS Step Functions Local mock configuration file")
+	fs.StringVar(&f.testCase, "test-case", "", "test case of the mock configuration to use")
+	fs.BoolVar(&f.realTime, "real-time", false, "wait for real time in Wait states, retries and timeouts")
+	fs.StringVar(&f.format, "format", "text", "output format: text or json")
+	fs.StringVar(&f.region, "region", "us-east-1", "region used in ARNs")
+	fs.StringVar(&f.account, "account", "123456789012", "account id used in ARNs")
+	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--real-time] [--format text|json]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	if f.format != "text" && f.format != "json" {
+		fmt.Fprintf(stderr, "stepd run: --format must be text or json, not %q\n", f.format)
+		return exitUsage
+	}
+	if f.typ != "STANDARD" && f.typ != "EXPRESS" {
+		fmt.Fprintf(stderr, "stepd run: --type must be STANDARD or EXPRESS, not %q\n", f.typ)
+		return exitUsage
+	}
+	defPath := pos[0]
+	data, err := os.ReadFile(defPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd run: %v\n", err)
+		return exitUsage
+	}
+	sm, err := asl.Parse(data)
+	if err != nil {
+		printDefinitionError(stderr, defPath, err)
+		return exitUsage
+	}
+	input, err := readInput(f.input, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd run: --input: %v\n", err)
+		return exitUsage
+	}
+	if f.name == "" {
+		f.name = strings.TrimSuffix(filepath.Base(defPath), filepath.Ext(defPath))
+	}
+	inv, err := buildInvoker(f.mockConfig, f.name, f.testCase, f.commands)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd run: %v\n", err)
+		return exitUsage
+	}
+	l := &engine.Local{Region: f.region, Account: f.account, Options: engine.Options{Invoker: inv}}
+	if f.realTime {
+		l.Clock = engine.RealClock{}
+	}
+	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: f.name, Name: f.execName, TestCase: f.testCase, Input: input})
+	if err != nil {
+		printDefinitionError(stderr, defPath, err)
+		return exitUsage
+	}
+	if f.format == "json" {
+		fmt.Fprintln(stdout, value.String(resultValue(x)))
+	} else if x.Status() == interp.Succeeded {
+		fmt.Fprintln(stdout, value.String(x.Output()))
+	} else {
+		fl := x.Failure()
+		fmt.Fprintf(stderr, "execution %s\n", x.Status())
+		if fl != nil {
+			fmt.Fprintf(stderr, "error: %s\ncause: %s\n", fl.Error, fl.Cause)
+		}
+	}
+	if x.Status() == interp.Succeeded {
+		return exitOK
+	}
+	return exitFail
+}
+
+// resultValue is the `--format json` object of an execution.
+func resultValue(x *interp.Execution) *value.Object {
+	o := value.NewObject(5)
+	o.Set("status", string(x.Status()))
+	if x.Status() == interp.Succeeded {
+		o.Set("output", x.Output())
+	} else {
+		o.Set("output", nil)
+	}
+	if fl := x.Failure(); fl != nil {
+		o.Set("error", fl.Error)
+		o.Set("cause", fl.Cause)
+	} else {
+		o.Set("error", nil)
+		o.Set("cause", nil)
+	}
+	o.Set("history", history.Values(x.History(), true))
+	return o
+}
+
+func printDefinitionError(w io.Writer, path string, err error) {
+	var diags asl.Diagnostics
+	if errors.As(err, &diags) {
+		for _, d := range diags {
+			fmt.Fprintf(w, "%s:%s: %s: %s\n", path, d.Pointer, d.Code, d.Message)
+		}
+		return
+	}
+	fmt.Fprintf(w, "%s: %v\n", path, err)
+}
+
+func readInput(s string, stdin io.Reader) (any, error) {
+	var data []byte
+	var err error
+	switch {
+	case s == "@-":
+		data, err = io.ReadAll(stdin)
+	case strings.HasPrefix(s, "@"):
+		data, err = os.ReadFile(s[1:])
+	default:
+		data = []byte(s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return value.Parse(data)
+}
+
+// buildInvoker combines local commands and a mock configuration.
+func buildInvoker(mockPath, smName, testCase string, commands []string) (task.Invoker, error) {
+	var fallback task.Invoker
+	if mockPath != "" {
+		data, err := os.ReadFile(mockPath)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := task.ParseMockConfig(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", mockPath, err)
+		}
+		if fallback, err = cfg.Invoker(smName, testCase); err != nil {
+			return nil, fmt.Errorf("%s: %w", mockPath, err)
+		}
+	} else if testCase != "" {
+		return nil, fmt.Errorf("--test-case needs --mock-config")
+	}
+	routes := map[string]task.Invoker{}
+	for _, c := range commands {
+		res, cmdline, ok := strings.Cut(c, "=")
+		if !ok || res == "" || strings.TrimSpace(cmdline) == "" {
+			return nil, fmt.Errorf("--command %q: want RESOURCE=COMMAND", c)
+		}
+		fields := strings.Fields(cmdline)
+		routes[res] = &task.Command{Path: fields[0], Args: fields[1:]}
+	}
+	return task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		if inv, ok := routes[req.Resource]; ok {
+			return inv.Invoke(ctx, req)
+		}
+		if inv, ok := routes["*"]; ok && fallback == nil {
+			return inv.Invoke(ctx, req)
+		}
+		if fallback != nil {
+			return fallback.Invoke(ctx, req)
+		}
+		if inv, ok := routes["*"]; ok {
+			return inv.Invoke(ctx, req)
+		}
+		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no handler for resource %s of state %s: pass --mock-config FILE --test-case NAME, or --command RESOURCE=COMMAND", req.Resource, req.StateName)}
+	}), nil
+}

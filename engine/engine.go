@@ -1,0 +1,219 @@
+// Package engine carries out the effects that the interpreter asks for:
+// it invokes tasks, keeps timers on a clock and feeds results back, until the
+// execution ends. The interpreter (package interp) decides; the engine acts.
+//
+// Time comes from a Clock. With a virtual clock (the default for `stepd run`
+// and `stepd test`) the engine jumps straight to the next due timer whenever
+// no task is in flight, so Waits, retry back-offs and simulated task delays
+// cost nothing while their order and timeouts stay exact.
+package engine
+
+import (
+	"container/heap"
+	"context"
+	"time"
+
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/task"
+)
+
+// Clock tells the time and waits.
+type Clock interface {
+	Now() time.Time
+	// After behaves like time.After.
+	After(d time.Duration) <-chan time.Time
+}
+
+// RealClock is the wall clock.
+type RealClock struct{}
+
+// Now returns the current time.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// After waits for d.
+func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+
+// Options configure a run.
+type Options struct {
+	Invoker task.Invoker
+	// Clock is the time source. Nil means a virtual clock starting at the
+	// execution's start time.
+	Clock Clock
+}
+
+type done struct {
+	id  int64
+	res task.Result
+}
+
+// Run executes p to completion and returns the finished execution.
+// Cancelling ctx stops the execution (status ABORTED).
+func Run(ctx context.Context, p *interp.Program, info interp.Info, input any, opts Options) *interp.Execution {
+	virtual := opts.Clock == nil
+	now := info.StartTime
+	if !virtual {
+		now = opts.Clock.Now()
+		info.StartTime = now
+	} else if now.IsZero() {
+		now = time.Now()
+		info.StartTime = now
+	}
+	r := &runner{
+		ctx:      ctx,
+		opts:     opts,
+		results:  make(chan done, 16),
+		inflight: map[int64]context.CancelFunc{},
+		timerIDs: map[int64]*timer{},
+	}
+	x, cmds := p.Start(info, input, now)
+	r.apply(cmds)
+	for x.Status() == interp.Running {
+		if virtual {
+			now = r.stepVirtual(x, now)
+			continue
+		}
+		r.stepReal(x)
+	}
+	for _, cancel := range r.inflight {
+		cancel()
+	}
+	return x
+}
+
+type runner struct {
+	ctx      context.Context
+	opts     Options
+	results  chan done
+	inflight map[int64]context.CancelFunc
+	timers   timerHeap
+	timerIDs map[int64]*timer
+}
+
+func (r *runner) stepVirtual(x *interp.Execution, now time.Time) time.Time {
+	if len(r.inflight) == 0 {
+		if len(r.timers) == 0 {
+			// Nothing can happen any more: a defect, but never hang.
+			r.apply(x.Step(now, interp.Input{Kind: interp.Stop, Error: "States.Runtime", Cause: "the execution is waiting for nothing"}))
+			return now
+		}
+		t := heap.Pop(&r.timers).(*timer)
+		delete(r.timerIDs, t.id)
+		if t.at.After(now) {
+			now = t.at
+		}
+		r.apply(x.Step(now, interp.Input{Kind: interp.TimerFired, ID: t.id}))
+		return now
+	}
+	select {
+	case d := <-r.results:
+		r.finished(d.id)
+		r.apply(x.Step(now, interp.Input{Kind: interp.TaskDone, ID: d.id, Result: d.res}))
+	case <-r.ctx.Done():
+		r.apply(x.Step(now, interp.Input{Kind: interp.Stop}))
+	}
+	return now
+}
+
+func (r *runner) stepReal(x *interp.Execution) {
+	clock := r.opts.Clock
+	var due <-chan time.Time
+	var next *timer
+	if len(r.timers) > 0 {
+		next = r.timers[0]
+		due = clock.After(next.at.Sub(clock.Now()))
+	}
+	if len(r.inflight) == 0 && next == nil {
+		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.Stop, Error: "States.Runtime", Cause: "the execution is waiting for nothing"}))
+		return
+	}
+	select {
+	case d := <-r.results:
+		r.finished(d.id)
+		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.TaskDone, ID: d.id, Result: d.res}))
+	case <-due:
+		heap.Pop(&r.timers)
+		delete(r.timerIDs, next.id)
+		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.TimerFired, ID: next.id}))
+	case <-r.ctx.Done():
+		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.Stop}))
+	}
+}
+
+func (r *runner) finished(id int64) {
+	if cancel, ok := r.inflight[id]; ok {
+		cancel()
+		delete(r.inflight, id)
+	}
+}
+
+func (r *runner) apply(cmds []interp.Command) {
+	for _, c := range cmds {
+		switch c.Kind {
+		case interp.Invoke:
+			ctx, cancel := context.WithCancel(r.ctx)
+			r.inflight[c.ID] = cancel
+			go func(id int64, req *task.Request) {
+				res := r.invoke(ctx, req)
+				select {
+				case r.results <- done{id: id, res: res}:
+				case <-ctx.Done():
+				}
+			}(c.ID, c.Request)
+		case interp.CancelTask:
+			r.finished(c.ID)
+		case interp.StartTimer:
+			t := &timer{id: c.ID, at: c.At}
+			r.timerIDs[c.ID] = t
+			heap.Push(&r.timers, t)
+		case interp.CancelTimer:
+			if t, ok := r.timerIDs[c.ID]; ok {
+				heap.Remove(&r.timers, t.index)
+				delete(r.timerIDs, c.ID)
+			}
+		}
+	}
+}
+
+func (r *runner) invoke(ctx context.Context, req *task.Request) (res task.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = task.Result{Error: "States.TaskFailed", Cause: "the task handler panicked"}
+		}
+	}()
+	if r.opts.Invoker == nil {
+		return task.Result{Error: "States.Runtime", Cause: "no task handler is configured for resource " + req.Resource}
+	}
+	return r.opts.Invoker.Invoke(ctx, req)
+}
+
+type timer struct {
+	id    int64
+	at    time.Time
+	index int
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].at.Equal(h[j].at) {
+		return h[i].id < h[j].id
+	}
+	return h[i].at.Before(h[j].at)
+}
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*timer)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/interp"
+)
+
+// Local runs executions in memory, for the CLI and tests.
+type Local struct {
+	Region  string // default us-east-1
+	Account string // default 123456789012
+	Options
+}
+
+// Execution describes one execution to run.
+type Execution struct {
+	StateMachineName string
+	Name             string // execution name; a UUID when empty
+	RoleArn          string
+	TestCase         string
+	Input            any
+}
+
+// Run compiles sm and runs one execution of it to completion.
+func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*interp.Execution, error) {
+	p, err := interp.Compile(sm)
+	if err != nil {
+		return nil, err
+	}
+	region, account := l.Region, l.Account
+	if region == "" {
+		region = "us-east-1"
+	}
+	if account == "" {
+		account = "123456789012"
+	}
+	if e.Name == "" {
+		e.Name = NewUUID()
+	}
+	if e.RoleArn == "" {
+		e.RoleArn = fmt.Sprintf("arn:aws:iam::%s:role/stepd", account)
+	}
+	info := interp.Info{
+		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", region, account, e.StateMachineName, e.Name),
+		Name:             e.Name,
+		StateMachineArn:  fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", region, account, e.StateMachineName),
+		StateMachineName: e.StateMachineName,
+		RoleArn:          e.RoleArn,
+		TestCase:         e.TestCase,
+		Region:           region,
+	}
+	return Run(ctx, p, info, e.Input, l.Options), nil
+}
+
+// NewUUID returns a random (version 4) UUID.
+func NewUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

@@ -1,0 +1,316 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/stepd/stepd/value"
+)
+
+// container runs the children of a Parallel or Map state.
+type container struct {
+	owner    *thread
+	st       *state
+	isMap    bool
+	children []*thread
+	results  []any
+	done     int
+	running  int
+	next     int // next item to start (Map)
+	items    []any
+	maxConc  int
+	failed   int
+	// tolerated failures (Map).
+	tolCount   int
+	tolPercent float64
+	hasTol     bool
+	last       int64 // chain for starting children
+	input      any   // effective input (after InputPath / Parameters)
+	over       bool
+}
+
+func (th *thread) runParallel() {
+	st := th.cur
+	th.gen++
+	in, f := th.applyInputPath(th.stateInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	if st.parameters != nil {
+		if in, f = th.evalPayload(st.parameters, in); f != nil {
+			th.fail(f)
+			return
+		}
+	}
+	th.x.emit(th, "ParallelStateStarted", "", nil)
+	c := &container{owner: th, st: st, input: in, last: th.last}
+	c.results = make([]any, len(st.branches))
+	th.ctr = c
+	for i, b := range st.branches {
+		ch := &thread{x: th.x, m: b, parent: c, index: i, last: th.last, vars: th.vars}
+		c.children = append(c.children, ch)
+	}
+	c.running = len(c.children)
+	for _, ch := range c.children {
+		if c.over {
+			break
+		}
+		ch.begin(ch.m.start, in)
+	}
+	if len(st.branches) == 0 {
+		c.succeed()
+	}
+}
+
+func (th *thread) runMap() {
+	st := th.cur
+	th.gen++
+	in, f := th.applyInputPath(th.stateInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	items := any(in)
+	if st.itemsPath != nil {
+		v, err := st.itemsPath.get(th.env(in))
+		if err != nil {
+			th.fail(th.pathFailure(err))
+			return
+		}
+		items = v
+	}
+	arr, ok := items.([]any)
+	if !ok {
+		th.fail(runtimeFailure(st.Name, th.enteredID, "Item list is not a JSON array: %s", value.String(items)))
+		return
+	}
+	c := &container{owner: th, st: st, isMap: true, input: in, items: arr}
+	if f := c.limits(th, in); f != nil {
+		th.fail(f)
+		return
+	}
+	th.x.emit(th, "MapStateStarted", "mapStateStartedEventDetails", value.ObjectOf("length", value.Int(int64(len(arr)))))
+	c.last = th.last
+	c.results = make([]any, len(arr))
+	th.ctr = c
+	if len(arr) == 0 {
+		c.succeed()
+		return
+	}
+	c.fill()
+}
+
+// limits evaluates MaxConcurrency and the failure tolerance.
+func (c *container) limits(th *thread, in any) *Failure {
+	st := c.st
+	num := func(field string, v any, path string) (float64, *Failure) {
+		n, ok := v.(value.Number)
+		if !ok {
+			return 0, runtimeFailure(st.Name, th.enteredID, "The %s field must hold a number, got %s", field, value.String(v))
+		}
+		return n.Float64(), nil
+	}
+	if n, ok := st.MaxConcurrency.Value.(value.Number); ok {
+		c.maxConc = int(n.Float64())
+	}
+	if st.maxConcurrencyPath != nil {
+		v, err := st.maxConcurrencyPath.get(th.env(in))
+		if err != nil {
+			return th.pathFailure(err)
+		}
+		f, fl := num("MaxConcurrencyPath", v, st.MaxConcurrencyPath)
+		if fl != nil {
+			return fl
+		}
+		c.maxConc = int(f)
+	}
+	if n, ok := st.ToleratedFailureCount.Value.(value.Number); ok {
+		c.tolCount, c.hasTol = int(n.Float64()), true
+	}
+	if n, ok := st.ToleratedFailurePercentage.Value.(value.Number); ok {
+		c.tolPercent, c.hasTol = n.Float64(), true
+		if !st.ToleratedFailureCount.Set {
+			c.tolCount = -1
+		}
+	}
+	if st.toleratedCountPath != nil {
+		v, err := st.toleratedCountPath.get(th.env(in))
+		if err != nil {
+			return th.pathFailure(err)
+		}
+		f, fl := num("ToleratedFailureCountPath", v, "")
+		if fl != nil {
+			return fl
+		}
+		c.tolCount, c.hasTol = int(f), true
+	}
+	if st.toleratedPctPath != nil {
+		v, err := st.toleratedPctPath.get(th.env(in))
+		if err != nil {
+			return th.pathFailure(err)
+		}
+		f, fl := num("ToleratedFailurePercentagePath", v, "")
+		if fl != nil {
+			return fl
+		}
+		c.tolPercent, c.hasTol = f, true
+	}
+	return nil
+}
+
+// fill starts iterations up to the concurrency limit.
+func (c *container) fill() {
+	th := c.owner
+	for !c.over && c.next < len(c.items) && (c.maxConc <= 0 || c.running < c.maxConc) {
+		i := c.next
+		c.next++
+		c.running++
+		ch := &thread{x: th.x, m: c.st.processor, parent: c, index: i, last: c.last, vars: th.vars,
+			item: &mapItem{index: i, value: c.items[i]}}
+		c.children = append(c.children, ch)
+		th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
+		input := c.items[i]
+		sel := c.st.itemSelector
+		if sel == nil {
+			sel = c.st.parameters
+		}
+		if sel != nil {
+			e := th.env(c.input)
+			e.context = ch.contextObjectFor(th)
+			v, err := sel.eval(e)
+			if err != nil {
+				c.over = true
+				th.gen++
+				th.fail(th.payloadFailure(err, c.input))
+				return
+			}
+			input = v
+		}
+		ch.begin(ch.m.start, input)
+	}
+}
+
+// contextObjectFor returns the parent's context object with this
+// iteration's Map.Item, for evaluating ItemSelector.
+func (th *thread) contextObjectFor(owner *thread) any {
+	c := owner.contextObject().(*value.Object)
+	c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
+	return c
+}
+
+func (c *container) iterDetails(i int) *value.Object {
+	return value.ObjectOf("index", value.Int(int64(i)), "name", c.st.Name)
+}
+
+func (c *container) childSucceeded(ch *thread, output any) {
+	if c.over {
+		return
+	}
+	c.results[ch.index] = output
+	c.done++
+	c.running--
+	x := c.owner.x
+	if c.isMap {
+		last := ch.last
+		x.emit(ch, "MapIterationSucceeded", "mapIterationSucceededEventDetails", c.iterDetails(ch.index))
+		c.last = last
+		if c.done == len(c.items) {
+			c.succeed()
+			return
+		}
+		c.fill()
+		return
+	}
+	if c.done == len(c.children) {
+		c.succeed()
+	}
+}
+
+func (c *container) childFailed(ch *thread, f *Failure) {
+	if c.over {
+		return
+	}
+	x := c.owner.x
+	last := ch.last
+	if c.isMap {
+		x.emit(ch, "MapIterationFailed", "mapIterationFailedEventDetails", c.iterDetails(ch.index))
+		c.failed++
+		c.done++
+		c.running--
+		if c.hasTol && c.tolerates() {
+			c.last = last
+			if c.done == len(c.items) {
+				c.succeed()
+				return
+			}
+			c.fill()
+			return
+		}
+		if c.hasTol {
+			f = &Failure{Error: ErrExceedToleratedFailures, Cause: "The specified tolerated failure threshold was exceeded"}
+		}
+	}
+	c.over = true
+	c.cancelAll()
+	th := c.owner
+	th.last = last
+	th.ctr = nil
+	if c.isMap {
+		x.emit(th, "MapStateFailed", "", nil)
+	} else {
+		x.emit(th, "ParallelStateFailed", "", nil)
+	}
+	th.fail(f)
+}
+
+func (c *container) tolerates() bool {
+	if c.tolCount >= 0 && c.failed <= c.tolCount {
+		return true
+	}
+	if c.tolPercent > 0 && len(c.items) > 0 {
+		pct := float64(c.failed) * 100 / float64(len(c.items))
+		return pct <= c.tolPercent
+	}
+	return false
+}
+
+func (c *container) cancelAll() {
+	c.over = true
+	for _, ch := range c.children {
+		if !ch.dead {
+			ch.cancelWork()
+		}
+	}
+}
+
+func (c *container) succeed() {
+	c.over = true
+	th := c.owner
+	x := th.x
+	th.ctr = nil
+	th.gen++
+	th.last = x.nextID
+	if c.isMap {
+		x.emit(th, "MapStateSucceeded", "", nil)
+	} else {
+		x.emit(th, "ParallelStateSucceeded", "", nil)
+	}
+	th.last = x.nextID - 1
+	results := any(c.results)
+	if c.isMap && c.st.jsonata || !c.isMap && c.st.jsonata {
+		th.completeJSONata(results)
+		return
+	}
+	if c.st.resultSelector != nil {
+		var f *Failure
+		if results, f = th.evalPayload(c.st.resultSelector, results); f != nil {
+			th.fail(f)
+			return
+		}
+	}
+	th.complete(results)
+}
+
+var _ = math.Inf
+var _ = fmt.Sprint

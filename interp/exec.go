@@ -1,0 +1,348 @@
+package interp
+
+import (
+	"time"
+
+	"github.com/stepd/stepd/history"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// Status is an execution status as AWS names it.
+type Status string
+
+// Execution statuses.
+const (
+	Running   Status = "RUNNING"
+	Succeeded Status = "SUCCEEDED"
+	Failed    Status = "FAILED"
+	TimedOut  Status = "TIMED_OUT"
+	Aborted   Status = "ABORTED"
+)
+
+// Info describes an execution: its identity and start time.
+type Info struct {
+	ExecutionArn     string
+	Name             string
+	StateMachineArn  string
+	StateMachineName string
+	RoleArn          string
+	StartTime        time.Time
+	// TestCase names the mock test case for task requests, if any.
+	TestCase string
+	// Region is used in task event details.
+	Region string
+}
+
+// CommandKind tells the engine what to do.
+type CommandKind uint8
+
+// The commands.
+const (
+	// Invoke runs a task; its result is delivered as a TaskDone input with
+	// the same ID.
+	Invoke CommandKind = iota + 1
+	// StartTimer asks for a TimerFired input with the same ID at At.
+	StartTimer
+	// CancelTimer withdraws a timer that is no longer needed.
+	CancelTimer
+	// CancelTask withdraws a running task whose result is no longer needed.
+	CancelTask
+)
+
+// Command is an effect the interpreter asks the engine to perform.
+type Command struct {
+	Kind    CommandKind
+	ID      int64
+	At      time.Time     // StartTimer
+	Request *task.Request // Invoke
+}
+
+// InputKind says what happened.
+type InputKind uint8
+
+// The inputs.
+const (
+	TaskDone InputKind = iota + 1
+	TimerFired
+	Stop
+)
+
+// Input is something that happened to an execution.
+type Input struct {
+	Kind   InputKind
+	ID     int64
+	Result task.Result // TaskDone
+	// Stop: error and cause recorded on the ExecutionAborted event.
+	Error, Cause string
+}
+
+// Execution is the state of one running execution. It performs no I/O and
+// reads no clock: the engine passes in the current time with every input
+// and carries out the commands it returns. It is not safe for concurrent
+// use.
+type Execution struct {
+	prog  *Program
+	info  Info
+	input any
+	now   time.Time
+
+	events []*history.Event
+	nextID int64
+
+	root *thread
+	ops  map[int64]*op
+	opID int64
+	cmds []Command
+
+	status Status
+	output any
+	err    *Failure
+
+	// attempts counts task invocations per state, for mock selection.
+	attempts map[*state]int
+
+	ctxExecution *value.Object
+
+	runq []pending
+}
+
+// pending is a queued continuation: begin st with input, or finish the
+// thread with input when st is nil.
+type pending struct {
+	th    *thread
+	st    *state
+	input any
+}
+
+// drain runs queued continuations until every thread is blocked or done.
+func (x *Execution) drain() {
+	for i := 0; i < len(x.runq) && x.status == Running; i++ {
+		p := x.runq[i]
+		if p.th.dead {
+			continue
+		}
+		if p.st == nil {
+			p.th.finish(p.input)
+			continue
+		}
+		p.th.begin(p.st, p.input)
+	}
+	x.runq = x.runq[:0]
+}
+
+// Start begins an execution of p with the given input at time now and
+// returns it with the first commands.
+func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
+	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}}
+	details := value.NewObject(3)
+	details.Set("input", value.String(input))
+	details.Set("inputDetails", truncatedFalse())
+	if info.RoleArn != "" {
+		details.Set("roleArn", info.RoleArn)
+	}
+	x.emit(nil, "ExecutionStarted", "executionStartedEventDetails", details)
+	if p.Def.HasTimeout {
+		x.timer(nil, opExecTimeout, now.Add(time.Duration(p.Def.TimeoutSeconds)*time.Second))
+	}
+	x.root = &thread{x: x, m: p.root}
+	x.root.begin(p.root.start, input)
+	x.drain()
+	return x, x.takeCommands()
+}
+
+// Step delivers an input at time now and returns the resulting commands.
+func (x *Execution) Step(now time.Time, in Input) []Command {
+	if x.now.Before(now) {
+		x.now = now
+	}
+	if x.status != Running {
+		return nil
+	}
+	switch in.Kind {
+	case Stop:
+		x.abort(in.Error, in.Cause)
+	default:
+		o := x.ops[in.ID]
+		if o == nil {
+			return x.takeCommands() // stale
+		}
+		delete(x.ops, in.ID)
+		o.fire(in)
+	}
+	x.drain()
+	return x.takeCommands()
+}
+
+// Status returns the execution status.
+func (x *Execution) Status() Status { return x.status }
+
+// Output returns the output of a succeeded execution.
+func (x *Execution) Output() any { return x.output }
+
+// Failure returns the error of a failed, timed-out or aborted execution.
+func (x *Execution) Failure() *Failure { return x.err }
+
+// History returns the events so far. The slice must not be modified.
+func (x *Execution) History() []*history.Event { return x.events }
+
+// Info returns the execution's identity.
+func (x *Execution) Info() Info { return x.info }
+
+func (x *Execution) takeCommands() []Command {
+	c := x.cmds
+	x.cmds = nil
+	if x.status != Running {
+		// Withdraw everything still outstanding.
+		for id, o := range x.ops {
+			if o.kind == opTask {
+				c = append(c, Command{Kind: CancelTask, ID: id})
+			} else {
+				c = append(c, Command{Kind: CancelTimer, ID: id})
+			}
+			delete(x.ops, id)
+		}
+	}
+	return c
+}
+
+// emit appends an event. prev is the thread whose chain it continues (nil
+// for execution-level events, which continue the root's chain).
+func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Object) *history.Event {
+	x.nextID++
+	e := &history.Event{Timestamp: x.now, Type: typ, ID: x.nextID, DetailsName: detailsName, Details: details}
+	if th != nil {
+		e.PreviousEventID = th.last
+		th.last = e.ID
+	}
+	x.events = append(x.events, e)
+	return e
+}
+
+func truncatedFalse() *value.Object {
+	return value.ObjectOf("truncated", false)
+}
+
+func (x *Execution) succeed(th *thread, output any) {
+	x.status = Succeeded
+	x.output = output
+	d := value.NewObject(2)
+	d.Set("output", value.String(output))
+	d.Set("outputDetails", truncatedFalse())
+	x.emit(th, "ExecutionSucceeded", "executionSucceededEventDetails", d)
+}
+
+func (x *Execution) fail(th *thread, f *Failure) {
+	x.status = Failed
+	x.err = f
+	x.emit(th, "ExecutionFailed", "executionFailedEventDetails", errorDetails(f))
+}
+
+func (x *Execution) abort(errName, cause string) {
+	x.status = Aborted
+	x.err = &Failure{Error: errName, Cause: cause}
+	d := value.NewObject(2)
+	if cause != "" {
+		d.Set("cause", cause)
+	}
+	if errName != "" {
+		d.Set("error", errName)
+	}
+	x.emit(x.root.tail(), "ExecutionAborted", "executionAbortedEventDetails", d)
+}
+
+func (x *Execution) timeOut() {
+	x.status = TimedOut
+	x.err = &Failure{Error: ErrTimeout, Cause: "The execution timed out"}
+	d := value.NewObject(1)
+	d.Set("error", ErrTimeout)
+	x.emit(x.root.tail(), "ExecutionTimedOut", "executionTimedOutEventDetails", d)
+}
+
+func errorDetails(f *Failure) *value.Object {
+	d := value.NewObject(2)
+	if f.Cause != "" {
+		d.Set("cause", f.Cause)
+	}
+	if f.Error != "" {
+		d.Set("error", f.Error)
+	}
+	return d
+}
+
+// op is an outstanding task or timer.
+type op struct {
+	id   int64
+	kind opKind
+	th   *thread
+	x    *Execution
+	gen  int // the thread's generation when the op was made
+}
+
+type opKind uint8
+
+const (
+	opTask opKind = iota + 1
+	opTaskTimeout
+	opHeartbeat
+	opWait
+	opRetry
+	opExecTimeout
+	opDelayedResult
+)
+
+func (x *Execution) newOp(th *thread, kind opKind) *op {
+	x.opID++
+	o := &op{id: x.opID, kind: kind, th: th, x: x}
+	if th != nil {
+		o.gen = th.gen
+	}
+	x.ops[o.id] = o
+	return o
+}
+
+func (x *Execution) timer(th *thread, kind opKind, at time.Time) *op {
+	o := x.newOp(th, kind)
+	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: o.id, At: at})
+	return o
+}
+
+func (x *Execution) cancel(o *op) {
+	if o == nil {
+		return
+	}
+	if _, ok := x.ops[o.id]; !ok {
+		return
+	}
+	delete(x.ops, o.id)
+	if o.kind == opTask {
+		x.cmds = append(x.cmds, Command{Kind: CancelTask, ID: o.id})
+	} else {
+		x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: o.id})
+	}
+}
+
+func (o *op) fire(in Input) {
+	if o.kind == opExecTimeout {
+		o.x.timeOut()
+		return
+	}
+	th := o.th
+	if th.gen != o.gen || th.dead {
+		return // the thread has moved on
+	}
+	switch o.kind {
+	case opWait:
+		th.waitDone()
+	case opRetry:
+		th.retryNow()
+	case opTask:
+		th.taskDone(in.Result)
+	case opDelayedResult:
+		th.taskDone(th.delayed)
+	case opTaskTimeout:
+		th.taskTimedOut(ErrTimeout)
+	case opHeartbeat:
+		th.taskTimedOut(ErrHeartbeatTimeout)
+	}
+}

@@ -1,0 +1,215 @@
+package interp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/stepd/stepd/intrinsic"
+	"github.com/stepd/stepd/jsonpath"
+	"github.com/stepd/stepd/value"
+)
+
+// A ref is a compiled JSONPath-mode reference: a path into the state input
+// ($...), the Context object ($$...), or a workflow variable ($name...).
+type ref struct {
+	text     string
+	path     *jsonpath.Path
+	context  bool
+	variable string // non-empty for $name references
+}
+
+func compileRef(text string) (*ref, error) {
+	r := &ref{text: text}
+	if len(text) > 1 && text[0] == '$' && text[1] != '$' && text[1] != '.' && text[1] != '[' {
+		// A variable: $name, $name.field, $name[0].
+		end := 1
+		for end < len(text) && text[end] != '.' && text[end] != '[' {
+			end++
+		}
+		r.variable = text[1:end]
+		text = "$" + text[end:]
+	}
+	p, err := jsonpath.Compile(text)
+	if err != nil {
+		return nil, err
+	}
+	r.path = p
+	r.context = p.Context()
+	return r, nil
+}
+
+// env is what a JSONPath-mode expression can see.
+type env struct {
+	input   any
+	context any
+	vars    *scope
+}
+
+func (r *ref) get(e *env) (any, error) {
+	root := e.input
+	switch {
+	case r.context:
+		root = e.context
+	case r.variable != "":
+		v, ok := e.vars.lookup(r.variable)
+		if !ok {
+			return nil, &undefinedVariable{name: r.variable}
+		}
+		root = v
+	}
+	return r.path.Get(root)
+}
+
+type undefinedVariable struct{ name string }
+
+func (u *undefinedVariable) Error() string {
+	return fmt.Sprintf("Invalid path '$%s': The variable '$%s' is not defined", u.name, u.name)
+}
+
+// Resolve implements intrinsic.Resolver.
+func (e *env) Resolve(path string) (any, error) {
+	r, err := compileRef(path)
+	if err != nil {
+		return nil, err
+	}
+	return r.get(e)
+}
+
+// A payload is a compiled payload template (Parameters, ResultSelector,
+// ItemSelector, Assign in JSONPath mode): a JSON value whose object members
+// named "x.$" take their value from a path or an intrinsic function.
+type payload struct {
+	lit  any // for literal leaves
+	kind payloadKind
+	ref  *ref
+	call *intrinsic.Call
+	expr string // the source of ref or call
+	keys []string
+	subs []*payload
+	// field is the "x.$" member name, for error messages.
+	field string
+}
+
+type payloadKind uint8
+
+const (
+	plLiteral payloadKind = iota
+	plObject
+	plArray
+	plPath
+	plCall
+)
+
+func compilePayload(v any) (*payload, error) {
+	switch x := v.(type) {
+	case *value.Object:
+		p := &payload{kind: plObject, keys: make([]string, 0, x.Len()), subs: make([]*payload, 0, x.Len())}
+		dynamic := false
+		for k, v := range x.All {
+			if name, ok := strings.CutSuffix(k, ".$"); ok {
+				s, isStr := v.(string)
+				if !isStr {
+					return nil, fmt.Errorf("the value of %q must be a string holding a path or an intrinsic function", k)
+				}
+				sub := &payload{expr: s, field: k}
+				if intrinsic.IsCall(s) {
+					c, err := intrinsic.Parse(s)
+					if err != nil {
+						return nil, fmt.Errorf("field %q: %w", k, err)
+					}
+					sub.kind, sub.call = plCall, c
+				} else {
+					r, err := compileRef(s)
+					if err != nil {
+						return nil, fmt.Errorf("field %q: %w", k, err)
+					}
+					sub.kind, sub.ref = plPath, r
+				}
+				p.keys = append(p.keys, name)
+				p.subs = append(p.subs, sub)
+				dynamic = true
+				continue
+			}
+			sub, err := compilePayload(v)
+			if err != nil {
+				return nil, err
+			}
+			if sub.kind != plLiteral {
+				dynamic = true
+			}
+			p.keys = append(p.keys, k)
+			p.subs = append(p.subs, sub)
+		}
+		if !dynamic {
+			return &payload{kind: plLiteral, lit: v}, nil
+		}
+		return p, nil
+	case []any:
+		p := &payload{kind: plArray, subs: make([]*payload, len(x))}
+		dynamic := false
+		for i, e := range x {
+			sub, err := compilePayload(e)
+			if err != nil {
+				return nil, err
+			}
+			if sub.kind != plLiteral {
+				dynamic = true
+			}
+			p.subs[i] = sub
+		}
+		if !dynamic {
+			return &payload{kind: plLiteral, lit: v}, nil
+		}
+		return p, nil
+	}
+	return &payload{kind: plLiteral, lit: v}, nil
+}
+
+// payloadError is a failure while evaluating a payload template.
+type payloadError struct {
+	field string
+	expr  string
+	err   error
+	// intrinsic failures carry their own error name.
+	name string
+}
+
+func (p *payloadError) Error() string { return p.err.Error() }
+
+func (p *payload) eval(e *env) (any, error) {
+	switch p.kind {
+	case plLiteral:
+		return p.lit, nil
+	case plPath:
+		v, err := p.ref.get(e)
+		if err != nil {
+			return nil, &payloadError{field: p.field, expr: p.expr, err: err}
+		}
+		return v, nil
+	case plCall:
+		v, err := p.call.Eval(e)
+		if err != nil {
+			return nil, &payloadError{field: p.field, expr: p.expr, err: err, name: ErrIntrinsicFailure}
+		}
+		return v, nil
+	case plArray:
+		out := make([]any, len(p.subs))
+		for i, s := range p.subs {
+			v, err := s.eval(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+	o := value.NewObject(len(p.keys))
+	for i, s := range p.subs {
+		v, err := s.eval(e)
+		if err != nil {
+			return nil, err
+		}
+		o.Set(p.keys[i], v)
+	}
+	return o, nil
+}

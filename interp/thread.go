@@ -1,0 +1,909 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/jsonpath"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// thread runs one sequence of states: the whole machine, one Parallel
+// branch or one Map iteration.
+type thread struct {
+	x      *Execution
+	m      *machine
+	parent *container
+	index  int
+	gen    int  // bumped whenever the thread leaves a state; stale ops are ignored
+	dead   bool // cancelled or finished
+
+	cur        *state
+	stateInput any // the raw input of the current state
+	enteredID  int64
+	enteredAt  time.Time
+	last       int64 // previous event id for the next event of this thread
+
+	retries    []int // per retrier
+	retryCount int
+
+	vars *scope
+	item *mapItem // for Map iterations: $$.Map.Item
+
+	// Task in flight.
+	taskOp, timeoutOp, heartbeatOp *op
+	delayed                        task.Result
+	lambda                         bool // LambdaFunction* events instead of Task*
+	taskResource                   resourceInfo
+	effInput                       any // the state's effective input (after InputPath)
+
+	ctr *container // running Parallel/Map
+}
+
+type mapItem struct {
+	index int
+	value any
+}
+
+// scope holds workflow variables. Inner scopes (Parallel branches, Map
+// iterations) read their parent's variables.
+type scope struct {
+	vars   map[string]any
+	parent *scope
+}
+
+func (s *scope) lookup(name string) (any, bool) {
+	for ; s != nil; s = s.parent {
+		if v, ok := s.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func (s *scope) set(name string, v any) {
+	if s.vars == nil {
+		s.vars = map[string]any{}
+	}
+	s.vars[name] = v
+}
+
+// tail returns the thread whose chain execution-level events continue.
+func (th *thread) tail() *thread { return th }
+
+func (th *thread) begin(st *state, input any) {
+	th.gen++
+	th.cur = st
+	th.stateInput = input
+	th.retries = nil
+	th.retryCount = 0
+	d := value.NewObject(3)
+	d.Set("input", value.String(input))
+	d.Set("inputDetails", truncatedFalse())
+	d.Set("name", st.Name)
+	e := th.x.emit(th, st.Type+"StateEntered", "stateEnteredEventDetails", d)
+	th.enteredID = e.ID
+	th.enteredAt = th.x.now
+	th.run()
+}
+
+// env returns the evaluation environment over v for the current state.
+func (th *thread) env(input any) *env {
+	return &env{input: input, context: th.contextObject(), vars: th.vars}
+}
+
+// contextObject builds $$ for the current state.
+func (th *thread) contextObject() any {
+	x := th.x
+	if x.ctxExecution == nil {
+		e := value.NewObject(6)
+		e.Set("Id", x.info.ExecutionArn)
+		e.Set("Input", x.input)
+		e.Set("StartTime", formatTime(x.info.StartTime))
+		e.Set("Name", x.info.Name)
+		e.Set("RoleArn", x.info.RoleArn)
+		e.Set("RedriveCount", value.Int(0))
+		x.ctxExecution = e
+	}
+	c := value.NewObject(5)
+	c.Set("Execution", x.ctxExecution)
+	c.Set("StateMachine", value.ObjectOf("Id", x.info.StateMachineArn, "Name", x.info.StateMachineName))
+	st := value.NewObject(3)
+	if th.cur != nil {
+		st.Set("Name", th.cur.Name)
+		st.Set("EnteredTime", formatTime(th.enteredAt))
+		if th.cur.Type == "Task" || th.cur.Type == "Parallel" || th.cur.Type == "Map" {
+			st.Set("RetryCount", value.Int(int64(th.retryCount)))
+		}
+	}
+	c.Set("State", st)
+	if th.item != nil {
+		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
+	}
+	return c
+}
+
+func formatTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+}
+
+// exit leaves the current state with output and moves on.
+func (th *thread) exit(output any, next *state) {
+	st := th.cur
+	d := value.NewObject(3)
+	d.Set("name", st.Name)
+	d.Set("output", value.String(output))
+	d.Set("outputDetails", truncatedFalse())
+	th.x.emit(th, st.Type+"StateExited", "stateExitedEventDetails", d)
+	th.moveOn(output, next)
+}
+
+// moveOn continues with the next state, or finishes the thread when next is
+// nil. The continuation is queued rather than called, so long runs of
+// synchronous states do not deepen the stack.
+func (th *thread) moveOn(output any, next *state) {
+	th.gen++
+	th.x.runq = append(th.x.runq, pending{th: th, st: next, input: output})
+}
+
+func (th *thread) finish(output any) {
+	th.dead = true
+	if th.parent == nil {
+		th.x.succeed(th, output)
+		return
+	}
+	th.parent.childSucceeded(th, output)
+}
+
+// run executes the current state until it finishes or blocks.
+func (th *thread) run() {
+	st := th.cur
+	if st.jsonata {
+		th.runJSONata()
+		return
+	}
+	switch st.Type {
+	case "Pass":
+		th.runPass()
+	case "Succeed":
+		th.runSucceed()
+	case "Fail":
+		th.runFail()
+	case "Choice":
+		th.runChoice()
+	case "Wait":
+		th.runWait()
+	case "Task":
+		th.runTask()
+	case "Parallel":
+		th.runParallel()
+	case "Map":
+		th.runMap()
+	default:
+		th.propagate(&Failure{Error: ErrRuntime, Cause: fmt.Sprintf("unsupported state type %q", st.Type)})
+	}
+}
+
+// applyInputPath applies InputPath to the raw state input.
+func (th *thread) applyInputPath(input any) (any, *Failure) {
+	st := th.cur
+	if st.inputNull {
+		return value.NewObject(0), nil
+	}
+	if st.inputPath == nil {
+		return input, nil
+	}
+	v, err := st.inputPath.get(th.env(input))
+	if err != nil {
+		return nil, th.pathFailure(err)
+	}
+	return v, nil
+}
+
+func (th *thread) applyOutputPath(v any) (any, *Failure) {
+	st := th.cur
+	if st.outputNull {
+		return value.NewObject(0), nil
+	}
+	if st.outputPath == nil {
+		return v, nil
+	}
+	out, err := st.outputPath.get(th.env(v))
+	if err != nil {
+		return nil, th.pathFailure(err)
+	}
+	return out, nil
+}
+
+// applyResultPath combines the raw state input and the result.
+func (th *thread) applyResultPath(input, result any) (any, *Failure) {
+	st := th.cur
+	if st.resultNull {
+		return input, nil
+	}
+	if st.resultPath == nil {
+		return result, nil
+	}
+	out, err := st.resultPath.Set(input, result)
+	if err != nil {
+		return nil, &Failure{Error: ErrResultPathMatchFailure, Cause: resultPathCause(st.ResultPath.Path, input, err)}
+	}
+	return out, nil
+}
+
+func resultPathCause(path string, input any, err error) string {
+	return fmt.Sprintf("Unable to apply ReferencePath %s to input %s", path, value.String(input))
+}
+
+func (th *thread) pathFailure(err error) *Failure {
+	var ue *undefinedVariable
+	if errors.As(err, &ue) {
+		return runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+	}
+	return runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+}
+
+// evalPayload evaluates a payload template and maps its errors to ASL
+// failures.
+func (th *thread) evalPayload(p *payload, input any) (any, *Failure) {
+	v, err := p.eval(th.env(input))
+	if err == nil {
+		return v, nil
+	}
+	var pe *payloadError
+	if errors.As(err, &pe) {
+		if pe.name == ErrIntrinsicFailure {
+			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.enteredID) + intrinsicCause(pe.err)}
+		}
+		var ue *undefinedVariable
+		if errors.As(pe.err, &ue) {
+			return nil, runtimeFailure(th.cur.Name, th.enteredID, "%s", ue.Error())
+		}
+		return nil, runtimeFailure(th.cur.Name, th.enteredID,
+			"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
+			pe.expr, pe.field, value.String(input))
+	}
+	return nil, runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+}
+
+func intrinsicCause(err error) string {
+	type causer interface{ CauseText() string }
+	var c causer
+	if errors.As(err, &c) {
+		return c.CauseText()
+	}
+	return err.Error()
+}
+
+// assign evaluates a JSONPath-mode Assign block against the state's input
+// and result and stores the variables.
+func (th *thread) assign(p *payload, input, result any) *Failure {
+	if p == nil {
+		return nil
+	}
+	e := th.env(input)
+	_ = result
+	v, err := p.eval(e)
+	if err != nil {
+		return th.payloadFailure(err, input)
+	}
+	o, _ := v.(*value.Object)
+	for k, val := range o.All {
+		th.setVar(k, val)
+	}
+	return nil
+}
+
+func (th *thread) payloadFailure(err error, input any) *Failure {
+	var pe *payloadError
+	if errors.As(err, &pe) && pe.name == ErrIntrinsicFailure {
+		return &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.enteredID) + intrinsicCause(pe.err)}
+	}
+	if errors.As(err, &pe) {
+		return runtimeFailure(th.cur.Name, th.enteredID,
+			"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
+			pe.expr, pe.field, value.String(input))
+	}
+	return runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+}
+
+func (th *thread) setVar(name string, v any) {
+	if th.vars == nil || (th.parent != nil && th.vars == th.parent.owner.vars) {
+		th.vars = &scope{parent: th.vars}
+	}
+	th.vars.set(name, v)
+}
+
+// --- Pass, Succeed, Fail, Choice, Wait ---
+
+func (th *thread) runPass() {
+	st := th.cur
+	in, f := th.applyInputPath(th.stateInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	result := in
+	if st.parameters != nil {
+		if result, f = th.evalPayload(st.parameters, in); f != nil {
+			th.fail(f)
+			return
+		}
+	} else if st.Result.Set {
+		result = st.result
+	}
+	th.complete(result)
+}
+
+// complete finishes a state that produced result: Assign, ResultPath,
+// OutputPath, then exit.
+func (th *thread) complete(result any) {
+	st := th.cur
+	if f := th.assign(st.assign, result, result); f != nil {
+		th.fail(f)
+		return
+	}
+	out, f := th.applyResultPath(th.stateInput, result)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	if out, f = th.applyOutputPath(out); f != nil {
+		th.fail(f)
+		return
+	}
+	th.exit(out, st.next)
+}
+
+func (th *thread) runSucceed() {
+	in, f := th.applyInputPath(th.stateInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	out, f := th.applyOutputPath(in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.exit(out, nil)
+}
+
+func (th *thread) runFail() {
+	st := th.cur
+	f := &Failure{}
+	if s, ok := st.Error.Value.(string); ok {
+		f.Error = s
+	}
+	if s, ok := st.Cause.Value.(string); ok {
+		f.Cause = s
+	}
+	e := th.env(th.stateInput)
+	if st.errorPath != nil {
+		v, err := th.evalRefOrCall(st.errorPath, st.ErrorPath, e)
+		if err != nil {
+			th.propagate(err)
+			return
+		}
+		s, ok := v.(string)
+		if !ok {
+			th.propagate(runtimeFailure(st.Name, th.enteredID, "The ErrorPath '%s' must point to a string, got %s", st.ErrorPath, value.String(v)))
+			return
+		}
+		f.Error = s
+	}
+	if st.causePath != nil {
+		v, err := th.evalRefOrCall(st.causePath, st.CausePath, e)
+		if err != nil {
+			th.propagate(err)
+			return
+		}
+		s, ok := v.(string)
+		if !ok {
+			th.propagate(runtimeFailure(st.Name, th.enteredID, "The CausePath '%s' must point to a string, got %s", st.CausePath, value.String(v)))
+			return
+		}
+		f.Cause = s
+	}
+	th.propagate(f)
+}
+
+func (th *thread) evalRefOrCall(r *ref, text string, e *env) (any, *Failure) {
+	v, err := r.get(e)
+	if err != nil {
+		return nil, th.pathFailure(err)
+	}
+	return v, nil
+}
+
+func (th *thread) runChoice() {
+	st := th.cur
+	in, f := th.applyInputPath(th.stateInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	e := th.env(in)
+	var next *state
+	var matched *choice
+	for _, c := range st.choices {
+		ok, err := c.eval(e)
+		if err != nil {
+			th.fail(th.pathFailure(err))
+			return
+		}
+		if ok {
+			next, matched = c.next, c
+			break
+		}
+	}
+	if next == nil {
+		next = st.deflt
+	}
+	if next == nil {
+		th.fail(&Failure{Error: ErrNoChoiceMatched, Cause: fmt.Sprintf("No Matches! %s", "")})
+		return
+	}
+	if matched != nil && matched.assign != nil {
+		if f := th.assign(matched.assign, in, nil); f != nil {
+			th.fail(f)
+			return
+		}
+	}
+	if f := th.assign(st.assign, in, nil); f != nil {
+		th.fail(f)
+		return
+	}
+	out, f := th.applyOutputPath(in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.exit(out, next)
+}
+
+func (th *thread) runWait() {
+	st := th.cur
+	in, f := th.applyInputPath(th.stateInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	var due time.Time
+	switch {
+	case st.Seconds.Set:
+		n, _ := st.Seconds.Value.(value.Number)
+		due = th.x.now.Add(time.Duration(n.Float64() * float64(time.Second)))
+	case st.Timestamp.Set:
+		s, _ := st.Timestamp.Value.(string)
+		t, ok := parseTimestamp(s)
+		if !ok {
+			th.fail(runtimeFailure(st.Name, th.enteredID, "Invalid timestamp %s", s))
+			return
+		}
+		due = t
+	case st.secondsPath != nil:
+		v, err := st.secondsPath.get(th.env(in))
+		if err != nil {
+			th.fail(th.pathFailure(err))
+			return
+		}
+		n, ok := v.(value.Number)
+		if !ok || n.Float64() < 0 {
+			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter does not reference a valid integer value: %s", value.String(v)))
+			return
+		}
+		due = th.x.now.Add(time.Duration(n.Float64() * float64(time.Second)))
+	case st.timestampPath != nil:
+		v, err := st.timestampPath.get(th.env(in))
+		if err != nil {
+			th.fail(th.pathFailure(err))
+			return
+		}
+		s, _ := v.(string)
+		t, ok := parseTimestamp(s)
+		if !ok {
+			th.fail(runtimeFailure(st.Name, th.enteredID, "The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s", value.String(v)))
+			return
+		}
+		due = t
+	}
+	th.effInput = in
+	th.x.timer(th, opWait, due)
+}
+
+func (th *thread) waitDone() {
+	st := th.cur
+	if f := th.assign(st.assign, th.effInput, nil); f != nil {
+		th.fail(f)
+		return
+	}
+	out, f := th.applyOutputPath(th.effInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.exit(out, st.next)
+}
+
+// --- errors: Retry, Catch, propagation ---
+
+// fail handles a failure of the current state: retry, catch, or propagate.
+func (th *thread) fail(f *Failure) {
+	st := th.cur
+	if th.retries == nil && len(st.retry) > 0 {
+		th.retries = make([]int, len(st.retry))
+	}
+	for i, r := range st.retry {
+		if !matches(r.ErrorEquals, f.Error) {
+			continue
+		}
+		if th.retries[i] >= r.MaxAttempts {
+			break
+		}
+		delay := retryDelay(r, th.retries[i])
+		th.retries[i]++
+		th.retryCount++
+		th.gen++
+		th.x.timer(th, opRetry, th.x.now.Add(delay))
+		return
+	}
+	for _, c := range st.catch {
+		if !matches(c.ErrorEquals, f.Error) {
+			continue
+		}
+		th.caught(c, f)
+		return
+	}
+	th.propagate(f)
+}
+
+func retryDelay(r *asl.Retrier, attempt int) time.Duration {
+	secs := float64(r.IntervalSeconds) * math.Pow(r.BackoffRate, float64(attempt))
+	if r.HasMaxDelay && secs > float64(r.MaxDelaySeconds) {
+		secs = float64(r.MaxDelaySeconds)
+	}
+	if r.JitterStrategy == "FULL" {
+		secs = rand.Float64() * secs
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+func (th *thread) caught(c *catcher, f *Failure) {
+	st := th.cur
+	errOut := value.NewObject(2)
+	errOut.Set("Error", f.Error)
+	errOut.Set("Cause", f.Cause)
+	if st.jsonata {
+		th.caughtJSONata(c, f, errOut)
+		return
+	}
+	if c.assign != nil {
+		if af := th.assign(c.assign, errOut, nil); af != nil {
+			th.propagate(af)
+			return
+		}
+	}
+	out := any(errOut)
+	if c.resultNull {
+		out = th.stateInput
+	} else if c.resultPath != nil {
+		v, err := c.resultPath.Set(th.stateInput, errOut)
+		if err != nil {
+			th.propagate(&Failure{Error: ErrResultPathMatchFailure, Cause: resultPathCause(c.ResultPath.Path, th.stateInput, err)})
+			return
+		}
+		out = v
+	}
+	th.exit(out, c.next)
+}
+
+// propagate ends the thread with a failure.
+func (th *thread) propagate(f *Failure) {
+	th.gen++
+	th.dead = true
+	if th.ctr != nil {
+		th.ctr.cancelAll()
+	}
+	if th.parent == nil {
+		th.x.fail(th, f)
+		return
+	}
+	th.parent.childFailed(th, f)
+}
+
+// retryNow re-runs the current state after a retry interval.
+func (th *thread) retryNow() {
+	switch th.cur.Type {
+	case "Task":
+		th.runTask()
+	case "Parallel":
+		th.runParallel()
+	case "Map":
+		th.runMap()
+	default:
+		th.run()
+	}
+}
+
+// --- Task ---
+
+type resourceInfo struct {
+	resource     string // for events: "invoke", or the full ARN for Lambda functions
+	resourceType string // "lambda", "dynamodb", ...
+	pattern      string // "", "sync", "sync:2", "waitForTaskToken"
+}
+
+func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
+	if strings.HasPrefix(res, "arn:aws:lambda:") || strings.Contains(res, ":lambda:") && strings.Contains(res, ":function:") {
+		return resourceInfo{resource: res, resourceType: "lambda"}, true
+	}
+	// arn:aws:states:::service:action[.pattern]
+	parts := strings.SplitN(res, ":", 7)
+	if len(parts) >= 7 && parts[2] == "states" {
+		svc, action := "", parts[6]
+		if i := strings.IndexByte(parts[6], ':'); i >= 0 && parts[5] == "" {
+			svc, action = parts[6][:i], parts[6][i+1:]
+		} else {
+			svc = parts[5]
+		}
+		if len(parts) == 7 && parts[5] != "" {
+			svc, action = parts[5], parts[6]
+		}
+		if svc == "aws-sdk" || strings.HasPrefix(action, "aws-sdk") {
+			// arn:aws:states:::aws-sdk:service:action
+		}
+		pattern := ""
+		if i := strings.Index(action, ".sync"); i >= 0 {
+			pattern = strings.TrimPrefix(action[i+1:], "")
+			action = action[:i]
+		} else if i := strings.Index(action, ".waitForTaskToken"); i >= 0 {
+			pattern = "waitForTaskToken"
+			action = action[:i]
+		}
+		if svc == "aws-sdk" {
+			if j := strings.IndexByte(action, ':'); j >= 0 {
+				svc, action = action[:j], action[j+1:]
+			}
+		}
+		return resourceInfo{resource: action, resourceType: svc, pattern: pattern}, false
+	}
+	return resourceInfo{resource: res, resourceType: ""}, false
+}
+
+func (th *thread) runTask() {
+	st := th.cur
+	th.gen++
+	in, f := th.applyInputPath(th.stateInput)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.effInput = in
+	params := in
+	if st.parameters != nil {
+		if params, f = th.evalPayload(st.parameters, in); f != nil {
+			th.fail(f)
+			return
+		}
+	}
+	timeout, heartbeat, f := th.taskTimeouts(in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.schedule(params, timeout, heartbeat)
+}
+
+// taskTimeouts returns the task's timeout and heartbeat in seconds (0 = none).
+func (th *thread) taskTimeouts(in any) (int64, int64, *Failure) {
+	st := th.cur
+	var timeout, heartbeat int64
+	if n, ok := st.TimeoutSeconds.Value.(value.Number); ok {
+		timeout, _ = n.Int64()
+	}
+	if n, ok := st.HeartbeatSeconds.Value.(value.Number); ok {
+		heartbeat, _ = n.Int64()
+	}
+	if st.timeoutPath != nil {
+		v, err := st.timeoutPath.get(th.env(in))
+		if err != nil {
+			return 0, 0, th.pathFailure(err)
+		}
+		n, ok := v.(value.Number)
+		if i, isInt := n.Int64(); ok && isInt && i > 0 {
+			timeout = i
+		} else {
+			return 0, 0, runtimeFailure(st.Name, th.enteredID, "The TimeoutSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
+		}
+	}
+	if st.heartbeatPath != nil {
+		v, err := st.heartbeatPath.get(th.env(in))
+		if err != nil {
+			return 0, 0, th.pathFailure(err)
+		}
+		n, ok := v.(value.Number)
+		if i, isInt := n.Int64(); ok && isInt && i > 0 {
+			heartbeat = i
+		} else {
+			return 0, 0, runtimeFailure(st.Name, th.enteredID, "The HeartbeatSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
+		}
+	}
+	if timeout == 0 && !th.x.prog.Def.HasTimeout {
+		// AWS's default task timeout is the execution's; nothing to do.
+	}
+	return timeout, heartbeat, nil
+}
+
+// schedule emits the scheduling events and asks the engine to invoke.
+func (th *thread) schedule(params any, timeout, heartbeat int64) {
+	st := th.cur
+	x := th.x
+	ri, lambdaFn := parseResource(st.Resource)
+	th.lambda = lambdaFn
+	th.taskResource = ri
+	if lambdaFn {
+		d := value.NewObject(5)
+		d.Set("input", value.String(params))
+		d.Set("inputDetails", truncatedFalse())
+		d.Set("resource", st.Resource)
+		if timeout > 0 {
+			d.Set("timeoutInSeconds", value.Int(timeout))
+		}
+		if heartbeat > 0 {
+			d.Set("heartbeatInSeconds", value.Int(heartbeat))
+		}
+		x.emit(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", d)
+		x.emit(th, "LambdaFunctionStarted", "", nil)
+	} else {
+		d := value.NewObject(6)
+		if heartbeat > 0 {
+			d.Set("heartbeatInSeconds", value.Int(heartbeat))
+		}
+		d.Set("parameters", value.String(params))
+		d.Set("region", x.region())
+		d.Set("resource", ri.resource)
+		d.Set("resourceType", ri.resourceType)
+		if timeout > 0 {
+			d.Set("timeoutInSeconds", value.Int(timeout))
+		}
+		x.emit(th, "TaskScheduled", "taskScheduledEventDetails", d)
+		x.emit(th, "TaskStarted", "taskStartedEventDetails", value.ObjectOf("resource", ri.resource, "resourceType", ri.resourceType))
+	}
+	req := &task.Request{
+		Resource:         st.Resource,
+		StateName:        st.Name,
+		StateMachineName: x.info.StateMachineName,
+		TestCase:         x.info.TestCase,
+		Input:            params,
+		Attempt:          x.attempts[st],
+		Context:          th.contextObject(),
+	}
+	x.attempts[st]++
+	th.taskOp = x.newOp(th, opTask)
+	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: th.taskOp.id, Request: req})
+	th.timeoutOp, th.heartbeatOp = nil, nil
+	if timeout > 0 {
+		th.timeoutOp = x.timer(th, opTaskTimeout, x.now.Add(time.Duration(timeout)*time.Second))
+	}
+	if heartbeat > 0 {
+		th.heartbeatOp = x.timer(th, opHeartbeat, x.now.Add(time.Duration(heartbeat)*time.Second))
+	}
+}
+
+func (x *Execution) region() string {
+	if x.info.Region != "" {
+		return x.info.Region
+	}
+	return "us-east-1"
+}
+
+// maxPayload is AWS's limit on a state's input or output.
+const maxPayload = 256 * 1024
+
+func (th *thread) taskDone(r task.Result) {
+	x := th.x
+	if r.Delay > 0 {
+		// Simulated run time: deliver later on the engine's clock.
+		th.delayed = r
+		th.delayed.Delay = 0
+		x.timer(th, opDelayedResult, x.now.Add(r.Delay))
+		return
+	}
+	x.cancel(th.timeoutOp)
+	x.cancel(th.heartbeatOp)
+	th.taskOp = nil
+	if r.Failed() {
+		d := errorDetails(&Failure{Error: r.Error, Cause: r.Cause})
+		d2 := value.NewObject(4)
+		for k, v := range d.All {
+			d2.Set(k, v)
+		}
+		if th.lambda {
+			x.emit(th, "LambdaFunctionFailed", "lambdaFunctionFailedEventDetails", d2)
+		} else {
+			d2.Set("resource", th.taskResource.resource)
+			d2.Set("resourceType", th.taskResource.resourceType)
+			x.emit(th, "TaskFailed", "taskFailedEventDetails", d2)
+		}
+		th.fail(&Failure{Error: r.Error, Cause: r.Cause})
+		return
+	}
+	out := value.String(r.Output)
+	if len(out) > maxPayload {
+		f := &Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", th.cur.Name)}
+		th.fail(f)
+		return
+	}
+	if th.lambda {
+		d := value.NewObject(2)
+		d.Set("output", out)
+		d.Set("outputDetails", truncatedFalse())
+		x.emit(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d)
+	} else {
+		d := value.NewObject(4)
+		d.Set("output", out)
+		d.Set("outputDetails", truncatedFalse())
+		d.Set("resource", th.taskResource.resource)
+		d.Set("resourceType", th.taskResource.resourceType)
+		x.emit(th, "TaskSucceeded", "taskSucceededEventDetails", d)
+	}
+	th.taskResult(r.Output)
+}
+
+// taskResult processes a task's result: ResultSelector, then the common
+// completion.
+func (th *thread) taskResult(result any) {
+	st := th.cur
+	if st.jsonata {
+		th.completeJSONata(result)
+		return
+	}
+	if st.resultSelector != nil {
+		var f *Failure
+		if result, f = th.evalPayload(st.resultSelector, result); f != nil {
+			th.fail(f)
+			return
+		}
+	}
+	th.complete(result)
+}
+
+func (th *thread) taskTimedOut(name string) {
+	x := th.x
+	x.cancel(th.taskOp)
+	x.cancel(th.timeoutOp)
+	x.cancel(th.heartbeatOp)
+	th.taskOp = nil
+	f := &Failure{Error: name}
+	if th.lambda {
+		x.emit(th, "LambdaFunctionTimedOut", "lambdaFunctionTimedOutEventDetails", errorDetails(f))
+	} else {
+		d := errorDetails(f)
+		d.Set("resource", th.taskResource.resource)
+		d.Set("resourceType", th.taskResource.resourceType)
+		x.emit(th, "TaskTimedOut", "taskTimedOutEventDetails", d)
+	}
+	th.fail(f)
+}
+
+// cancelWork withdraws whatever the thread is waiting for.
+func (th *thread) cancelWork() {
+	th.gen++
+	th.dead = true
+	x := th.x
+	x.cancel(th.taskOp)
+	x.cancel(th.timeoutOp)
+	x.cancel(th.heartbeatOp)
+	if th.ctr != nil {
+		th.ctr.cancelAll()
+	}
+}
+
+var _ = jsonpath.Compile
