@@ -1,0 +1,215 @@
+// Package conformance loads, runs and compares test cases in the format of
+// the AWS-recorded conformance corpus (see ../shared/conformance/README.md):
+// a state machine definition, an input, mocks and the expected outcome and
+// execution history as AWS Step Functions produced them.
+//
+// The project's own tests use it to run every recorded case, and `stepd
+// test` uses it to run users' case files. Comparison applies the corpus's
+// placeholder rules: the case's placeholders map, ARN partition and region
+// parts, and wildcards (any "<...>" part of a string, and the bare words
+// date, datetime and timestamp).
+//
+// Known failures are listed in a text file, one case per line:
+//
+//	<aspect> <case name> <one-line reason>
+//
+// where aspect is "outcome" (status, output, error, cause) or "history"
+// (the full event history). Lines starting with # are comments.
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/stepd/stepd/value"
+)
+
+// Case is one conformance case.
+type Case struct {
+	Name     string
+	Kind     string // execution, test-state, invalid-definition, validate-definition
+	Category string
+	Source   string
+	Type     string // STANDARD or EXPRESS
+	File     string
+
+	Definition       any    // the definition as a JSON value, when it was JSON
+	DefinitionString string // the raw definition text, when it was not
+	Input            any
+	Mocks            any // nil or the mocks object
+
+	Expected *value.Object
+	// Outcome fields of Expected, for execution cases.
+	Status       string
+	Output       any
+	Error, Cause any
+	History      []any // nil when not recorded
+
+	StateMachineName string
+	ExecutionName    string
+	RoleArn          string
+	Placeholders     [][2]string // placeholder → concrete value, in file order
+	Features         []string
+	SortedParallel   bool // compare.parallelBranchEventsSorted
+	Raw              *value.Object
+}
+
+// Has reports whether the case lists a feature.
+func (c *Case) Has(feature string) bool { return slices.Contains(c.Features, feature) }
+
+// Load reads cases from files and directories (every *.json file in a
+// directory, sorted by name). A file holds one case or an array of cases.
+func Load(paths ...string) ([]*Case, error) {
+	var out []*Case
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		files := []string{p}
+		if st.IsDir() {
+			files, err = filepath.Glob(filepath.Join(p, "*.json"))
+			if err != nil {
+				return nil, err
+			}
+			slices.Sort(files)
+		}
+		for _, f := range files {
+			cs, err := loadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, cs...)
+		}
+	}
+	return out, nil
+}
+
+func loadFile(path string) ([]*Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := value.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	base := strings.TrimSuffix(filepath.Base(path), ".json")
+	var objs []any
+	if arr, ok := v.([]any); ok {
+		objs = arr
+	} else {
+		objs = []any{v}
+	}
+	var out []*Case
+	for i, e := range objs {
+		o, ok := e.(*value.Object)
+		if !ok {
+			return nil, fmt.Errorf("%s: a case must be a JSON object", path)
+		}
+		name := base
+		if len(objs) > 1 {
+			name = fmt.Sprintf("%s[%d]", base, i)
+		}
+		c, err := fromObject(o, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		c.File = path
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func str(o *value.Object, key string) string {
+	v, _ := o.Get(key)
+	s, _ := v.(string)
+	return s
+}
+
+func fromObject(o *value.Object, defaultName string) (*Case, error) {
+	c := &Case{Raw: o, Name: str(o, "name"), Kind: str(o, "kind"), Category: str(o, "category"), Source: str(o, "source"), Type: str(o, "type")}
+	if c.Name == "" {
+		c.Name = defaultName
+	}
+	if c.Kind == "" {
+		c.Kind = "execution"
+	}
+	if c.Type == "" {
+		c.Type = "STANDARD"
+	}
+	c.Definition, _ = o.Get("definition")
+	c.DefinitionString = str(o, "definitionString")
+	if in, ok := o.Get("input"); ok {
+		c.Input = in
+	} else {
+		c.Input = value.NewObject(0)
+	}
+	c.Mocks, _ = o.Get("mocks")
+	exp, _ := o.Get("expected")
+	c.Expected, _ = exp.(*value.Object)
+	if c.Expected == nil {
+		return nil, fmt.Errorf("case %s has no expected object", c.Name)
+	}
+	if c.Kind == "execution" {
+		c.Status = str(c.Expected, "status")
+		if c.Status == "" {
+			return nil, fmt.Errorf("case %s: expected.status is required", c.Name)
+		}
+		c.Output, _ = c.Expected.Get("output")
+		c.Error, _ = c.Expected.Get("error")
+		c.Cause, _ = c.Expected.Get("cause")
+		h, _ := c.Expected.Get("history")
+		c.History, _ = h.([]any)
+	}
+	if run, ok := o.Get("run"); ok {
+		ro, _ := run.(*value.Object)
+		c.StateMachineName = str(ro, "stateMachineName")
+		c.ExecutionName = str(ro, "executionName")
+		c.RoleArn = str(ro, "roleArn")
+	}
+	if ph, ok := o.Get("placeholders"); ok {
+		po, _ := ph.(*value.Object)
+		for k, v := range po.All {
+			if s, ok := v.(string); ok {
+				c.Placeholders = append(c.Placeholders, [2]string{k, s})
+			}
+		}
+	}
+	if fs, ok := o.Get("features"); ok {
+		arr, _ := fs.([]any)
+		for _, f := range arr {
+			if s, ok := f.(string); ok {
+				c.Features = append(c.Features, s)
+			}
+		}
+	}
+	if cmp, ok := o.Get("compare"); ok {
+		co, _ := cmp.(*value.Object)
+		if v, _ := co.Get("parallelBranchEventsSorted"); v == true {
+			c.SortedParallel = true
+		}
+	}
+	if c.Category == "" {
+		if i := strings.IndexByte(c.Name, '.'); i > 0 {
+			c.Category = c.Name[:i]
+		} else {
+			c.Category = "cases"
+		}
+	}
+	return c, nil
+}
+
+// UsesJSONataOrVariables reports whether an execution case uses JSONata or
+// workflow variables (the selection issue 3 measures; the complement is
+// the JSONPath-only selection of issue 2).
+func (c *Case) UsesJSONataOrVariables() bool {
+	if c.Has("jsonata") || c.Has("assign") {
+		return true
+	}
+	def := value.String(c.Definition)
+	return strings.Contains(def, `"QueryLanguage":"JSONata"`) || strings.Contains(def, `"Assign":`)
+}
