@@ -45,14 +45,13 @@ func statePrefix(state string, entered int64) string {
 }
 
 // matches reports whether an ErrorEquals list matches the error name.
-// States.ALL matches every error except States.Runtime and
-// States.DataLimitExceeded, which are terminal.
+// States.ALL matches every error except States.Runtime, which is terminal.
 func matches(list []string, name string) bool {
 	for _, e := range list {
 		if e == name {
 			return true
 		}
-		if e == ErrALL && name != ErrRuntime && name != ErrDataLimitExceeded {
+		if e == ErrALL && name != ErrRuntime {
 			return true
 		}
 		if e == ErrTaskFailed && isTaskError(name) {

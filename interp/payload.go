@@ -12,6 +12,7 @@ import (
 // A ref is a compiled JSONPath-mode reference: a path into the state input
 // ($...), the Context object ($$...), or a workflow variable ($name...).
 type ref struct {
+	call     *intrinsic.Call // set when the field holds an intrinsic function
 	text     string
 	path     *jsonpath.Path
 	context  bool
@@ -46,6 +47,9 @@ type env struct {
 }
 
 func (r *ref) get(e *env) (any, error) {
+	if r.call != nil {
+		return r.call.Eval(e)
+	}
 	root := e.input
 	switch {
 	case r.context:

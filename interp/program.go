@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/intrinsic"
 	"github.com/stepd/stepd/jsonpath"
 )
 
@@ -247,7 +248,18 @@ func (m *machine) compileState(s *state) error {
 
 type fieldRef = any
 
-func compileRefOrCall(text string) (*ref, error) { return compileRef(text) }
+// compileRefOrCall compiles a field that holds a path or an intrinsic
+// function call (ErrorPath, CausePath and the other *Path fields).
+func compileRefOrCall(text string) (*ref, error) {
+	if intrinsic.IsCall(text) {
+		c, err := intrinsic.Parse(text)
+		if err != nil {
+			return nil, err
+		}
+		return &ref{text: text, call: c}, nil
+	}
+	return compileRef(text)
+}
 
 func compileOptRef(f asl.PathField) (*ref, bool, error) {
 	if !f.Set {

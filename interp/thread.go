@@ -495,11 +495,16 @@ func (th *thread) runWait() {
 			return
 		}
 		n, ok := v.(value.Number)
-		if !ok || n.Float64() < 0 {
-			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter does not reference a valid integer value: %s", value.String(v)))
+		secs, isInt := n.Int64()
+		switch {
+		case !ok || !isInt:
+			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter cannot be parsed as a long value: %s == %s", st.SecondsPath, value.String(v)))
+			return
+		case secs < 0:
+			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter references a negative value: %s == %s", st.SecondsPath, value.String(v)))
 			return
 		}
-		due = th.x.now.Add(time.Duration(n.Float64() * float64(time.Second)))
+		due = th.x.now.Add(time.Duration(secs) * time.Second)
 	case st.timestampPath != nil:
 		v, err := st.timestampPath.get(th.env(in))
 		if err != nil {
@@ -656,9 +661,6 @@ func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 		if len(parts) == 7 && parts[5] != "" {
 			svc, action = parts[5], parts[6]
 		}
-		if svc == "aws-sdk" || strings.HasPrefix(action, "aws-sdk") {
-			// arn:aws:states:::aws-sdk:service:action
-		}
 		pattern := ""
 		if i := strings.Index(action, ".sync"); i >= 0 {
 			pattern = strings.TrimPrefix(action[i+1:], "")
@@ -669,7 +671,7 @@ func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 		}
 		if svc == "aws-sdk" {
 			if j := strings.IndexByte(action, ':'); j >= 0 {
-				svc, action = action[:j], action[j+1:]
+				svc, action = "aws-sdk:"+action[:j], action[j+1:]
 			}
 		}
 		return resourceInfo{resource: action, resourceType: svc, pattern: pattern}, false
@@ -837,8 +839,11 @@ func (th *thread) taskDone(r task.Result) {
 	}
 	out := value.String(r.Output)
 	if len(out) > maxPayload {
-		f := &Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", th.cur.Name)}
-		th.fail(f)
+		name := th.taskResource.resourceType
+		if th.lambda {
+			name = th.cur.Resource
+		}
+		th.taskDone(task.Result{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)})
 		return
 	}
 	if th.lambda {

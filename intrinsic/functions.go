@@ -246,12 +246,7 @@ func format(c *Call, a []any) (any, error) {
 			if next >= len(a) {
 				return nil, failf("The number of arguments to %s does not match the number of placeholders in the format string", c.Name)
 			}
-			switch v := a[next].(type) {
-			case string:
-				b.WriteString(v)
-			default:
-				b.WriteString(value.String(v))
-			}
+			writeJava(&b, a[next])
 			next++
 			i++
 		default:
@@ -426,4 +421,36 @@ func mathRandom(c *Call, a []any) (any, error) {
 		r = mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
 	}
 	return value.Int(lo + r.Int64N(hi-lo)), nil
+}
+
+// writeJava writes v as the Java runtime behind AWS formats values in
+// States.Format: strings unquoted, objects as {k=v, ...}, arrays as [a, b].
+func writeJava(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case string:
+		b.WriteString(x)
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeJava(b, e)
+		}
+		b.WriteByte(']')
+	case *value.Object:
+		b.WriteByte('{')
+		for i := 0; i < x.Len(); i++ {
+			k, e := x.At(i)
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k)
+			b.WriteByte('=')
+			writeJava(b, e)
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(value.String(v))
+	}
 }

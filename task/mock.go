@@ -303,6 +303,11 @@ func (m *mockInvoker) Invoke(ctx context.Context, req *Request) Result {
 			r := rs.at(req.Attempt)
 			res := r.result(event)
 			res.Delay = r.delay
+			if res.Failed() && direct {
+				// The direct Lambda integration passes the function's
+				// error payload on as Lambda's runtime wrote it.
+				res.Cause = pythonJSON(res.Cause)
+			}
 			if res.Failed() || direct {
 				return res
 			}
@@ -421,4 +426,47 @@ func newRequestID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// pythonJSON re-encodes a JSON object text with the separators Python's
+// json.dumps uses (", " and ": "), as Lambda's Python runtime reports
+// errors; other text is returned unchanged.
+func pythonJSON(s string) string {
+	v, err := value.ParseString(s)
+	if err != nil {
+		return s
+	}
+	if _, ok := v.(*value.Object); !ok {
+		return s
+	}
+	var b []byte
+	b = appendPython(b, v)
+	return string(b)
+}
+
+func appendPython(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case []any:
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = appendPython(b, e)
+		}
+		return append(b, ']')
+	case *value.Object:
+		b = append(b, '{')
+		for i := 0; i < x.Len(); i++ {
+			k, e := x.At(i)
+			if i > 0 {
+				b = append(b, ", "...)
+			}
+			b = value.AppendString(b, k)
+			b = append(b, ": "...)
+			b = appendPython(b, e)
+		}
+		return append(b, '}')
+	}
+	return value.Append(b, v)
 }
