@@ -60,8 +60,10 @@ type Case struct {
 // Has reports whether the case lists a feature.
 func (c *Case) Has(feature string) bool { return slices.Contains(c.Features, feature) }
 
-// Load reads cases from files and directories (every *.json file in a
-// directory, sorted by name). A file holds one case or an array of cases.
+// Load reads cases from files and directories. A directory is searched
+// recursively for *.json files, in name order, and files that are not cases
+// (no "expected" member: definitions, mock configurations) are skipped. A
+// file holds one case or an array of cases.
 func Load(paths ...string) ([]*Case, error) {
 	var out []*Case
 	for _, p := range paths {
@@ -69,16 +71,30 @@ func Load(paths ...string) ([]*Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		files := []string{p}
-		if st.IsDir() {
-			files, err = filepath.Glob(filepath.Join(p, "*.json"))
+		if !st.IsDir() {
+			cs, err := loadFile(p, false)
 			if err != nil {
 				return nil, err
 			}
-			slices.Sort(files)
+			out = append(out, cs...)
+			continue
 		}
+		var files []string
+		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(path, ".json") {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		slices.Sort(files)
 		for _, f := range files {
-			cs, err := loadFile(f)
+			cs, err := loadFile(f, true)
 			if err != nil {
 				return nil, err
 			}
@@ -88,7 +104,7 @@ func Load(paths ...string) ([]*Case, error) {
 	return out, nil
 }
 
-func loadFile(path string) ([]*Case, error) {
+func loadFile(path string, skipOthers bool) ([]*Case, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -107,6 +123,9 @@ func loadFile(path string) ([]*Case, error) {
 	var out []*Case
 	for i, e := range objs {
 		o, ok := e.(*value.Object)
+		if skipOthers && (!ok || !o.Has("expected")) {
+			return nil, nil
+		}
 		if !ok {
 			return nil, fmt.Errorf("%s: a case must be a JSON object", path)
 		}
@@ -117,6 +136,17 @@ func loadFile(path string) ([]*Case, error) {
 		c, err := fromObject(o, name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if f := str(o, "definitionFile"); f != "" && c.Definition == nil {
+			// A stepd extension: the definition in a file of its own,
+			// relative to the case file.
+			data, err := os.ReadFile(filepath.Join(filepath.Dir(path), f))
+			if err != nil {
+				return nil, fmt.Errorf("%s: definitionFile: %w", path, err)
+			}
+			if c.Definition, err = value.Parse(data); err != nil {
+				return nil, fmt.Errorf("%s: definitionFile %s: %w", path, f, err)
+			}
 		}
 		c.File = path
 		out = append(out, c)

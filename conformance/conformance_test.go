@@ -16,6 +16,7 @@ const casesDir = "../../shared/conformance/cases"
 var (
 	verbose = flag.Bool("conformance.v", false, "print every failing case with its diff")
 	only    = flag.String("conformance.run", "", "run only the cases whose names contain this text")
+	update  = flag.Bool("conformance.update", false, "rewrite the known-failures file from this run, keeping existing reasons")
 )
 
 // TestConformance runs every AWS-recorded execution case, prints the pass
@@ -53,6 +54,12 @@ func TestConformance(t *testing.T) {
 	}
 	t.Logf("conformance results (history: tolerant comparison)\n%s", sum.String())
 	if *only != "" {
+		return
+	}
+	if *update {
+		if err := known.Write(filepath.Join("testdata", "known_failures.txt"), results); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
 	if complaints := known.Complaints(results); len(complaints) > 0 {

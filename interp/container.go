@@ -107,7 +107,11 @@ func (c *container) limits(th *thread, in any) *Failure {
 	num := func(field string, v any, path string) (float64, *Failure) {
 		n, ok := v.(value.Number)
 		if !ok {
-			return 0, runtimeFailure(st.Name, th.enteredID, "The %s field must hold a number, got %s", field, value.String(v))
+			text, isStr := v.(string)
+			if !isStr {
+				text = value.String(v)
+			}
+			return 0, runtimeFailure(st.Name, th.enteredID, "The %s field refers to value \"%s\" which is not a valid integer: %s", field, text, path)
 		}
 		return n.Float64(), nil
 	}
@@ -139,7 +143,7 @@ func (c *container) limits(th *thread, in any) *Failure {
 		if err != nil {
 			return th.pathFailure(err)
 		}
-		f, fl := num("ToleratedFailureCountPath", v, "")
+		f, fl := num("ToleratedFailureCountPath", v, st.ToleratedFailureCountPath)
 		if fl != nil {
 			return fl
 		}
@@ -150,7 +154,7 @@ func (c *container) limits(th *thread, in any) *Failure {
 		if err != nil {
 			return th.pathFailure(err)
 		}
-		f, fl := num("ToleratedFailurePercentagePath", v, "")
+		f, fl := num("ToleratedFailurePercentagePath", v, st.ToleratedFailurePercentagePath)
 		if fl != nil {
 			return fl
 		}
@@ -256,10 +260,11 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 	th := c.owner
 	th.last = last
 	th.ctr = nil
+	// The Failed event is only written when no retrier applies.
 	if c.isMap {
-		x.emit(th, "MapStateFailed", "", nil)
+		th.failEvent = "MapStateFailed"
 	} else {
-		x.emit(th, "ParallelStateFailed", "", nil)
+		th.failEvent = "ParallelStateFailed"
 	}
 	th.fail(f)
 }

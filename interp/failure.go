@@ -45,8 +45,12 @@ func statePrefix(state string, entered int64) string {
 }
 
 // matches reports whether an ErrorEquals list matches the error name.
-// States.ALL matches every error except States.Runtime, which is terminal.
+// States.Runtime is terminal: nothing matches it, not even an explicit
+// States.Runtime entry.
 func matches(list []string, name string) bool {
+	if name == ErrRuntime {
+		return false // never retried or caught, even when listed
+	}
 	for _, e := range list {
 		if e == name {
 			return true

@@ -44,6 +44,8 @@ type thread struct {
 	effInput                       any // the state's effective input (after InputPath)
 
 	ctr *container // running Parallel/Map
+	// failEvent is written when a failed Parallel/Map state is not retried.
+	failEvent string
 }
 
 type mapItem struct {
@@ -386,7 +388,7 @@ func (th *thread) runFail() {
 	}
 	e := th.env(th.stateInput)
 	if st.errorPath != nil {
-		v, err := th.evalRefOrCall(st.errorPath, st.ErrorPath, e)
+		v, err := th.evalRefOrCall(st.errorPath, "ErrorPath", e)
 		if err != nil {
 			th.propagate(err)
 			return
@@ -399,7 +401,7 @@ func (th *thread) runFail() {
 		f.Error = s
 	}
 	if st.causePath != nil {
-		v, err := th.evalRefOrCall(st.causePath, st.CausePath, e)
+		v, err := th.evalRefOrCall(st.causePath, "CausePath", e)
 		if err != nil {
 			th.propagate(err)
 			return
@@ -414,10 +416,13 @@ func (th *thread) runFail() {
 	th.propagate(f)
 }
 
-func (th *thread) evalRefOrCall(r *ref, text string, e *env) (any, *Failure) {
+func (th *thread) evalRefOrCall(r *ref, field string, e *env) (any, *Failure) {
 	v, err := r.get(e)
 	if err != nil {
-		return nil, th.pathFailure(err)
+		if r.call != nil {
+			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.enteredID) + intrinsicCause(err)}
+		}
+		return nil, runtimeFailure(th.cur.Name, th.enteredID, "The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'", r.text, field, value.String(e.input))
 	}
 	return v, nil
 }
@@ -491,7 +496,7 @@ func (th *thread) runWait() {
 	case st.secondsPath != nil:
 		v, err := st.secondsPath.get(th.env(in))
 		if err != nil {
-			th.fail(th.pathFailure(err))
+			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter does not reference an input value: %s", st.SecondsPath))
 			return
 		}
 		n, ok := v.(value.Number)
@@ -508,13 +513,16 @@ func (th *thread) runWait() {
 	case st.timestampPath != nil:
 		v, err := st.timestampPath.get(th.env(in))
 		if err != nil {
-			th.fail(th.pathFailure(err))
+			th.fail(runtimeFailure(st.Name, th.enteredID, "The TimestampPath parameter does not reference an input value: %s", st.TimestampPath))
 			return
 		}
-		s, _ := v.(string)
+		s, isStr := v.(string)
+		if !isStr {
+			s = value.String(v)
+		}
 		t, ok := parseTimestamp(s)
 		if !ok {
-			th.fail(runtimeFailure(st.Name, th.enteredID, "The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s", value.String(v)))
+			th.fail(runtimeFailure(st.Name, th.enteredID, "The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s == %s", st.TimestampPath, s))
 			return
 		}
 		due = t
@@ -552,12 +560,17 @@ func (th *thread) fail(f *Failure) {
 		if th.retries[i] >= r.MaxAttempts {
 			break
 		}
+		th.failEvent = ""
 		delay := retryDelay(r, th.retries[i])
 		th.retries[i]++
 		th.retryCount++
 		th.gen++
 		th.x.timer(th, opRetry, th.x.now.Add(delay))
 		return
+	}
+	if th.failEvent != "" {
+		th.x.emit(th, th.failEvent, "", nil)
+		th.failEvent = ""
 	}
 	for _, c := range st.catch {
 		if !matches(c.ErrorEquals, f.Error) {

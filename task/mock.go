@@ -368,8 +368,9 @@ func lambdaTarget(req *Request) (fn string, event any, direct, ok bool) {
 		in, _ := req.Input.(*value.Object)
 		f, _ := in.Get("FunctionName")
 		fs, _ := f.(string)
-		payload, has := in.Get("Payload")
-		if !has {
+		payload, _ := in.Get("Payload")
+		if payload == nil {
+			// No payload (or null): the function receives an empty event.
 			payload = value.NewObject(0)
 		}
 		if s, isStr := payload.(string); isStr {

@@ -125,8 +125,11 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	} else {
 		fl := x.Failure()
 		fmt.Fprintf(stderr, "execution %s\n", x.Status())
-		if fl != nil {
-			fmt.Fprintf(stderr, "error: %s\ncause: %s\n", fl.Error, fl.Cause)
+		if fl != nil && fl.Error != "" {
+			fmt.Fprintf(stderr, "error: %s\n", fl.Error)
+		}
+		if fl != nil && fl.Cause != "" {
+			fmt.Fprintf(stderr, "cause: %s\n", fl.Cause)
 		}
 	}
 	if x.Status() == interp.Succeeded {

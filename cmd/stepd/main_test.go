@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runMain(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	pass := writeFile(t, "pass.json", `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":300,"Next":"P"},"P":{"Type":"Pass","Parameters":{"sum.$":"States.MathAdd($.a, 1)"},"End":true}}}`)
+	fail := writeFile(t, "fail.json", `{"StartAt":"F","States":{"F":{"Type":"Fail","Error":"Boom","Cause":"it broke"}}}`)
+	badTarget := writeFile(t, "bad.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"Nowhere"}}}`)
+	badJSON := writeFile(t, "badjson.json", `{"StartAt": `)
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		code     int
+		stdout   string
+		stderr   string
+		contains bool
+	}{
+		{name: "succeeds", args: []string{"run", pass, "--input", `{"a":41}`}, code: 0, stdout: "{\"sum\":42}\n"},
+		{name: "flags before file", args: []string{"run", "--input", `{"a":1}`, pass}, code: 0, stdout: "{\"sum\":2}\n"},
+		{name: "input from stdin", stdin: `{"a":2}`, args: []string{"run", pass, "--input", "@-"}, code: 0, stdout: "{\"sum\":3}\n"},
+		{name: "fails", args: []string{"run", fail}, code: 1, stderr: "error: Boom", contains: true},
+		{name: "json format", args: []string{"run", fail, "--format", "json"}, code: 1, stdout: `"status":"FAILED","output":null,"error":"Boom","cause":"it broke","history":[`, contains: true},
+		{name: "missing target", args: []string{"run", badTarget}, code: 2, stderr: "/States/A/Next: MISSING_TRANSITION_TARGET", contains: true},
+		{name: "malformed definition", args: []string{"run", badJSON}, code: 2, stderr: "INVALID_JSON_DESCRIPTION", contains: true},
+		{name: "malformed input", args: []string{"run", pass, "--input", `{"a":`}, code: 2, stderr: "--input", contains: true},
+		{name: "no file", args: []string{"run"}, code: 2},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2},
+		{name: "bad format", args: []string{"run", pass, "--format", "xml"}, code: 2},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runMain(t, tt.stdin, tt.args...)
+		if code != tt.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", tt.name, code, tt.code, stderr)
+		}
+		check := func(what, got, want string) {
+			if want == "" {
+				return
+			}
+			if tt.contains && !strings.Contains(got, want) || !tt.contains && got != want {
+				t.Errorf("%s: %s = %q, want %q", tt.name, what, got, want)
+			}
+		}
+		check("stdout", stdout, tt.stdout)
+		check("stderr", stderr, tt.stderr)
+	}
+}
+
+// TestExamples runs the committed examples' case files, as CI must.
+func TestExamples(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runMain(t, "", "test", "../../examples", "-v")
+	if code != 0 || !strings.Contains(stdout, " passed, 0 failed") {
+		t.Fatalf("stepd test examples: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout, "0 passed") {
+		t.Fatalf("no example case ran:\n%s", stdout)
+	}
+}
+
+func TestTestCommandReportsFailures(t *testing.T) {
+	t.Parallel()
+	c := writeFile(t, "case.json", `{"name":"wrong","definition":{"StartAt":"P","States":{"P":{"Type":"Pass","Result":1,"End":true}}},"input":{},"expected":{"status":"SUCCEEDED","output":2}}`)
+	code, stdout, _ := runMain(t, "", "test", c)
+	if code != 1 || !strings.Contains(stdout, "--- FAIL: wrong") || !strings.Contains(stdout, "want 2") || !strings.HasSuffix(stdout, "0 passed, 1 failed\n") {
+		t.Fatalf("exit %d:\n%s", code, stdout)
+	}
+	code, stdout, _ = runMain(t, "", "test", c, "--format", "json")
+	if code != 1 || !strings.Contains(stdout, `{"name":"wrong","kind":"execution","passed":false,"status":"SUCCEEDED","output":1`) {
+		t.Fatalf("json: exit %d:\n%s", code, stdout)
+	}
+}
