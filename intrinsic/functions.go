@@ -12,7 +12,9 @@ import (
 	"hash"
 	"math"
 	mrand "math/rand/v2"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/stepd/stepd/value"
 )
@@ -29,12 +31,20 @@ func def(name string, min, max int, eval func(c *Call, args []any) (any, error))
 	functions[name] = &function{name: name, min: min, max: max, eval: eval}
 }
 
+// Names returns the names of the 18 intrinsic functions.
+func Names() []string {
+	out := make([]string, 0, len(functions))
+	for n := range functions {
+		out = append(out, n)
+	}
+	return out
+}
+
 // Limits AWS applies.
 const (
-	maxRange        = 1000
-	maxBase64Input  = 10000
-	maxHashInput    = 10000
-	maxFormatResult = 256 * 1024
+	maxRange       = 1000  // items States.ArrayRange may produce
+	maxBase64Input = 10000 // characters of input to Base64Encode/Decode
+	maxHashInput   = 10000 // characters of input to States.Hash
 )
 
 func init() {
@@ -47,33 +57,9 @@ func init() {
 		return out, nil
 	})
 	def("States.ArrayPartition", 2, 2, arrayPartition)
-	def("States.ArrayContains", 2, 2, func(c *Call, a []any) (any, error) {
-		arr, err := arrayArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range arr {
-			if value.Equal(e, a[1]) {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	def("States.ArrayContains", 2, 2, arrayContains)
 	def("States.ArrayRange", 3, 3, arrayRange)
-	def("States.ArrayGetItem", 2, 2, func(c *Call, a []any) (any, error) {
-		arr, err := arrayArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		i, err := intArg(c, a, 1)
-		if err != nil {
-			return nil, err
-		}
-		if i < 0 || i >= int64(len(arr)) {
-			return nil, failf("The index %d is out of bounds for the array of length %d in %s", i, len(arr), c.text)
-		}
-		return arr[i], nil
-	})
+	def("States.ArrayGetItem", 2, 2, arrayGetItem)
 	def("States.ArrayLength", 1, 1, func(c *Call, a []any) (any, error) {
 		arr, err := arrayArg(c, a, 0)
 		if err != nil {
@@ -81,88 +67,18 @@ func init() {
 		}
 		return value.Int(int64(len(arr))), nil
 	})
-	def("States.ArrayUnique", 1, 1, func(c *Call, a []any) (any, error) {
-		arr, err := arrayArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, len(arr))
-	next:
-		for _, e := range arr {
-			for _, o := range out {
-				if value.Equal(e, o) {
-					continue next
-				}
-			}
-			out = append(out, e)
-		}
-		return out, nil
-	})
-	def("States.Base64Encode", 1, 1, func(c *Call, a []any) (any, error) {
-		s, err := stringArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		if len(s) > maxBase64Input {
-			return nil, failf("The input to %s must be at most %d characters", c.Name, maxBase64Input)
-		}
-		return base64.StdEncoding.EncodeToString([]byte(s)), nil
-	})
-	def("States.Base64Decode", 1, 1, func(c *Call, a []any) (any, error) {
-		s, err := stringArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		if len(s) > maxBase64Input {
-			return nil, failf("The input to %s must be at most %d characters", c.Name, maxBase64Input)
-		}
-		b, derr := base64.StdEncoding.DecodeString(s)
-		if derr != nil {
-			return nil, failf("The input to %s is not valid base64: %s", c.Name, s)
-		}
-		return string(b), nil
-	})
+	def("States.ArrayUnique", 1, 1, arrayUnique)
+	def("States.Base64Encode", 1, 1, base64Encode)
+	def("States.Base64Decode", 1, 1, base64Decode)
 	def("States.Hash", 2, 2, hashFn)
 	def("States.JsonMerge", 3, 3, jsonMerge)
 	def("States.MathRandom", 2, 3, mathRandom)
-	def("States.MathAdd", 2, 2, func(c *Call, a []any) (any, error) {
-		x, err := numArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		y, err := numArg(c, a, 1)
-		if err != nil {
-			return nil, err
-		}
-		return value.Float(javaRound(x) + javaRound(y)), nil
-	})
-	def("States.StringSplit", 2, 2, func(c *Call, a []any) (any, error) {
-		s, err := stringArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		d, err := stringArg(c, a, 1)
-		if err != nil {
-			return nil, err
-		}
-		parts := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(d, r) })
-		out := make([]any, len(parts))
-		for i, p := range parts {
-			out[i] = p
-		}
-		return out, nil
-	})
-	def("States.UUID", 0, 0, func(c *Call, a []any) (any, error) {
-		var b [16]byte
-		_, _ = rand.Read(b[:])
-		b[6] = b[6]&0x0f | 0x40
-		b[8] = b[8]&0x3f | 0x80
-		return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:]), nil
-	})
+	def("States.MathAdd", 2, 2, mathAdd)
+	def("States.StringSplit", 2, 2, stringSplit)
+	def("States.UUID", 0, 0, func(c *Call, a []any) (any, error) { return newUUID(), nil })
 }
 
-// javaRound rounds half up, as Java's Math.round does.
-func javaRound(f float64) float64 { return math.Floor(f + 0.5) }
+// --- argument checks ---
 
 func argType(v any) string {
 	switch value.KindOf(v) {
@@ -200,14 +116,7 @@ func arrayArg(c *Call, a []any, i int) ([]any, error) {
 	return arr, nil
 }
 
-func numArg(c *Call, a []any, i int) (float64, error) {
-	n, ok := a[i].(value.Number)
-	if !ok {
-		return 0, typeErr(c, i, "a number", a[i])
-	}
-	return n.Float64(), nil
-}
-
+// intArg returns an argument that must be an integer.
 func intArg(c *Call, a []any, i int) (int64, error) {
 	n, ok := a[i].(value.Number)
 	if !ok {
@@ -220,19 +129,51 @@ func intArg(c *Call, a []any, i int) (int64, error) {
 	return v, nil
 }
 
+// roundedArg returns a number argument rounded to the nearest integer, as
+// AWS rounds the non-integer arguments of ArrayPartition, ArrayRange,
+// MathRandom and MathAdd. Values outside the 32-bit range are rejected.
+func roundedArg(c *Call, a []any, i int) (int64, error) {
+	n, ok := a[i].(value.Number)
+	if !ok {
+		return 0, typeErr(c, i, "a number", a[i])
+	}
+	f := roundHalfUp(n.Float64())
+	if math.IsNaN(f) || f < math.MinInt32 || f > math.MaxInt32 {
+		return 0, failf("The value of argument %d of %s must be an integer between %d and %d, but was %s", i+1, c.Name, math.MinInt32, math.MaxInt32, value.String(n))
+	}
+	return int64(f), nil
+}
+
+// roundHalfUp rounds to the nearest integer, halves towards positive
+// infinity, as Java's Math.round does: 2.5 → 3, -2.5 → -2.
+func roundHalfUp(f float64) float64 {
+	fl := math.Floor(f)
+	if f-fl >= 0.5 {
+		return fl + 1
+	}
+	return fl
+}
+
+// utf16Len is the length of s as Java counts characters.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// --- the functions ---
+
 func format(c *Call, a []any) (any, error) {
-	var tmpl string
+	tmpl, err := stringArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
 	if c.Args[0].Kind == ArgLiteral {
-		if _, ok := a[0].(string); !ok {
-			return nil, typeErr(c, 0, "a string", a[0])
-		}
+		// Use the literal as written, so that \{ and \} stay apart from the
+		// {} placeholders.
 		tmpl = c.Args[0].Raw
-	} else {
-		s, err := stringArg(c, a, 0)
-		if err != nil {
-			return nil, err
-		}
-		tmpl = s
 	}
 	var b strings.Builder
 	next := 1
@@ -243,184 +184,19 @@ func format(c *Call, a []any) (any, error) {
 			b.WriteByte(tmpl[i+1])
 			i++
 		case ch == '{' && i+1 < len(tmpl) && tmpl[i+1] == '}':
-			if next >= len(a) {
-				return nil, failf("The number of arguments to %s does not match the number of placeholders in the format string", c.Name)
+			if next < len(a) {
+				writeJava(&b, a[next])
 			}
-			writeJava(&b, a[next])
 			next++
 			i++
 		default:
 			b.WriteByte(ch)
 		}
 	}
-	if next != len(a) {
-		return nil, failf("The number of arguments to %s does not match the number of placeholders in the format string", c.Name)
+	if holes := next - 1; holes != len(a)-1 {
+		return nil, failf("The number of arguments to %s (%d) does not match the number of placeholders {} in the format string (%d)", c.Name, len(a)-1, holes)
 	}
 	return b.String(), nil
-}
-
-func stringToJSON(c *Call, a []any) (any, error) {
-	s, err := stringArg(c, a, 0)
-	if err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	v, perr := value.ParseString(s)
-	if perr != nil {
-		return nil, failf("The input to %s is not valid JSON: %s", c.Name, s)
-	}
-	return normalizeNumbers(v), nil
-}
-
-// normalizeNumbers rewrites numbers as AWS re-serialises parsed JSON:
-// integers without sign of zero or exponent.
-func normalizeNumbers(v any) any {
-	switch x := v.(type) {
-	case value.Number:
-		if i, ok := x.Int64(); ok && !strings.ContainsAny(string(x), ".eE") {
-			return value.Int(i)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeNumbers(e)
-		}
-	case *value.Object:
-		for i := 0; i < x.Len(); i++ {
-			k, e := x.At(i)
-			x.Set(k, normalizeNumbers(e))
-		}
-	}
-	return v
-}
-
-func arrayPartition(c *Call, a []any) (any, error) {
-	arr, err := arrayArg(c, a, 0)
-	if err != nil {
-		return nil, err
-	}
-	n, err := intArg(c, a, 1)
-	if err != nil {
-		return nil, err
-	}
-	if n <= 0 {
-		return nil, failf("The chunk size argument of %s must be greater than 0, but was %d", c.Name, n)
-	}
-	out := make([]any, 0, (int64(len(arr))+n-1)/n)
-	for i := int64(0); i < int64(len(arr)); i += n {
-		end := min(i+n, int64(len(arr)))
-		chunk := make([]any, end-i)
-		copy(chunk, arr[i:end])
-		out = append(out, chunk)
-	}
-	return out, nil
-}
-
-func arrayRange(c *Call, a []any) (any, error) {
-	var v [3]int64
-	for i := range v {
-		n, err := intArg(c, a, i)
-		if err != nil {
-			return nil, err
-		}
-		v[i] = n
-	}
-	start, end, step := v[0], v[1], v[2]
-	if step == 0 {
-		return nil, failf("The step argument of %s must not be 0", c.Name)
-	}
-	var out []any
-	for x := start; (step > 0 && x <= end) || (step < 0 && x >= end); x += step {
-		if len(out) == maxRange {
-			return nil, failf("%s produced more than %d items", c.Name, maxRange)
-		}
-		out = append(out, value.Int(x))
-	}
-	if out == nil {
-		out = []any{}
-	}
-	return out, nil
-}
-
-func hashFn(c *Call, a []any) (any, error) {
-	data, ok := a[0].(string)
-	if !ok {
-		data = value.String(a[0])
-	}
-	if len(data) > maxHashInput {
-		return nil, failf("The input to %s must be at most %d characters", c.Name, maxHashInput)
-	}
-	alg, err := stringArg(c, a, 1)
-	if err != nil {
-		return nil, err
-	}
-	var h hash.Hash
-	switch alg {
-	case "MD5":
-		h = md5.New()
-	case "SHA-1":
-		h = sha1.New()
-	case "SHA-256":
-		h = sha256.New()
-	case "SHA-384":
-		h = sha512.New384()
-	case "SHA-512":
-		h = sha512.New()
-	default:
-		return nil, failf("%s: unsupported hash algorithm '%s' (supported: MD5, SHA-1, SHA-256, SHA-384, SHA-512)", c.Name, alg)
-	}
-	h.Write([]byte(data))
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func jsonMerge(c *Call, a []any) (any, error) {
-	x, ok := a[0].(*value.Object)
-	if !ok {
-		return nil, typeErr(c, 0, "an object", a[0])
-	}
-	y, ok := a[1].(*value.Object)
-	if !ok {
-		return nil, typeErr(c, 1, "an object", a[1])
-	}
-	deep, ok := a[2].(bool)
-	if !ok {
-		return nil, typeErr(c, 2, "a boolean", a[2])
-	}
-	if deep {
-		return nil, failf("%s does not support deep merging: the third argument must be false", c.Name)
-	}
-	out := x.Clone()
-	for k, v := range y.All {
-		out.Set(k, v)
-	}
-	return out, nil
-}
-
-func mathRandom(c *Call, a []any) (any, error) {
-	lo, err := intArg(c, a, 0)
-	if err != nil {
-		return nil, err
-	}
-	hi, err := intArg(c, a, 1)
-	if err != nil {
-		return nil, err
-	}
-	if hi <= lo {
-		return nil, failf("The end argument of %s must be greater than the start argument", c.Name)
-	}
-	var r *mrand.Rand
-	if len(a) == 3 {
-		seed, err := intArg(c, a, 2)
-		if err != nil {
-			return nil, err
-		}
-		r = mrand.New(mrand.NewPCG(uint64(seed), uint64(seed)^0x9e3779b97f4a7c15))
-	} else {
-		r = mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
-	}
-	return value.Int(lo + r.Int64N(hi-lo)), nil
 }
 
 // writeJava writes v as the Java runtime behind AWS formats values in
@@ -453,4 +229,320 @@ func writeJava(b *strings.Builder, v any) {
 	default:
 		b.WriteString(value.String(v))
 	}
+}
+
+func stringToJSON(c *Call, a []any) (any, error) {
+	s, err := stringArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	v, perr := value.ParseString(s)
+	if perr != nil {
+		return nil, failf("The argument of %s is not valid JSON: %s", c.Name, s)
+	}
+	return normalizeNumbers(v), nil
+}
+
+// normalizeNumbers rewrites the integers of freshly parsed JSON the way
+// AWS re-serialises them: -0 becomes 0. v must not be shared yet.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case value.Number:
+		if i, err := parseInt(string(x)); err == nil {
+			return value.Int(i)
+		}
+		return x
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeNumbers(e)
+		}
+	case *value.Object:
+		for i := 0; i < x.Len(); i++ {
+			k, e := x.At(i)
+			x.Set(k, normalizeNumbers(e))
+		}
+	}
+	return v
+}
+
+// parseInt parses a JSON number written without fraction or exponent.
+func parseInt(s string) (int64, error) {
+	if strings.ContainsAny(s, ".eE") {
+		return 0, fmt.Errorf("not an integer literal: %s", s)
+	}
+	return strconv.ParseInt(s, 10, 64)
+}
+
+func arrayPartition(c *Call, a []any) (any, error) {
+	arr, err := arrayArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	n, err := roundedArg(c, a, 1)
+	if err != nil {
+		return nil, err
+	}
+	if n <= 0 {
+		return nil, failf("The chunk size argument of %s must be greater than 0, but was %s", c.Name, value.String(a[1]))
+	}
+	out := make([]any, 0, (int64(len(arr))+n-1)/n)
+	for i := int64(0); i < int64(len(arr)); i += n {
+		end := min(i+n, int64(len(arr)))
+		chunk := make([]any, end-i)
+		copy(chunk, arr[i:end])
+		out = append(out, chunk)
+	}
+	return out, nil
+}
+
+func arrayContains(c *Call, a []any) (any, error) {
+	arr, err := arrayArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range arr {
+		if value.Equal(e, a[1]) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func arrayRange(c *Call, a []any) (any, error) {
+	var v [3]int64
+	for i := range v {
+		n, err := roundedArg(c, a, i)
+		if err != nil {
+			return nil, err
+		}
+		v[i] = n
+	}
+	start, end, step := v[0], v[1], v[2]
+	if step == 0 {
+		return nil, failf("The step argument of %s must not be 0", c.Name)
+	}
+	count := int64(0)
+	if step > 0 && end >= start {
+		count = (end-start)/step + 1
+	} else if step < 0 && end <= start {
+		count = (start-end)/-step + 1
+	}
+	if count > maxRange {
+		return nil, failf("%s would produce %d items; at most %d are allowed", c.Name, count, maxRange)
+	}
+	out := make([]any, count)
+	for i := range out {
+		out[i] = value.Int(start + int64(i)*step)
+	}
+	return out, nil
+}
+
+func arrayGetItem(c *Call, a []any) (any, error) {
+	arr, err := arrayArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	i, err := intArg(c, a, 1)
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= int64(len(arr)) {
+		return nil, failf("The index %d is out of bounds for the array of length %d in %s", i, len(arr), c.Name)
+	}
+	return arr[i], nil
+}
+
+func arrayUnique(c *Call, a []any) (any, error) {
+	arr, err := arrayArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, len(arr))
+	seen := make(map[string]bool, len(arr))
+	for _, e := range arr {
+		// Equal values have equal keys, except numbers written
+		// differently (1 and 1.0) and objects with reordered members:
+		// fall back to Equal for those.
+		k := value.String(e)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		dup := false
+		switch value.KindOf(e) {
+		case value.KindNumber, value.KindArray, value.KindObject:
+			for _, o := range out {
+				if value.Equal(e, o) {
+					dup = true
+					break
+				}
+			}
+		}
+		if !dup {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func base64Encode(c *Call, a []any) (any, error) {
+	s, err := stringArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	if n := utf16Len(s); n > maxBase64Input {
+		return nil, failf("The input to %s is %d characters long; at most %d are allowed", c.Name, n, maxBase64Input)
+	}
+	return base64.StdEncoding.EncodeToString([]byte(s)), nil
+}
+
+// base64Decode decodes like a MIME decoder: characters outside the base64
+// alphabet (line breaks, spaces) are skipped and padding is optional.
+func base64Decode(c *Call, a []any) (any, error) {
+	s, err := stringArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	if n := utf16Len(s); n > maxBase64Input {
+		return nil, failf("The input to %s is %d characters long; at most %d are allowed", c.Name, n, maxBase64Input)
+	}
+	clean := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch == '=' {
+			break
+		}
+		if ch >= 'A' && ch <= 'Z' || ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '+' || ch == '/' {
+			clean = append(clean, ch)
+		}
+	}
+	b, derr := base64.RawStdEncoding.DecodeString(string(clean))
+	if derr != nil {
+		return nil, failf("The input to %s is not valid base64: %s", c.Name, s)
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD"), nil
+}
+
+func hashFn(c *Call, a []any) (any, error) {
+	data, ok := a[0].(string)
+	if !ok {
+		data = value.String(a[0])
+	}
+	alg, err := stringArg(c, a, 1)
+	if err != nil {
+		return nil, err
+	}
+	if n := utf16Len(data); n > maxHashInput {
+		return nil, failf("The input to %s is %d characters long; at most %d are allowed", c.Name, n, maxHashInput)
+	}
+	var h hash.Hash
+	switch alg {
+	case "MD5":
+		h = md5.New()
+	case "SHA-1":
+		h = sha1.New()
+	case "SHA-256":
+		h = sha256.New()
+	case "SHA-384":
+		h = sha512.New384()
+	case "SHA-512":
+		h = sha512.New()
+	default:
+		return nil, failf("The hash algorithm '%s' of %s is not supported; use MD5, SHA-1, SHA-256, SHA-384 or SHA-512", alg, c.Name)
+	}
+	h.Write([]byte(data))
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func jsonMerge(c *Call, a []any) (any, error) {
+	x, ok := a[0].(*value.Object)
+	if !ok {
+		return nil, typeErr(c, 0, "an object", a[0])
+	}
+	y, ok := a[1].(*value.Object)
+	if !ok {
+		return nil, typeErr(c, 1, "an object", a[1])
+	}
+	deep, ok := a[2].(bool)
+	if !ok {
+		return nil, typeErr(c, 2, "a boolean", a[2])
+	}
+	if deep {
+		return nil, failf("%s supports only shallow merging: its third argument must be false", c.Name)
+	}
+	out := x.Clone()
+	for k, v := range y.All {
+		out.Set(k, v)
+	}
+	return out, nil
+}
+
+// mathRandom returns an integer in [start, end). With a seed the result
+// depends only on the three arguments.
+func mathRandom(c *Call, a []any) (any, error) {
+	lo, err := roundedArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := roundedArg(c, a, 1)
+	if err != nil {
+		return nil, err
+	}
+	if hi <= lo {
+		return nil, failf("The end argument of %s (%d) must be greater than its start argument (%d)", c.Name, hi, lo)
+	}
+	var r *mrand.Rand
+	if len(a) == 3 {
+		seed, err := roundedArg(c, a, 2)
+		if err != nil {
+			return nil, err
+		}
+		r = mrand.New(mrand.NewPCG(uint64(seed), uint64(seed)^0x9e3779b97f4a7c15))
+	} else {
+		r = mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
+	}
+	return value.Int(lo + r.Int64N(hi-lo)), nil
+}
+
+func mathAdd(c *Call, a []any) (any, error) {
+	x, err := roundedArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	y, err := roundedArg(c, a, 1)
+	if err != nil {
+		return nil, err
+	}
+	return value.Int(x + y), nil
+}
+
+// stringSplit splits at every character of the delimiter string and drops
+// empty parts.
+func stringSplit(c *Call, a []any) (any, error) {
+	s, err := stringArg(c, a, 0)
+	if err != nil {
+		return nil, err
+	}
+	d, err := stringArg(c, a, 1)
+	if err != nil {
+		return nil, err
+	}
+	parts := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(d, r) })
+	out := make([]any, len(parts))
+	for i, p := range parts {
+		out[i] = p
+	}
+	return out, nil
+}
+
+// newUUID returns a random version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

@@ -36,8 +36,12 @@ type Arg struct {
 	Value any    // ArgLiteral: a JSON value
 	Path  string // ArgPath
 	Call  *Call  // ArgCall
-	// Raw is a string literal as written, escapes included.
+	// Raw is a string literal as written between its quotes, escapes
+	// included (States.Format needs them to tell \{} from {}).
 	Raw string
+	// err is set for a string literal with an invalid escape: AWS accepts
+	// the definition and fails the call when it runs.
+	err *Error
 }
 
 // ArgKind tells what an argument is.
@@ -53,7 +57,9 @@ const (
 // String returns the call as written.
 func (c *Call) String() string { return c.text }
 
-// Paths returns the path arguments of the call and its nested calls.
+// Paths returns the path arguments of the call and its nested calls, in
+// order, as written: "$.a", "$$.Execution.Id", "$var.field", "$". Callers
+// may precompile them for their Resolver.
 func (c *Call) Paths() []string {
 	var out []string
 	for _, a := range c.Args {
@@ -67,14 +73,19 @@ func (c *Call) Paths() []string {
 	return out
 }
 
-// IsCall reports whether s is an intrinsic function call rather than a path.
+// IsCall reports whether s, the value of a "x.$" field, is an intrinsic
+// function call rather than a path: whether it starts with "States.".
 func IsCall(s string) bool {
 	return strings.HasPrefix(strings.TrimSpace(s), "States.")
 }
 
-// Error is a run-time failure of a call.
+// ErrorName is the ASL error name of every run-time failure of a call.
+const ErrorName = "States.IntrinsicFailure"
+
+// Error is a run-time failure of a call: the ASL error States.IntrinsicFailure
+// with a cause text.
 type Error struct {
-	Name  string // States.IntrinsicFailure
+	Name  string // always ErrorName
 	Cause string
 }
 
@@ -84,13 +95,14 @@ func (e *Error) Error() string { return e.Cause }
 func (e *Error) CauseText() string { return e.Cause }
 
 func failf(format string, args ...any) *Error {
-	return &Error{Name: "States.IntrinsicFailure", Cause: fmt.Sprintf(format, args...)}
+	return &Error{Name: ErrorName, Cause: fmt.Sprintf(format, args...)}
 }
 
-// SyntaxError is a malformed call.
+// SyntaxError is a malformed call, an unknown function or a wrong number of
+// arguments: a definition error.
 type SyntaxError struct {
-	Text   string
-	Offset int
+	Text   string // the whole text given to Parse
+	Offset int    // byte offset of the problem in Text
 	Msg    string
 }
 
@@ -98,17 +110,34 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid intrinsic function call %q at offset %d: %s", e.Text, e.Offset, e.Msg)
 }
 
-// Eval evaluates the call.
+// PathError is a path argument that the Resolver could not resolve. Its
+// text is the Resolver's, so that the caller decides how to report it.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the Resolver's error.
+func (e *PathError) Unwrap() error { return e.Err }
+
+// Eval evaluates the call: its arguments from left to right (paths through
+// r, nested calls recursively), then the function. A failing function
+// returns an *Error; a failing Resolver, a *PathError wrapping its error.
 func (c *Call) Eval(r Resolver) (any, error) {
 	args := make([]any, len(c.Args))
 	for i, a := range c.Args {
 		switch a.Kind {
 		case ArgLiteral:
+			if a.err != nil {
+				return nil, a.err
+			}
 			args[i] = a.Value
 		case ArgPath:
 			v, err := r.Resolve(a.Path)
 			if err != nil {
-				return nil, err
+				return nil, &PathError{Path: a.Path, Err: err}
 			}
 			args[i] = v
 		case ArgCall:
@@ -119,9 +148,5 @@ func (c *Call) Eval(r Resolver) (any, error) {
 			args[i] = v
 		}
 	}
-	v, err := c.fn.eval(c, args)
-	if err != nil {
-		return nil, err
-	}
-	return v, nil
+	return c.fn.eval(c, args)
 }

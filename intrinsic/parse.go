@@ -1,16 +1,27 @@
 package intrinsic
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/stepd/stepd/value"
 )
 
-// Parse parses an intrinsic function call.
+// MaxDepth is how deeply calls may nest in one field: AWS allows up to 10
+// nested intrinsic functions.
+const MaxDepth = 10
+
+// Parse parses an intrinsic function call such as
+//
+//	States.Format('Hello {} from {}', $.name, $$.Execution.Id)
+//
+// Unknown function names, a wrong number of arguments and malformed text
+// are reported as *SyntaxError. A string literal with an escape other than
+// \' \{ \} \\ parses, but the call fails when it is evaluated, as AWS does.
 func Parse(text string) (*Call, error) {
 	p := &parser{src: text}
 	p.space()
-	c, err := p.call()
+	c, err := p.call(1)
 	if err != nil {
 		return nil, err
 	}
@@ -30,8 +41,10 @@ func (p *parser) errf(msg string) error {
 	return &SyntaxError{Text: p.src, Offset: p.pos, Msg: msg}
 }
 
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 func (p *parser) space() {
-	for p.pos < len(p.src) && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t' || p.src[p.pos] == '\n' || p.src[p.pos] == '\r') {
+	for p.pos < len(p.src) && isSpace(p.src[p.pos]) {
 		p.pos++
 	}
 }
@@ -43,8 +56,11 @@ func (p *parser) peek() byte {
 	return 0
 }
 
-func (p *parser) call() (*Call, error) {
+func (p *parser) call(depth int) (*Call, error) {
 	start := p.pos
+	if depth > MaxDepth {
+		return nil, p.errf("intrinsic functions nest more than " + strconv.Itoa(MaxDepth) + " levels deep")
+	}
 	for p.pos < len(p.src) && (isIdent(p.src[p.pos]) || p.src[p.pos] == '.') {
 		p.pos++
 	}
@@ -52,6 +68,9 @@ func (p *parser) call() (*Call, error) {
 	fn := functions[name]
 	if fn == nil {
 		p.pos = start
+		if name == "" {
+			return nil, p.errf("expected an intrinsic function name")
+		}
 		return nil, p.errf("unknown intrinsic function " + quote(name))
 	}
 	p.space()
@@ -66,7 +85,7 @@ func (p *parser) call() (*Call, error) {
 	} else {
 		for {
 			p.space()
-			a, err := p.arg()
+			a, err := p.arg(depth)
 			if err != nil {
 				return nil, err
 			}
@@ -80,6 +99,9 @@ func (p *parser) call() (*Call, error) {
 				p.pos++
 				break
 			}
+			if p.pos == len(p.src) {
+				return nil, p.errf("missing ')' at the end of " + name)
+			}
 			return nil, p.errf("expected ',' or ')'")
 		}
 	}
@@ -91,100 +113,148 @@ func (p *parser) call() (*Call, error) {
 }
 
 func arityMessage(fn *function, n int) string {
+	plural := func(k int) string {
+		if k == 1 {
+			return strconv.Itoa(k) + " argument"
+		}
+		return strconv.Itoa(k) + " arguments"
+	}
 	switch {
 	case fn.max < 0:
-		return strings.TrimSpace(fn.name + " needs at least " + itoa(fn.min) + " arguments, got " + itoa(n))
+		return fn.name + " takes at least " + plural(fn.min) + ", got " + strconv.Itoa(n)
 	case fn.min == fn.max:
-		return fn.name + " needs exactly " + itoa(fn.min) + " arguments, got " + itoa(n)
+		return fn.name + " takes exactly " + plural(fn.min) + ", got " + strconv.Itoa(n)
 	}
-	return fn.name + " needs " + itoa(fn.min) + " to " + itoa(fn.max) + " arguments, got " + itoa(n)
+	return fn.name + " takes " + strconv.Itoa(fn.min) + " to " + plural(fn.max) + ", got " + strconv.Itoa(n)
 }
 
 func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
-func (p *parser) arg() (Arg, error) {
+// atWord reports whether the input continues with the keyword w as a whole
+// word.
+func (p *parser) atWord(w string) bool {
+	if !strings.HasPrefix(p.src[p.pos:], w) {
+		return false
+	}
+	end := p.pos + len(w)
+	return end == len(p.src) || !isIdent(p.src[end]) && p.src[end] != '.'
+}
+
+func (p *parser) arg(depth int) (Arg, error) {
 	switch c := p.peek(); {
 	case c == '\'':
-		start := p.pos + 1
-		s, err := p.str()
-		raw := ""
-		if err == nil {
-			raw = p.src[start : p.pos-1]
-		}
-		return Arg{Kind: ArgLiteral, Value: s, Raw: raw}, err
+		return p.str()
 	case c == '$':
-		start := p.pos
-		depth := 0
-		inQuote := byte(0)
-		for p.pos < len(p.src) {
-			ch := p.src[p.pos]
-			if inQuote != 0 {
-				if ch == inQuote {
-					inQuote = 0
-				}
-				p.pos++
-				continue
-			}
-			if ch == '\'' || ch == '"' {
-				inQuote = ch
-			} else if ch == '[' || ch == '(' {
-				depth++
-			} else if ch == ']' {
-				depth--
-			} else if ch == ')' {
-				if depth == 0 {
-					break
-				}
-				depth--
-			} else if (ch == ',' || ch == ' ') && depth == 0 {
-				break
-			}
-			p.pos++
-		}
-		return Arg{Kind: ArgPath, Path: p.src[start:p.pos]}, nil
+		return p.path()
 	case c == '-' || c >= '0' && c <= '9':
-		start := p.pos
-		p.pos++
-		for p.pos < len(p.src) && strings.IndexByte("0123456789.eE+-", p.src[p.pos]) >= 0 {
-			p.pos++
-		}
-		v, err := value.ParseString(p.src[start:p.pos])
-		if err != nil {
-			p.pos = start
-			return Arg{}, p.errf("invalid number")
-		}
-		return Arg{Kind: ArgLiteral, Value: v}, nil
+		return p.number()
 	case strings.HasPrefix(p.src[p.pos:], "States."):
-		c, err := p.call()
+		c, err := p.call(depth + 1)
 		return Arg{Kind: ArgCall, Call: c}, err
 	}
 	for _, w := range []struct {
 		word string
 		v    any
 	}{{"true", true}, {"false", false}, {"null", nil}} {
-		if strings.HasPrefix(p.src[p.pos:], w.word) {
+		if p.atWord(w.word) {
 			p.pos += len(w.word)
 			return Arg{Kind: ArgLiteral, Value: w.v}, nil
 		}
 	}
-	return Arg{}, p.errf("expected an argument: a 'string', a number, a path or a call")
+	if p.pos == len(p.src) {
+		return Arg{}, p.errf("unexpected end of text: expected an argument")
+	}
+	return Arg{}, p.errf("expected an argument: a 'string', a number, true, false, null, a path or a call")
 }
 
-// str parses a single-quoted string literal.
-func (p *parser) str() (string, error) {
+// path scans a path or variable reference: it runs up to the ',' or ')'
+// that ends the argument, or to white space, outside brackets, parentheses
+// and quotes.
+func (p *parser) path() (Arg, error) {
+	start := p.pos
+	depth := 0
+	var quote byte
+scan:
+	for ; p.pos < len(p.src); p.pos++ {
+		ch := p.src[p.pos]
+		if quote != 0 {
+			switch ch {
+			case '\\':
+				p.pos++
+			case quote:
+				quote = 0
+			}
+			continue
+		}
+		switch {
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '[' || ch == '(':
+			depth++
+		case ch == ']':
+			if depth == 0 {
+				return Arg{}, p.errf("unbalanced ']' in path")
+			}
+			depth--
+		case ch == ')':
+			if depth == 0 {
+				break scan
+			}
+			depth--
+		case depth == 0 && (ch == ',' || isSpace(ch)):
+			break scan
+		}
+	}
+	if quote != 0 || depth != 0 {
+		p.pos = start
+		return Arg{}, p.errf("unterminated path: unbalanced brackets or quotes")
+	}
+	return Arg{Kind: ArgPath, Path: p.src[start:p.pos]}, nil
+}
+
+func (p *parser) number() (Arg, error) {
+	start := p.pos
+	p.pos++
+	for p.pos < len(p.src) && strings.IndexByte("0123456789.eE+-", p.src[p.pos]) >= 0 {
+		p.pos++
+	}
+	v, err := value.ParseString(p.src[start:p.pos])
+	if err != nil {
+		p.pos = start
+		return Arg{}, p.errf("invalid number")
+	}
+	return Arg{Kind: ArgLiteral, Value: v}, nil
+}
+
+// str parses a single-quoted string literal. Only \' \{ \} and \\ are
+// escapes; any other backslash is an "open escape", which AWS reports when
+// the call runs, so it is recorded in the argument rather than failing the
+// parse.
+func (p *parser) str() (Arg, error) {
+	open := p.pos
 	p.pos++ // '
+	start := p.pos
 	var b strings.Builder
+	bad := ""
 	for p.pos < len(p.src) {
 		c := p.src[p.pos]
 		switch c {
 		case '\'':
+			a := Arg{Kind: ArgLiteral, Value: b.String(), Raw: p.src[start:p.pos]}
 			p.pos++
-			return b.String(), nil
+			if bad != "" {
+				a.err = failf("The string literal '%s' contains the invalid escape sequence '%s': only \\', \\{, \\} and \\\\ may follow a backslash", a.Raw, bad)
+			}
+			return a, nil
 		case '\\':
 			if p.pos+1 < len(p.src) {
-				b.WriteByte(p.src[p.pos+1])
+				next := p.src[p.pos+1]
+				if strings.IndexByte(`'{}\`, next) < 0 && bad == "" {
+					bad = p.src[p.pos : p.pos+2]
+				}
+				b.WriteByte(next)
 				p.pos += 2
 				continue
 			}
@@ -192,11 +262,8 @@ func (p *parser) str() (string, error) {
 		b.WriteByte(c)
 		p.pos++
 	}
-	return "", p.errf("unterminated string literal")
+	p.pos = open
+	return Arg{}, p.errf("unterminated string literal")
 }
 
 func quote(s string) string { return "'" + s + "'" }
-
-func itoa(i int) string {
-	return value.String(value.Int(int64(i)))
-}
