@@ -246,13 +246,20 @@ func stringToJSON(c *Call, a []any) (any, error) {
 	return normalizeNumbers(v), nil
 }
 
-// normalizeNumbers rewrites the integers of freshly parsed JSON the way
-// AWS re-serialises them: -0 becomes 0. v must not be shared yet.
+// normalizeNumbers rewrites the numbers of freshly parsed JSON the way AWS
+// re-serialises them: -0 becomes 0 and exponent forms are written out
+// (2.5e1 becomes 25). v must not be shared yet.
 func normalizeNumbers(v any) any {
 	switch x := v.(type) {
 	case value.Number:
-		if i, err := parseInt(string(x)); err == nil {
-			return value.Int(i)
+		s := string(x)
+		if !strings.ContainsAny(s, ".eE") {
+			if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return value.Int(i)
+			}
+		}
+		if strings.ContainsAny(s, "eE") {
+			return value.Float(x.Float64())
 		}
 		return x
 	case []any:
@@ -266,14 +273,6 @@ func normalizeNumbers(v any) any {
 		}
 	}
 	return v
-}
-
-// parseInt parses a JSON number written without fraction or exponent.
-func parseInt(s string) (int64, error) {
-	if strings.ContainsAny(s, ".eE") {
-		return 0, fmt.Errorf("not an integer literal: %s", s)
-	}
-	return strconv.ParseInt(s, 10, 64)
 }
 
 func arrayPartition(c *Call, a []any) (any, error) {

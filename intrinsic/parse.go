@@ -174,7 +174,7 @@ func (p *parser) arg(depth int) (Arg, error) {
 // and quotes.
 func (p *parser) path() (Arg, error) {
 	start := p.pos
-	depth := 0
+	var open []byte // unclosed '[' and '('
 	var quote byte
 scan:
 	for ; p.pos < len(p.src); p.pos++ {
@@ -192,22 +192,28 @@ scan:
 		case ch == '\'' || ch == '"':
 			quote = ch
 		case ch == '[' || ch == '(':
-			depth++
-		case ch == ']':
-			if depth == 0 {
+			open = append(open, ch)
+		case ch == ']' || ch == ')':
+			if len(open) == 0 {
+				if ch == ')' {
+					break scan
+				}
 				return Arg{}, p.errf("unbalanced ']' in path")
 			}
-			depth--
-		case ch == ')':
-			if depth == 0 {
-				break scan
+			want := byte('[')
+			if ch == ')' {
+				want = '('
 			}
-			depth--
-		case depth == 0 && (ch == ',' || isSpace(ch)):
+			if open[len(open)-1] != want {
+				p.pos = start
+				return Arg{}, p.errf("unterminated path: unbalanced brackets")
+			}
+			open = open[:len(open)-1]
+		case len(open) == 0 && (ch == ',' || isSpace(ch)):
 			break scan
 		}
 	}
-	if quote != 0 || depth != 0 {
+	if quote != 0 || len(open) != 0 {
 		p.pos = start
 		return Arg{}, p.errf("unterminated path: unbalanced brackets or quotes")
 	}
