@@ -43,6 +43,12 @@ func (th *thread) runParallel() {
 			return
 		}
 	}
+	th.startParallel(in)
+}
+
+// startParallel starts the branches of a Parallel state with input in.
+func (th *thread) startParallel(in any) {
+	st := th.cur
 	th.x.emit(th, "ParallelStateStarted", "", nil)
 	c := &container{owner: th, st: st, input: in, last: th.last}
 	c.results = make([]any, len(st.branches))
@@ -90,6 +96,12 @@ func (th *thread) runMap() {
 		th.fail(f)
 		return
 	}
+	th.startMap(c)
+}
+
+// startMap starts the iterations of a Map state.
+func (th *thread) startMap(c *container) {
+	arr := c.items
 	th.x.emit(th, "MapStateStarted", "mapStateStartedEventDetails", value.ObjectOf("length", value.Int(int64(len(arr)))))
 	c.last = th.last
 	c.results = make([]any, len(arr))
@@ -175,6 +187,17 @@ func (c *container) fill() {
 		c.children = append(c.children, ch)
 		th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
 		input := c.items[i]
+		if c.st.jsonata {
+			v, f := c.itemInputJSONata(ch)
+			if f != nil {
+				c.over = true
+				th.gen++
+				th.fail(f)
+				return
+			}
+			ch.begin(ch.m.start, v)
+			continue
+		}
 		sel := c.st.itemSelector
 		if sel == nil {
 			sel = c.st.parameters

@@ -1,29 +1,488 @@
 package interp
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/jsonata"
 	"github.com/stepd/stepd/value"
 )
 
-// jsonataFields holds a JSONata-mode state's compiled expressions.
-type jsonataFields struct{}
+// jsonataFields holds a JSONata-mode state's compiled templates, by field
+// name ("Arguments", "Output", "Assign", "Items", ...).
+type jsonataFields struct {
+	fields map[string]*jsonata.Template
+	// per Choice rule: Condition, Output, Assign
+	rules []map[string]*jsonata.Template
+	// per catcher: Output, Assign
+	catchers []map[string]*jsonata.Template
+}
+
+func compileTemplates(ptr string, pairs ...any) (map[string]*jsonata.Template, error) {
+	m := map[string]*jsonata.Template{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name := pairs[i].(string)
+		f := pairs[i+1].(asl.Field)
+		if !f.Set {
+			continue
+		}
+		t, err := jsonata.ParseTemplate(f.Value)
+		if err != nil {
+			return nil, &CompileError{Pointer: ptr + "/" + name, Err: err}
+		}
+		m[name] = t
+	}
+	return m, nil
+}
 
 func compileJSONata(s *state) (*jsonataFields, error) {
-	return &jsonataFields{}, nil
+	jx := &jsonataFields{}
+	var err error
+	jx.fields, err = compileTemplates(s.Pointer,
+		"Arguments", s.Arguments, "Output", s.Output, "Assign", s.Assign,
+		"Items", s.Items, "ItemSelector", s.ItemSelector, "MaxConcurrency", s.MaxConcurrency,
+		"ToleratedFailureCount", s.ToleratedFailureCount, "ToleratedFailurePercentage", s.ToleratedFailurePercentage,
+		"TimeoutSeconds", s.TimeoutSeconds, "HeartbeatSeconds", s.HeartbeatSeconds,
+		"Seconds", s.Seconds, "Timestamp", s.Timestamp, "Error", s.Error, "Cause", s.Cause)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range s.Choices {
+		m, err := compileTemplates(fmt.Sprintf("%s/Choices/%d", s.Pointer, i), "Condition", r.Condition, "Output", r.Output, "Assign", r.Assign)
+		if err != nil {
+			return nil, err
+		}
+		jx.rules = append(jx.rules, m)
+	}
+	for i, c := range s.Catch {
+		m, err := compileTemplates(fmt.Sprintf("%s/Catch/%d", s.Pointer, i), "Output", c.Output, "Assign", c.Assign)
+		if err != nil {
+			return nil, err
+		}
+		jx.catchers = append(jx.catchers, m)
+	}
+	return jx, nil
+}
+
+// jvars builds the JSONata variables: the workflow variables in scope and
+// $states.
+func (th *thread) jvars(states *value.Object) map[string]any {
+	vars := map[string]any{}
+	var chain []*scope
+	for s := th.vars; s != nil; s = s.parent {
+		chain = append(chain, s)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		for k, v := range chain[i].vars {
+			vars[k] = v
+		}
+	}
+	vars["states"] = states
+	return vars
+}
+
+func (th *thread) statesVar(input, result, errorOutput any, hasResult, hasError bool) *value.Object {
+	s := value.NewObject(4)
+	s.Set("input", input)
+	s.Set("context", th.contextObject())
+	if hasResult {
+		s.Set("result", result)
+	}
+	if hasError {
+		s.Set("errorOutput", errorOutput)
+	}
+	return s
+}
+
+// evalField evaluates a JSONata-mode field. ok is false when the field is
+// absent.
+func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars map[string]any) (any, bool, *Failure) {
+	t := m[name]
+	if t == nil {
+		return nil, false, nil
+	}
+	v, err := t.Eval(context.Background(), vars)
+	if err != nil {
+		return nil, true, th.queryFailure(name, err)
+	}
+	return v, true, nil
+}
+
+// queryFailure maps a JSONata evaluation error to States.QueryEvaluationError
+// with AWS's cause text.
+func (th *thread) queryFailure(field string, err error) *Failure {
+	var te *jsonata.TemplateError
+	if errors.As(err, &te) {
+		where := field
+		if te.Path != "" {
+			where = field + "/" + te.Path
+		}
+		var msg string
+		switch {
+		case te.Undefined:
+			msg = fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned nothing (undefined).", te.Expr, where)
+		default:
+			msg = fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' threw an error during evaluation. %s", te.Expr, where, te.Message())
+		}
+		return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) + msg}
+	}
+	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) + err.Error()}
+}
+
+// typeFailure reports a field whose expression returned the wrong type.
+func (th *thread) typeFailure(field, want string, v any) *Failure {
+	t := th.cur.jx.fields[field]
+	expr := ""
+	if t != nil {
+		expr = t.Source()
+	}
+	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) +
+		fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned an unexpected result type. Expected '%s', but was '%s' for value: %s",
+			expr, field, want, jsonType(v), value.String(v))}
+}
+
+func jsonType(v any) string {
+	switch value.KindOf(v) {
+	case value.KindNull:
+		return "null"
+	case value.KindBool:
+		return "boolean"
+	case value.KindNumber:
+		return "number"
+	case value.KindString:
+		return "string"
+	case value.KindArray:
+		return "array"
+	}
+	return "object"
+}
+
+// assignJSONata evaluates Assign and returns the new variables; they take
+// effect only once the state's other fields have been evaluated.
+func (th *thread) assignJSONata(m map[string]*jsonata.Template, vars map[string]any) (*value.Object, *Failure) {
+	v, ok, f := th.evalField(m, "Assign", vars)
+	if f != nil || !ok {
+		return nil, f
+	}
+	o, _ := v.(*value.Object)
+	return o, nil
+}
+
+func (th *thread) applyAssigned(o *value.Object) {
+	for k, v := range o.All {
+		th.setVar(k, v)
+	}
+}
+
+// exitAssigned leaves the state, recording assigned variables on the
+// Exited event as AWS does.
+func (th *thread) exitAssigned(output any, next *state, assigned *value.Object) {
+	if assigned != nil {
+		th.applyAssigned(assigned)
+	}
+	th.pendingAssigned = assigned
+	th.exit(output, next)
+}
+
+// assignedDetails renders assignedVariables for a StateExited event.
+func assignedDetails(o *value.Object) *value.Object {
+	keys := append([]string(nil), o.Keys()...)
+	sort.Strings(keys)
+	d := value.NewObject(len(keys))
+	for _, k := range keys {
+		v, _ := o.Get(k)
+		d.Set(k, value.String(v))
+	}
+	return d
 }
 
 func (th *thread) runJSONata() {
-	th.propagate(&Failure{Error: ErrRuntime, Cause: fmt.Sprintf("JSONata states are not supported yet (state %s)", th.cur.Name)})
+	st := th.cur
+	jx := st.jx.fields
+	in := th.stateInput
+	vars := th.jvars(th.statesVar(in, nil, nil, false, false))
+	switch st.Type {
+	case "Pass", "Succeed":
+		th.finishJSONata(vars, in, st.next)
+	case "Fail":
+		f := &Failure{}
+		for _, name := range []string{"Error", "Cause"} {
+			v, ok, fl := th.evalField(jx, name, vars)
+			if fl != nil {
+				th.propagate(fl)
+				return
+			}
+			if !ok {
+				continue
+			}
+			s, isStr := v.(string)
+			if !isStr {
+				th.propagate(th.typeFailure(name, "string", v))
+				return
+			}
+			if name == "Error" {
+				f.Error = s
+			} else {
+				f.Cause = s
+			}
+		}
+		th.propagate(f)
+	case "Choice":
+		for i, c := range st.choices {
+			m := st.jx.rules[i]
+			v, _, fl := th.evalField(m, "Condition", vars)
+			if fl != nil {
+				th.fail(fl)
+				return
+			}
+			b, isBool := v.(bool)
+			if !isBool {
+				th.fail(&Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(st.Name, th.enteredID) +
+					fmt.Sprintf("The JSONata expression '%s' specified for the field 'Condition' returned an unexpected result type. Expected 'boolean', but was '%s' for value: %s", m["Condition"].Source(), jsonType(v), value.String(v))})
+				return
+			}
+			if b {
+				if m["Output"] != nil || m["Assign"] != nil {
+					th.finishFields(m, vars, in, c.next)
+				} else {
+					th.finishJSONata(vars, in, c.next)
+				}
+				return
+			}
+		}
+		if st.deflt == nil {
+			th.fail(&Failure{Error: ErrNoChoiceMatched, Cause: "No Matches!"})
+			return
+		}
+		th.finishJSONata(vars, in, st.deflt)
+	case "Wait":
+		var due time.Time
+		if v, ok, fl := th.evalField(jx, "Seconds", vars); fl != nil {
+			th.fail(fl)
+			return
+		} else if ok {
+			n, isNum := v.(value.Number)
+			secs, isInt := n.Int64()
+			if !isNum || !isInt || secs < 0 {
+				th.fail(th.typeFailure("Seconds", "integer", v))
+				return
+			}
+			due = th.x.now.Add(time.Duration(secs) * time.Second)
+		}
+		if v, ok, fl := th.evalField(jx, "Timestamp", vars); fl != nil {
+			th.fail(fl)
+			return
+		} else if ok {
+			s, _ := v.(string)
+			t, valid := parseTimestamp(s)
+			if !valid {
+				th.fail(th.typeFailure("Timestamp", "timestamp", v))
+				return
+			}
+			due = t
+		}
+		th.effInput = in
+		th.x.timer(th, opWait, due)
+	case "Task":
+		th.runTaskJSONata(vars)
+	case "Parallel", "Map":
+		th.runContainerJSONata(vars)
+	}
 }
 
+// waitDoneJSONata finishes a JSONata Wait state.
+func (th *thread) waitDoneJSONata() {
+	vars := th.jvars(th.statesVar(th.stateInput, nil, nil, false, false))
+	th.finishJSONata(vars, th.stateInput, th.cur.next)
+}
+
+// finishJSONata evaluates the state's Output (default: def) and Assign, and
+// exits to next.
+func (th *thread) finishJSONata(vars map[string]any, def any, next *state) {
+	th.finishFields(th.cur.jx.fields, vars, def, next)
+}
+
+func (th *thread) finishFields(m map[string]*jsonata.Template, vars map[string]any, def any, next *state) {
+	assigned, f := th.assignJSONata(m, vars)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	out, ok, f := th.evalField(m, "Output", vars)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	if !ok {
+		out = def
+	}
+	if th.cur.Type == "Succeed" || next == nil && th.cur.Type != "Choice" {
+		th.exitAssigned(out, next, assigned)
+		return
+	}
+	th.exitAssigned(out, next, assigned)
+}
+
+func (th *thread) runTaskJSONata(vars map[string]any) {
+	st := th.cur
+	th.gen++
+	jx := st.jx.fields
+	args, ok, f := th.evalField(jx, "Arguments", vars)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	if !ok {
+		args = th.stateInput
+	}
+	var timeout, heartbeat int64
+	for _, name := range []string{"TimeoutSeconds", "HeartbeatSeconds"} {
+		v, ok, f := th.evalField(jx, name, vars)
+		if f != nil {
+			th.fail(f)
+			return
+		}
+		if !ok {
+			continue
+		}
+		n, isNum := v.(value.Number)
+		i, isInt := n.Int64()
+		if !isNum || !isInt || i <= 0 {
+			th.fail(th.typeFailure(name, "integer", v))
+			return
+		}
+		if name == "TimeoutSeconds" {
+			timeout = i
+		} else {
+			heartbeat = i
+		}
+	}
+	th.schedule(args, timeout, heartbeat)
+}
+
+// completeJSONata finishes a Task, Parallel or Map state with its result.
 func (th *thread) completeJSONata(result any) {
-	th.runJSONata()
+	vars := th.jvars(th.statesVar(th.stateInput, result, nil, true, false))
+	th.finishJSONata(vars, result, th.cur.next)
+}
+
+func (th *thread) runContainerJSONata(vars map[string]any) {
+	st := th.cur
+	th.gen++
+	jx := st.jx.fields
+	if st.Type == "Parallel" {
+		args, ok, f := th.evalField(jx, "Arguments", vars)
+		if f != nil {
+			th.fail(f)
+			return
+		}
+		if !ok {
+			args = th.stateInput
+		}
+		th.startParallel(args)
+		return
+	}
+	items, ok, f := th.evalField(jx, "Items", vars)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	if !ok {
+		items = th.stateInput
+	}
+	arr, isArr := items.([]any)
+	if !isArr {
+		if ok {
+			th.fail(th.typeFailure("Items", "array", items))
+		} else {
+			th.fail(runtimeFailure(st.Name, th.enteredID, "Item list is not a JSON array: %s", value.String(items)))
+		}
+		return
+	}
+	c := &container{owner: th, st: st, isMap: true, input: th.stateInput, items: arr}
+	if v, ok, f := th.evalField(jx, "MaxConcurrency", vars); f != nil {
+		th.fail(f)
+		return
+	} else if ok {
+		n, isNum := v.(value.Number)
+		if !isNum {
+			th.fail(th.typeFailure("MaxConcurrency", "integer", v))
+			return
+		}
+		c.maxConc = int(n.Float64())
+	}
+	if v, ok, f := th.evalField(jx, "ToleratedFailureCount", vars); f != nil {
+		th.fail(f)
+		return
+	} else if ok {
+		n, isNum := v.(value.Number)
+		if !isNum {
+			th.fail(th.typeFailure("ToleratedFailureCount", "integer", v))
+			return
+		}
+		c.tolCount, c.hasTol = int(n.Float64()), true
+	} else {
+		c.tolCount = -1
+	}
+	if v, ok, f := th.evalField(jx, "ToleratedFailurePercentage", vars); f != nil {
+		th.fail(f)
+		return
+	} else if ok {
+		n, isNum := v.(value.Number)
+		if !isNum {
+			th.fail(th.typeFailure("ToleratedFailurePercentage", "number", v))
+			return
+		}
+		c.tolPercent, c.hasTol = n.Float64(), true
+	}
+	th.startMap(c)
+}
+
+// itemInputJSONata evaluates ItemSelector for one iteration.
+func (c *container) itemInputJSONata(ch *thread) (any, *Failure) {
+	th := c.owner
+	t := c.st.jx.fields["ItemSelector"]
+	if t == nil {
+		return c.items[ch.index], nil
+	}
+	states := th.statesVar(c.input, nil, nil, false, false)
+	states.Set("context", ch.contextObjectFor(th))
+	v, err := t.Eval(context.Background(), th.jvars(states))
+	if err != nil {
+		return nil, th.queryFailure("ItemSelector", err)
+	}
+	return v, nil
 }
 
 func (th *thread) caughtJSONata(c *catcher, f *Failure, errOut *value.Object) {
-	th.runJSONata()
+	st := th.cur
+	idx := 0
+	for i, cc := range st.catch {
+		if cc == c {
+			idx = i
+		}
+	}
+	m := st.jx.catchers[idx]
+	vars := th.jvars(th.statesVar(th.stateInput, nil, errOut, false, true))
+	assigned, fl := th.assignJSONata(m, vars)
+	if fl != nil {
+		th.propagate(fl)
+		return
+	}
+	out, ok, fl := th.evalField(m, "Output", vars)
+	if fl != nil {
+		th.propagate(fl)
+		return
+	}
+	if !ok {
+		out = errOut
+	}
+	th.exitAssigned(out, c.next, assigned)
 }
 
-var _ = asl.JSONata
+var _ = strings.Contains

@@ -46,6 +46,8 @@ type thread struct {
 	ctr *container // running Parallel/Map
 	// failEvent is written when a failed Parallel/Map state is not retried.
 	failEvent string
+	// pendingAssigned is recorded on the next StateExited event.
+	pendingAssigned *value.Object
 }
 
 type mapItem struct {
@@ -138,7 +140,12 @@ func formatTime(t time.Time) string {
 // exit leaves the current state with output and moves on.
 func (th *thread) exit(output any, next *state) {
 	st := th.cur
-	d := value.NewObject(3)
+	d := value.NewObject(5)
+	if th.pendingAssigned != nil {
+		d.Set("assignedVariables", assignedDetails(th.pendingAssigned))
+		d.Set("assignedVariablesDetails", truncatedFalse())
+		th.pendingAssigned = nil
+	}
 	d.Set("name", st.Name)
 	d.Set("output", value.String(output))
 	d.Set("outputDetails", truncatedFalse())
@@ -299,6 +306,7 @@ func (th *thread) assign(p *payload, input, result any) *Failure {
 	for k, val := range o.All {
 		th.setVar(k, val)
 	}
+	th.pendingAssigned = o
 	return nil
 }
 
@@ -533,6 +541,10 @@ func (th *thread) runWait() {
 
 func (th *thread) waitDone() {
 	st := th.cur
+	if st.jsonata {
+		th.waitDoneJSONata()
+		return
+	}
 	if f := th.assign(st.assign, th.effInput, nil); f != nil {
 		th.fail(f)
 		return
