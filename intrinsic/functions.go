@@ -10,8 +10,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"maps"
 	"math"
 	mrand "math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -31,13 +33,9 @@ func def(name string, min, max int, eval func(c *Call, args []any) (any, error))
 	functions[name] = &function{name: name, min: min, max: max, eval: eval}
 }
 
-// Names returns the names of the 18 intrinsic functions.
+// Names returns the names of the 18 intrinsic functions, sorted.
 func Names() []string {
-	out := make([]string, 0, len(functions))
-	for n := range functions {
-		out = append(out, n)
-	}
-	return out
+	return slices.Sorted(maps.Keys(functions))
 }
 
 // Limits AWS applies.

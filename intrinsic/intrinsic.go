@@ -6,8 +6,18 @@
 // single quotes (with \' \{ \} \\ escapes), numbers, true/false/null, paths
 // ($..., $$...) and variable references ($name...), and nested calls. Paths
 // are resolved at evaluation time through a Resolver supplied by the
-// interpreter. Run-time failures are *Error values with the ASL error name
-// States.IntrinsicFailure.
+// interpreter (Call.Paths lists them for precompiling). Run-time failures
+// are *Error values with the ASL error name States.IntrinsicFailure; a path
+// the Resolver cannot resolve comes back as a *PathError.
+//
+// Behaviour follows the AWS documentation and the recorded conformance
+// cases: non-integer numeric arguments of ArrayPartition, ArrayRange,
+// MathRandom and MathAdd are rounded half up and limited to 32 bits;
+// States.Format writes arrays and objects as Java does ({k=v, ...});
+// StringSplit splits at any of the delimiter's characters and drops empty
+// parts; MathRandom's end is exclusive and a seed makes it deterministic.
+// The cause texts of failures are our own wording: the recorded corpus has
+// no failing intrinsic call to copy AWS's from.
 package intrinsic
 
 import (
