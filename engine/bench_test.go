@@ -105,3 +105,28 @@ func BenchmarkTaskChain1000(b *testing.B) {
 	})
 	benchRun(b, taskChain(1000), value.NewObject(0), inv)
 }
+
+const jsonataTransform = `{"QueryLanguage":"JSONata","StartAt":"T","States":{
+ "T":{"Type":"Pass","Output":"{% $states.input.items.{'n': name, 't': price * qty} %}","End":true}}}`
+
+const jsonataLoop = `{"QueryLanguage":"JSONata","StartAt":"Init","States":{
+ "Init":{"Type":"Pass","Assign":{"i":0},"Next":"Check"},
+ "Check":{"Type":"Choice","Choices":[{"Condition":"{% $i < 10000 %}","Next":"Inc"}],"Default":"Done"},
+ "Inc":{"Type":"Pass","Assign":{"i":"{% $i + 1 %}"},"Next":"Check"},
+ "Done":{"Type":"Succeed","Output":"{% $i %}"}}}`
+
+func itemObjects(n int) any {
+	arr := make([]any, n)
+	for i := range arr {
+		arr[i] = value.ObjectOf("name", "item", "price", value.Int(int64(i)), "qty", value.Int(3))
+	}
+	return value.ObjectOf("items", arr)
+}
+
+func BenchmarkJSONataTransform1000(b *testing.B) {
+	benchRun(b, jsonataTransform, itemObjects(1000), nil)
+}
+
+func BenchmarkJSONataAssignLoop10000(b *testing.B) {
+	benchRun(b, jsonataLoop, value.NewObject(0), nil)
+}

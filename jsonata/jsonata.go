@@ -66,9 +66,17 @@ var errUndefined = errors.New("undefined")
 // (stepd values, keyed by name without the $). ok is false when the result
 // is undefined.
 func (x *Expr) Eval(ctx context.Context, input any, vars map[string]any) (result any, ok bool, err error) {
+	return x.eval(ctx, input, input != nil, vars, true)
+}
+
+// eval evaluates with an explicit input (hasInput false: undefined) and,
+// when aws is set, AWS's function environment.
+func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool) (result any, ok bool, err error) {
 	gvars := make(map[string]any, len(vars)+len(awsFuncs))
-	for k, v := range awsFuncs {
-		gvars[k] = v
+	if aws {
+		for k, v := range awsFuncs {
+			gvars[k] = v
+		}
 	}
 	for k, v := range vars {
 		gv, err := toGnata(v)
@@ -78,7 +86,7 @@ func (x *Expr) Eval(ctx context.Context, input any, vars map[string]any) (result
 		gvars[k] = gv
 	}
 	var data any
-	if input != nil {
+	if hasInput {
 		if data, err = toGnata(input); err != nil {
 			return nil, false, err
 		}
