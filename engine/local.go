@@ -52,6 +52,7 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 		RoleArn:          e.RoleArn,
 		TestCase:         e.TestCase,
 		Region:           region,
+		Account:          account,
 	}
 	return Run(ctx, p, info, e.Input, l.Options), nil
 }

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"crypto/rand"
 	"fmt"
 	"math"
 
@@ -25,6 +26,8 @@ type container struct {
 	tolPercent float64
 	hasTol     bool
 	last       int64 // chain for starting children
+	distributed bool // DISTRIBUTED mode: iterations are child executions
+	runStarted  int64 // id of MapRunStarted
 	input      any   // effective input (after InputPath / Parameters)
 	over       bool
 }
@@ -54,7 +57,7 @@ func (th *thread) startParallel(in any) {
 	c.results = make([]any, len(st.branches))
 	th.ctr = c
 	for i, b := range st.branches {
-		ch := &thread{x: th.x, m: b, parent: c, index: i, last: th.last, vars: th.vars}
+		ch := &thread{x: th.x, m: b, parent: c, index: i, last: th.last, vars: th.vars, silent: th.silent}
 		c.children = append(c.children, ch)
 	}
 	c.running = len(c.children)
@@ -103,6 +106,20 @@ func (th *thread) runMap() {
 func (th *thread) startMap(c *container) {
 	arr := c.items
 	th.x.emit(th, "MapStateStarted", "mapStateStartedEventDetails", value.ObjectOf("length", value.Int(int64(len(arr)))))
+	if !c.st.jsonata {
+		if f := c.tolerance(th, c.input); f != nil {
+			th.fail(f)
+			return
+		}
+	}
+	if c.st.ProcessorMode == "DISTRIBUTED" {
+		// Iterations run as child executions: their events are not part of
+		// this history.
+		c.distributed = true
+		arn := fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", th.x.region(), th.x.account(), th.x.info.StateMachineName, mapRunLabel(c.st), newID())
+		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
+		c.runStarted = th.last
+	}
 	c.last = th.last
 	c.results = make([]any, len(arr))
 	th.ctr = c
@@ -113,64 +130,76 @@ func (th *thread) startMap(c *container) {
 	c.fill()
 }
 
-// limits evaluates MaxConcurrency and the failure tolerance.
+// pathNumber reads a number for a *Path field. AWS also accepts a string
+// holding a number.
+func (th *thread) pathNumber(r *ref, field, path, kind string, in any) (float64, *Failure) {
+	v, err := r.get(th.env(in))
+	if err != nil {
+		return 0, th.pathFailure(err)
+	}
+	switch x := v.(type) {
+	case value.Number:
+		return x.Float64(), nil
+	case string:
+		if n, err := value.ParseString(x); err == nil {
+			if num, ok := n.(value.Number); ok {
+				return num.Float64(), nil
+			}
+		}
+	}
+	text, isStr := v.(string)
+	if !isStr {
+		text = value.String(v)
+	}
+	return 0, runtimeFailure(th.cur.Name, th.enteredID, "The %s field refers to value \"%s\" which is not a valid %s: %s", field, text, kind, path)
+}
+
+// limits evaluates MaxConcurrency(Path), before the Map state starts.
 func (c *container) limits(th *thread, in any) *Failure {
 	st := c.st
-	num := func(field string, v any, path string) (float64, *Failure) {
-		n, ok := v.(value.Number)
-		if !ok {
-			text, isStr := v.(string)
-			if !isStr {
-				text = value.String(v)
-			}
-			return 0, runtimeFailure(st.Name, th.enteredID, "The %s field refers to value \"%s\" which is not a valid integer: %s", field, text, path)
-		}
-		return n.Float64(), nil
-	}
 	if n, ok := st.MaxConcurrency.Value.(value.Number); ok {
 		c.maxConc = int(n.Float64())
 	}
 	if st.maxConcurrencyPath != nil {
-		v, err := st.maxConcurrencyPath.get(th.env(in))
-		if err != nil {
-			return th.pathFailure(err)
-		}
-		f, fl := num("MaxConcurrencyPath", v, st.MaxConcurrencyPath)
+		f, fl := th.pathNumber(st.maxConcurrencyPath, "MaxConcurrencyPath", st.MaxConcurrencyPath, "integer", in)
 		if fl != nil {
 			return fl
 		}
 		c.maxConc = int(f)
 	}
+	return nil
+}
+
+// tolerance evaluates the tolerated failure count and percentage, once the
+// Map state has started.
+func (c *container) tolerance(th *thread, in any) *Failure {
+	st := c.st
+	c.tolCount = -1
 	if n, ok := st.ToleratedFailureCount.Value.(value.Number); ok {
 		c.tolCount, c.hasTol = int(n.Float64()), true
 	}
 	if n, ok := st.ToleratedFailurePercentage.Value.(value.Number); ok {
 		c.tolPercent, c.hasTol = n.Float64(), true
-		if !st.ToleratedFailureCount.Set {
-			c.tolCount = -1
-		}
 	}
 	if st.toleratedCountPath != nil {
-		v, err := st.toleratedCountPath.get(th.env(in))
-		if err != nil {
-			return th.pathFailure(err)
-		}
-		f, fl := num("ToleratedFailureCountPath", v, st.ToleratedFailureCountPath)
+		f, fl := th.pathNumber(st.toleratedCountPath, "ToleratedFailureCountPath", st.ToleratedFailureCountPath, "integer", in)
 		if fl != nil {
 			return fl
+		}
+		if f < 0 {
+			return runtimeFailure(st.Name, th.enteredID, "ToleratedFailureCount cannot be negative.")
 		}
 		c.tolCount, c.hasTol = int(f), true
 	}
 	if st.toleratedPctPath != nil {
-		v, err := st.toleratedPctPath.get(th.env(in))
-		if err != nil {
-			return th.pathFailure(err)
-		}
-		f, fl := num("ToleratedFailurePercentagePath", v, st.ToleratedFailurePercentagePath)
+		f, fl := th.pathNumber(st.toleratedPctPath, "ToleratedFailurePercentagePath", st.ToleratedFailurePercentagePath, "float", in)
 		if fl != nil {
 			return fl
 		}
 		c.tolPercent, c.hasTol = f, true
+	}
+	if c.hasTol && (c.tolPercent < 0 || c.tolPercent > 100) {
+		return runtimeFailure(st.Name, th.enteredID, "ToleratedFailurePercentage must be between 0 and 100.")
 	}
 	return nil
 }
@@ -183,7 +212,7 @@ func (c *container) fill() {
 		c.next++
 		c.running++
 		ch := &thread{x: th.x, m: c.st.processor, parent: c, index: i, last: c.last, vars: th.vars,
-			item: &mapItem{index: i, value: c.items[i]}}
+			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent}
 		c.children = append(c.children, ch)
 		th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
 		input := c.items[i]
@@ -284,7 +313,11 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 	th.last = last
 	th.ctr = nil
 	// The Failed event is only written when no retrier applies.
-	if c.isMap {
+	if c.distributed {
+		th.last = c.runStarted
+		x.emit(th, "MapRunFailed", "mapRunFailedEventDetails", errorDetails(f))
+		th.failEvent = "MapStateFailed"
+	} else if c.isMap {
 		th.failEvent = "MapStateFailed"
 	} else {
 		th.failEvent = "ParallelStateFailed"
@@ -318,13 +351,21 @@ func (c *container) succeed() {
 	x := th.x
 	th.ctr = nil
 	th.gen++
-	th.last = x.nextID
-	if c.isMap {
+	switch {
+	case c.distributed:
+		th.last = c.runStarted
+		x.emit(th, "MapRunSucceeded", "", nil)
 		x.emit(th, "MapStateSucceeded", "", nil)
-	} else {
-		x.emit(th, "ParallelStateSucceeded", "", nil)
+		th.last = c.runStarted
+	default:
+		th.last = x.nextID
+		if c.isMap {
+			x.emit(th, "MapStateSucceeded", "", nil)
+		} else {
+			x.emit(th, "ParallelStateSucceeded", "", nil)
+		}
+		th.last = x.nextID - 1
 	}
-	th.last = x.nextID - 1
 	results := any(c.results)
 	if c.isMap && c.st.jsonata || !c.isMap && c.st.jsonata {
 		th.completeJSONata(results)
@@ -342,3 +383,18 @@ func (c *container) succeed() {
 
 var _ = math.Inf
 var _ = fmt.Sprint
+
+func mapRunLabel(st *state) string {
+	if st.Label != "" {
+		return st.Label
+	}
+	return st.Name
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}

@@ -30,8 +30,9 @@ type Info struct {
 	StartTime        time.Time
 	// TestCase names the mock test case for task requests, if any.
 	TestCase string
-	// Region is used in task event details.
-	Region string
+	// Region and Account are used in task event details and ARNs.
+	Region  string
+	Account string
 }
 
 // CommandKind tells the engine what to do.
@@ -209,6 +210,9 @@ func (x *Execution) takeCommands() []Command {
 // emit appends an event. prev is the thread whose chain it continues (nil
 // for execution-level events, which continue the root's chain).
 func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Object) *history.Event {
+	if th != nil && th.silent {
+		return &history.Event{Type: typ, ID: th.last}
+	}
 	x.nextID++
 	e := &history.Event{Timestamp: x.now, Type: typ, ID: x.nextID, DetailsName: detailsName, Details: details}
 	if th != nil {

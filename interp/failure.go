@@ -7,6 +7,10 @@ import "fmt"
 type Failure struct {
 	Error string
 	Cause string
+	// evaluation marks a JSONata evaluation failure, which AWS records with
+	// an EvaluationFailed event naming the field (location).
+	evaluation bool
+	location   string
 }
 
 func (f *Failure) String() string {

@@ -129,9 +129,14 @@ func (th *thread) queryFailure(field string, err error) *Failure {
 		default:
 			msg = fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' threw an error during evaluation. %s", te.Expr, where, te.Message())
 		}
-		return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) + msg}
+		return th.evalFailure(where, msg)
 	}
-	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) + err.Error()}
+	return th.evalFailure(field, err.Error())
+}
+
+// evalFailure builds a States.QueryEvaluationError for a field.
+func (th *thread) evalFailure(location, msg string) *Failure {
+	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) + msg, evaluation: true, location: location}
 }
 
 // typeFailure reports a field whose expression returned the wrong type.
@@ -141,9 +146,8 @@ func (th *thread) typeFailure(field, want string, v any) *Failure {
 	if t != nil {
 		expr = t.Source()
 	}
-	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) +
-		fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned an unexpected result type. Expected '%s', but was '%s' for value: %s",
-			expr, field, want, jsonType(v), value.String(v))}
+	return th.evalFailure(field, fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned an unexpected result type. Expected '%s', but was '%s' for value: %s",
+		expr, field, want, jsonType(v), value.String(v)))
 }
 
 func jsonType(v any) string {
@@ -173,19 +177,10 @@ func (th *thread) assignJSONata(m map[string]*jsonata.Template, vars map[string]
 	return o, nil
 }
 
-func (th *thread) applyAssigned(o *value.Object) {
-	for k, v := range o.All {
-		th.setVar(k, v)
-	}
-}
-
 // exitAssigned leaves the state, recording assigned variables on the
 // Exited event as AWS does.
 func (th *thread) exitAssigned(output any, next *state, assigned *value.Object) {
-	if assigned != nil {
-		th.applyAssigned(assigned)
-	}
-	th.pendingAssigned = assigned
+	th.addAssigned(assigned)
 	th.exit(output, next)
 }
 
@@ -242,8 +237,7 @@ func (th *thread) runJSONata() {
 			}
 			b, isBool := v.(bool)
 			if !isBool {
-				th.fail(&Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(st.Name, th.enteredID) +
-					fmt.Sprintf("The JSONata expression '%s' specified for the field 'Condition' returned an unexpected result type. Expected 'boolean', but was '%s' for value: %s", m["Condition"].Source(), jsonType(v), value.String(v))})
+				th.fail(th.evalFailure("Condition", fmt.Sprintf("The JSONata expression '%s' specified for the field 'Condition' returned an unexpected result type. Expected 'boolean', but was '%s' for value: %s", m["Condition"].Source(), jsonType(v), value.String(v))))
 				return
 			}
 			if b {
@@ -278,10 +272,13 @@ func (th *thread) runJSONata() {
 			th.fail(fl)
 			return
 		} else if ok {
-			s, _ := v.(string)
+			s, isStr := v.(string)
+			if !isStr {
+				s = value.String(v)
+			}
 			t, valid := parseTimestamp(s)
 			if !valid {
-				th.fail(th.typeFailure("Timestamp", "timestamp", v))
+				th.fail(th.evalFailure("Timestamp", "The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: "+s))
 				return
 			}
 			due = t
@@ -397,10 +394,12 @@ func (th *thread) runContainerJSONata(vars map[string]any) {
 	}
 	arr, isArr := items.([]any)
 	if !isArr {
+		th.failEvent = "MapStateFailed"
 		if ok {
 			th.fail(th.typeFailure("Items", "array", items))
 		} else {
-			th.fail(runtimeFailure(st.Name, th.enteredID, "Item list is not a JSON array: %s", value.String(items)))
+			f := th.evalFailure("", "Map state input must be an array but was: "+value.String(items))
+			th.fail(f)
 		}
 		return
 	}

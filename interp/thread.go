@@ -23,10 +23,12 @@ type thread struct {
 	index  int
 	gen    int  // bumped whenever the thread leaves a state; stale ops are ignored
 	dead   bool // cancelled or finished
+	silent bool // events are not recorded (Distributed Map child executions)
 
 	cur        *state
 	stateInput any // the raw input of the current state
 	enteredID  int64
+	enteredPrev int64 // the previousEventId of the Entered event
 	enteredAt  time.Time
 	last       int64 // previous event id for the next event of this thread
 
@@ -87,12 +89,14 @@ func (th *thread) begin(st *state, input any) {
 	th.stateInput = input
 	th.retries = nil
 	th.retryCount = 0
+	th.pendingAssigned = nil
 	d := value.NewObject(3)
 	d.Set("input", value.String(input))
 	d.Set("inputDetails", truncatedFalse())
 	d.Set("name", st.Name)
 	e := th.x.emit(th, st.Type+"StateEntered", "stateEnteredEventDetails", d)
 	th.enteredID = e.ID
+	th.enteredPrev = e.PreviousEventID
 	th.enteredAt = th.x.now
 	th.run()
 }
@@ -141,8 +145,11 @@ func formatTime(t time.Time) string {
 func (th *thread) exit(output any, next *state) {
 	st := th.cur
 	d := value.NewObject(5)
-	if th.pendingAssigned != nil {
-		d.Set("assignedVariables", assignedDetails(th.pendingAssigned))
+	if a := th.pendingAssigned; a != nil {
+		for k, v := range a.All {
+			th.setVar(k, v)
+		}
+		d.Set("assignedVariables", assignedDetails(a))
 		d.Set("assignedVariablesDetails", truncatedFalse())
 		th.pendingAssigned = nil
 	}
@@ -303,11 +310,26 @@ func (th *thread) assign(p *payload, input, result any) *Failure {
 		return th.payloadFailure(err, input)
 	}
 	o, _ := v.(*value.Object)
-	for k, val := range o.All {
-		th.setVar(k, val)
-	}
-	th.pendingAssigned = o
+	th.addAssigned(o)
 	return nil
+}
+
+// addAssigned records variables to assign when the state exits: AWS
+// evaluates every field of a state with the variables as they were when it
+// was entered.
+func (th *thread) addAssigned(o *value.Object) {
+	if o == nil {
+		return
+	}
+	if th.pendingAssigned == nil {
+		th.pendingAssigned = o
+		return
+	}
+	m := th.pendingAssigned.Clone()
+	for k, v := range o.All {
+		m.Set(k, v)
+	}
+	th.pendingAssigned = m
 }
 
 func (th *thread) payloadFailure(err error, input any) *Failure {
@@ -562,6 +584,9 @@ func (th *thread) waitDone() {
 // fail handles a failure of the current state: retry, catch, or propagate.
 func (th *thread) fail(f *Failure) {
 	st := th.cur
+	if f.evaluation {
+		th.evaluationFailed(f)
+	}
 	if th.retries == nil && len(st.retry) > 0 {
 		th.retries = make([]int, len(st.retry))
 	}
@@ -634,8 +659,30 @@ func (th *thread) caught(c *catcher, f *Failure) {
 	th.exit(out, c.next)
 }
 
+// evaluationFailed writes the EvaluationFailed event of a JSONata
+// evaluation error.
+func (th *thread) evaluationFailed(f *Failure) {
+	f.evaluation = false
+	d := value.NewObject(4)
+	d.Set("cause", f.Cause)
+	d.Set("error", f.Error)
+	if f.location != "" {
+		d.Set("location", f.location)
+	}
+	d.Set("state", th.cur.Name)
+	// AWS chains it to the event before the state was entered, except in
+	// Wait states.
+	if th.cur.Type != "Wait" {
+		th.last = th.enteredPrev
+	}
+	th.x.emit(th, "EvaluationFailed", "evaluationFailedEventDetails", d)
+}
+
 // propagate ends the thread with a failure.
 func (th *thread) propagate(f *Failure) {
+	if f.evaluation {
+		th.evaluationFailed(f)
+	}
 	th.gen++
 	th.dead = true
 	if th.ctr != nil {
@@ -649,18 +696,7 @@ func (th *thread) propagate(f *Failure) {
 }
 
 // retryNow re-runs the current state after a retry interval.
-func (th *thread) retryNow() {
-	switch th.cur.Type {
-	case "Task":
-		th.runTask()
-	case "Parallel":
-		th.runParallel()
-	case "Map":
-		th.runMap()
-	default:
-		th.run()
-	}
-}
+func (th *thread) retryNow() { th.run() }
 
 // --- Task ---
 
@@ -824,6 +860,13 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	}
 }
 
+func (x *Execution) account() string {
+	if x.info.Account != "" {
+		return x.info.Account
+	}
+	return "123456789012"
+}
+
 func (x *Execution) region() string {
 	if x.info.Region != "" {
 		return x.info.Region
@@ -925,6 +968,10 @@ func (th *thread) taskTimedOut(name string) {
 
 // cancelWork withdraws whatever the thread is waiting for.
 func (th *thread) cancelWork() {
+	if th.cur != nil && !th.dead {
+		// A state still in progress is aborted.
+		th.x.emit(th, th.cur.Type+"StateAborted", "", nil)
+	}
 	th.gen++
 	th.dead = true
 	x := th.x

@@ -113,7 +113,11 @@ func wrapErr(err error) error {
 	msg := err.Error()
 	// gnata errors read "CODE: message".
 	if i := strings.Index(msg, ": "); i > 0 && i <= 6 && isCode(msg[:i]) {
-		return &Error{Code: msg[:i], Message: msg[i+2:]}
+		e := &Error{Code: msg[:i], Message: msg[i+2:]}
+		if text, ok := messages[e.Code]; ok {
+			e.Message = text
+		}
+		return e
 	}
 	return &Error{Message: msg}
 }
@@ -128,6 +132,12 @@ func isCode(s string) bool {
 		}
 	}
 	return s[0] >= 'A' && s[0] <= 'Z'
+}
+
+// messages are jsonata-js's texts for error codes whose gnata wording
+// differs (AWS reports jsonata-js's).
+var messages = map[string]string{
+	"T1006": "Attempted to invoke a non-function",
 }
 
 // toGnata converts a stepd value into gnata's representation, keeping key
