@@ -22,14 +22,14 @@ type container struct {
 	maxConc  int
 	failed   int
 	// tolerated failures (Map).
-	tolCount   int
-	tolPercent float64
-	hasTol     bool
-	last       int64 // chain for starting children
-	distributed bool // DISTRIBUTED mode: iterations are child executions
+	tolCount    int
+	tolPercent  float64
+	hasTol      bool
+	last        int64 // chain for starting children
+	distributed bool  // DISTRIBUTED mode: iterations are child executions
 	runStarted  int64 // id of MapRunStarted
-	input      any   // effective input (after InputPath / Parameters)
-	over       bool
+	input       any   // effective input (after InputPath / Parameters)
+	over        bool
 }
 
 func (th *thread) runParallel() {

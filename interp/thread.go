@@ -25,12 +25,12 @@ type thread struct {
 	dead   bool // cancelled or finished
 	silent bool // events are not recorded (Distributed Map child executions)
 
-	cur        *state
-	stateInput any // the raw input of the current state
-	enteredID  int64
+	cur         *state
+	stateInput  any // the raw input of the current state
+	enteredID   int64
 	enteredPrev int64 // the previousEventId of the Entered event
-	enteredAt  time.Time
-	last       int64 // previous event id for the next event of this thread
+	enteredAt   time.Time
+	last        int64 // previous event id for the next event of this thread
 
 	retries    []int // per retrier
 	retryCount int
