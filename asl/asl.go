@@ -146,10 +146,20 @@ type ChoiceRule struct {
 
 // Diagnostic is one problem found in a definition.
 type Diagnostic struct {
-	Pointer string // JSON pointer, e.g. "/States/Check/Next"
-	Code    string // e.g. SCHEMA_VALIDATION_FAILED, MISSING_TRANSITION_TARGET
-	Message string
+	Pointer  string // JSON pointer, e.g. "/States/Check/Next"; "" when the problem has no location
+	Code     string // e.g. SCHEMA_VALIDATION_FAILED, MISSING_TRANSITION_TARGET
+	Message  string
+	Severity string // ERROR (also when empty) or WARNING
 }
+
+// Severities.
+const (
+	SeverityError   = "ERROR"
+	SeverityWarning = "WARNING"
+)
+
+// IsWarning reports whether the diagnostic is only a warning.
+func (d Diagnostic) IsWarning() bool { return d.Severity == SeverityWarning }
 
 func (d Diagnostic) String() string {
 	if d.Pointer == "" {
@@ -163,13 +173,25 @@ const (
 	CodeSchema         = "SCHEMA_VALIDATION_FAILED"
 	CodeMissingTarget  = "MISSING_TRANSITION_TARGET"
 	CodeInvalidJSON    = "INVALID_JSON_DESCRIPTION"
-	CodeUnreachable    = "UNREACHABLE_STATE"
-	CodeNoTerminal     = "NO_TERMINAL_STATE"
+	CodeMissingEnd     = "MISSING_END_STATE"
 	CodeDuplicateState = "DUPLICATE_STATE_NAME"
+	CodeInvalidName    = "INVALID_STATE_NAME"
+	CodeInvalidRes     = "INVALID_RESOURCE"
 )
 
 // Diagnostics is a list of problems; it is an error when not empty.
 type Diagnostics []Diagnostic
+
+// Errors returns the diagnostics that are not warnings.
+func (d Diagnostics) Errors() Diagnostics {
+	var out Diagnostics
+	for _, x := range d {
+		if !x.IsWarning() {
+			out = append(out, x)
+		}
+	}
+	return out
+}
 
 func (d Diagnostics) Error() string {
 	switch len(d) {

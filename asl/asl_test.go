@@ -57,7 +57,7 @@ func TestParseErrors(t *testing.T) {
 		{"Next and End", `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"A","End":true}}}`, []string{"/States/A SCHEMA_VALIDATION_FAILED"}},
 		{"neither Next nor End", `{"StartAt":"A","States":{"A":{"Type":"Pass"}}}`, []string{"/States/A SCHEMA_VALIDATION_FAILED"}},
 		{"choice target", `{"StartAt":"C","States":{"C":{"Type":"Choice","Choices":[{"Variable":"$.x","IsPresent":true,"Next":"Z"}],"Default":"Y"}}}`,
-			[]string{"/States/C/Choices/0/Next MISSING_TRANSITION_TARGET", "/States/C/Default MISSING_TRANSITION_TARGET"}},
+			[]string{"/States/C/Choices[0]/Next MISSING_TRANSITION_TARGET", "/States/C/Default MISSING_TRANSITION_TARGET"}},
 		{"bad timestamp", `{"StartAt":"W","States":{"W":{"Type":"Wait","Timestamp":"2016-12-05 21:29:29Z","End":true}}}`, []string{"/States/W/Timestamp SCHEMA_VALIDATION_FAILED: String does not match RFC3339 timestamp"}},
 		{"branch scope", `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[{"StartAt":"X","States":{"X":{"Type":"Pass","Next":"P"}}}]}}}`, []string{"/States/P/Branches/0/States/X/Next MISSING_TRANSITION_TARGET"}},
 		{"downgrade", `{"QueryLanguage":"JSONata","StartAt":"A","States":{"A":{"Type":"Pass","End":true,"QueryLanguage":"JSONPath"}}}`, []string{"/States/A SCHEMA_VALIDATION_FAILED: 'QueryLanguage' can not be 'JSONPath'"}},

@@ -41,20 +41,34 @@ func lineCol(data []byte, off int) (int, int) {
 
 // FromValue builds a definition from a parsed JSON value.
 func FromValue(v any) (*StateMachine, error) {
+	sm, diags := Build(v)
+	if err := diags.Err(); err != nil {
+		return nil, err
+	}
+	return sm, nil
+}
+
+// Build builds a definition and returns every problem found. The machine is
+// returned (possibly with dangling transitions) when the only problems are
+// missing transition targets, so that a validator can go on checking it.
+func Build(v any) (*StateMachine, Diagnostics) {
 	p := &parser{}
 	o, ok := v.(*value.Object)
 	if !ok {
 		return nil, Diagnostics{{Pointer: "/", Code: CodeSchema, Message: "The definition must be a JSON object"}}
 	}
 	sm := p.machine(o, "", JSONPath)
-	if err := p.diags.Err(); err != nil {
-		return nil, err
+	for _, d := range p.diags {
+		if d.Code != CodeMissingTarget {
+			return nil, p.diags
+		}
 	}
-	return sm, nil
+	return sm, p.diags
 }
 
 type parser struct {
 	diags Diagnostics
+	topQL string // the top-level QueryLanguage
 }
 
 func (p *parser) errorf(ptr, code, format string, args ...any) {
@@ -187,7 +201,7 @@ func (p *parser) queryLanguage(o *value.Object, ptr, inherited string) string {
 		p.errorf(ptr+"/QueryLanguage", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"JSONPath\",\"JSONata\"])", ql)
 		return inherited
 	}
-	if inherited == JSONata && ql == JSONPath {
+	if p.topQL == JSONata && ql == JSONPath {
 		p.errorf(ptr, CodeSchema, "'QueryLanguage' can not be 'JSONPath' if set to 'JSONata' for whole state machine")
 	}
 	return ql
@@ -219,6 +233,7 @@ func (p *parser) machine(o *value.Object, ptr, inherited string) *StateMachine {
 		if o.Has("QueryLanguage") {
 			sm.QueryLanguage = p.queryLanguage(o, ptr, JSONPath)
 		}
+		p.topQL = sm.QueryLanguage
 	} else {
 		sm.QueryLanguage = inherited
 	}
@@ -265,11 +280,12 @@ func (p *parser) targets(sm *StateMachine) {
 		st := sm.States[name]
 		check(st.Pointer+"/Next", st.Next)
 		check(st.Pointer+"/Default", st.Default)
-		for _, c := range st.Choices {
-			check(c.Pointer+"/Next", c.Next)
+		// AWS locates these with brackets: /States/C/Choices[0]/Next.
+		for i, c := range st.Choices {
+			check(fmt.Sprintf("%s/Choices[%d]/Next", st.Pointer, i), c.Next)
 		}
-		for _, c := range st.Catch {
-			check(c.Pointer+"/Next", c.Next)
+		for i, c := range st.Catch {
+			check(fmt.Sprintf("%s/Catch[%d]/Next", st.Pointer, i), c.Next)
 		}
 	}
 }

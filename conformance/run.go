@@ -13,6 +13,7 @@ import (
 	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
 
@@ -254,4 +255,35 @@ func pct(a, b int) float64 {
 	return float64(a) * 100 / float64(b)
 }
 
-var _ = value.String
+
+// CheckDefinition runs an invalid-definition or validate-definition case
+// through the validator and compares AWS's recorded answer.
+func CheckDefinition(c *Case) *Result {
+	start := time.Now()
+	data := []byte(c.DefinitionString)
+	if c.Definition != nil {
+		data = []byte(value.String(c.Definition))
+	}
+	vr := validate.Definition(data, c.Type)
+	r := &Result{Case: c, OutcomeOK: true}
+	switch c.Kind {
+	case "invalid-definition":
+		want := str(c.Expected, "message")
+		got := validate.Message(vr.Diagnostics)
+		m := newMatcher(c)
+		if vr.OK() || !m.matchString(want, got) {
+			r.OutcomeOK = false
+			r.OutcomeErr = []Diff{{Where: "InvalidDefinition message", Want: want, Got: got}}
+		}
+	case "validate-definition":
+		got := validate.Response(vr)
+		if !value.Equal(c.Expected, got) {
+			r.OutcomeOK = false
+			r.OutcomeErr = []Diff{{Where: "ValidateStateMachineDefinition response", Want: value.String(c.Expected), Got: value.String(got)}}
+		}
+	default:
+		r.Err = fmt.Errorf("case kind %q is not a definition check", c.Kind)
+	}
+	r.Elapsed = time.Since(start)
+	return r
+}

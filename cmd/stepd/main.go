@@ -29,6 +29,7 @@ const usage = `stepd runs AWS Step Functions state machines.
 Usage:
   stepd run DEFINITION.json [flags]   run one execution and print its output
   stepd test PATH... [flags]          run case files (the conformance format)
+  stepd validate FILE... [flags]      check definitions as AWS does, with positioned diagnostics
   stepd help                          show this help
 
 Run "stepd COMMAND -h" for the flags of a command.
@@ -45,6 +46,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return runCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "test":
 		return testCommand(ctx, args[1:], stdout, stderr)
+	case "validate":
+		return validateCommand(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

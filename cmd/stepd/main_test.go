@@ -45,7 +45,7 @@ func TestRun(t *testing.T) {
 		{name: "input from stdin", stdin: `{"a":2}`, args: []string{"run", pass, "--input", "@-"}, code: 0, stdout: "{\"sum\":3}\n"},
 		{name: "fails", args: []string{"run", fail}, code: 1, stderr: "error: Boom", contains: true},
 		{name: "json format", args: []string{"run", fail, "--format", "json"}, code: 1, stdout: `"status":"FAILED","output":null,"error":"Boom","cause":"it broke","history":[`, contains: true},
-		{name: "missing target", args: []string{"run", badTarget}, code: 2, stderr: "/States/A/Next: MISSING_TRANSITION_TARGET", contains: true},
+		{name: "missing target", args: []string{"run", badTarget}, code: 2, stderr: "bad.json:/States/A/Next: ERROR MISSING_TRANSITION_TARGET: Missing 'Next' target: Nowhere", contains: true},
 		{name: "malformed definition", args: []string{"run", badJSON}, code: 2, stderr: "INVALID_JSON_DESCRIPTION", contains: true},
 		{name: "malformed input", args: []string{"run", pass, "--input", `{"a":`}, code: 2, stderr: "--input", contains: true},
 		{name: "no file", args: []string{"run"}, code: 2},
@@ -92,5 +92,20 @@ func TestTestCommandReportsFailures(t *testing.T) {
 	code, stdout, _ = runMain(t, "", "test", c, "--format", "json")
 	if code != 1 || !strings.Contains(stdout, `{"name":"wrong","kind":"execution","passed":false,"status":"SUCCEEDED","output":1`) {
 		t.Fatalf("json: exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	good := writeFile(t, "good.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
+	warn := writeFile(t, "warn.json", `{"StartAt":"C","States":{"C":{"Type":"Choice","Choices":[{"Variable":"$.x","IsPresent":true,"Next":"D"}]},"D":{"Type":"Succeed"}}}`)
+	code, stdout, _ := runMain(t, "", "validate", good, warn)
+	if code != 0 || !strings.Contains(stdout, "good.json: OK") || !strings.Contains(stdout, "warn.json:/States/C: WARNING MISSING_DEFAULT:") {
+		t.Errorf("exit %d:\n%s", code, stdout)
+	}
+	code, stdout, _ = runMain(t, "", "validate", "../../examples/nested-loop/published.json", "--format", "json")
+	want := `{"result":"FAIL","diagnostics":[{"code":"MISSING_TRANSITION_TARGET","location":"/States/IsNotificationUserCountReached/Choices[0]/Next","message":"Missing 'Next' target: NotifyOverflow","severity":"ERROR"},{"code":"MISSING_TRANSITION_TARGET","location":"/States/NotifyAlerts","message":"State \"NotifyAlerts\" is not reachable.","severity":"ERROR"}],"truncated":false}` + "\n"
+	if code != 1 || stdout != want {
+		t.Errorf("exit %d:\n%s\nwant\n%s", code, stdout, want)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
 
@@ -91,11 +92,12 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
 	}
-	sm, err := asl.Parse(data)
-	if err != nil {
-		printDefinitionError(stderr, defPath, err)
+	vr := validate.Definition(data, f.typ)
+	if !vr.OK() {
+		printDiagnostics(stderr, defPath, vr.Diagnostics.Errors())
 		return exitUsage
 	}
+	sm := vr.Machine
 	input, err := readInput(f.input, stdin)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd run: --input: %v\n", err)

@@ -55,14 +55,19 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		if filter != nil && !filter.MatchString(c.Name) {
 			continue
 		}
-		if c.Kind != "execution" {
+		var r *conformance.Result
+		switch c.Kind {
+		case "execution":
+			r = conformance.Check(ctx, c)
+		case "invalid-definition", "validate-definition":
+			r = conformance.CheckDefinition(c)
+		default:
 			skipped++
 			if *format == "text" {
 				fmt.Fprintf(stdout, "--- SKIP: %s (kind %q is not run by stepd test yet)\n", c.Name, c.Kind)
 			}
 			continue
 		}
-		r := conformance.Check(ctx, c)
 		if r.Passed() {
 			passed++
 		} else {
@@ -110,6 +115,13 @@ func resultJSON(r *conformance.Result) *value.Object {
 		return o
 	}
 	out := r.Outcome
+	if out == nil {
+		// A definition check.
+		for _, k := range []string{"status", "output", "error", "cause", "history"} {
+			o.Set(k, nil)
+		}
+		return o
+	}
 	o.Set("status", out.Status)
 	if out.Status == "SUCCEEDED" {
 		o.Set("output", out.Output)

@@ -1,0 +1,257 @@
+package validate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/value"
+)
+
+const casesDir = "../../shared/conformance/cases"
+
+func loadCases(t *testing.T) []*value.Object {
+	files, _ := filepath.Glob(filepath.Join(casesDir, "*.json"))
+	if len(files) == 0 {
+		t.Skipf("conformance cases not found at %s; skipping", casesDir)
+	}
+	var out []*value.Object
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := value.Parse(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v.(*value.Object))
+	}
+	return out
+}
+
+func get(o *value.Object, k string) any { v, _ := o.Get(k); return v }
+
+func str(o *value.Object, k string) string { s, _ := get(o, k).(string); return s }
+
+// definitionOf returns a case's definition as JSON text.
+func definitionOf(c *value.Object) []byte {
+	if s := str(c, "definitionString"); s != "" || get(c, "definition") == nil {
+		return []byte(s)
+	}
+	return []byte(value.String(get(c, "definition")))
+}
+
+// TestCorpus checks every recorded definition: invalid ones are rejected
+// with AWS's message, validate-definition cases give AWS's response, and no
+// definition that AWS ran is rejected.
+func TestCorpus(t *testing.T) {
+	t.Parallel()
+	counts := map[string][2]int{}
+	for _, c := range loadCases(t) {
+		name, kind, typ := str(c, "name"), str(c, "kind"), str(c, "type")
+		exp, _ := get(c, "expected").(*value.Object)
+		var ok bool
+		switch kind {
+		case "execution":
+			r := Definition(definitionOf(c), typ)
+			ok = r.OK()
+			if !ok {
+				t.Errorf("%s: AWS ran this definition, but it is rejected: %v", name, r.Err())
+			}
+		case "invalid-definition":
+			r := Definition(definitionOf(c), typ)
+			want := str(exp, "message")
+			got := Message(r.Diagnostics)
+			ok = !r.OK() && matchMessage(want, got)
+			if !ok {
+				t.Errorf("%s:\n want %s\n  got %s", name, want, got)
+			}
+		case "validate-definition":
+			r := Definition(definitionOf(c), typ)
+			got := Response(r)
+			ok = value.Equal(exp, got)
+			if !ok {
+				t.Errorf("%s:\n want %s\n  got %s", name, value.String(exp), value.String(got))
+			}
+		default:
+			continue
+		}
+		n := counts[kind]
+		n[1]++
+		if ok {
+			n[0]++
+		}
+		counts[kind] = n
+	}
+	for kind, n := range counts {
+		t.Logf("%s: %d of %d match AWS", kind, n[0], n[1])
+	}
+}
+
+// matchMessage compares an expected message that may hold placeholders
+// such as arn:<partition>:.
+func matchMessage(want, got string) bool {
+	got = strings.ReplaceAll(got, "arn:aws:", "arn:<partition>:")
+	return want == got
+}
+
+func diags(t *testing.T, def string) asl.Diagnostics {
+	t.Helper()
+	return Definition([]byte(def), Standard).Diagnostics
+}
+
+func TestChecks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, bad, good string
+		want            string // "code pointer" of a diagnostic on bad
+	}{
+		{
+			name: "unreachable state",
+			bad:  `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true},"B":{"Type":"Pass","End":true}}}`,
+			good: `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Pass","End":true}}}`,
+			want: `MISSING_TRANSITION_TARGET /States/B`,
+		},
+		{
+			name: "no terminal state",
+			bad:  `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Pass","Next":"A"}}}`,
+			good: `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Succeed"}}}`,
+			want: `MISSING_END_STATE `,
+		},
+		{
+			name: "States.ALL not last",
+			bad:  `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"r","End":true,"Retry":[{"ErrorEquals":["States.ALL"]},{"ErrorEquals":["X"]}]}}}`,
+			good: `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"r","End":true,"Retry":[{"ErrorEquals":["X"]},{"ErrorEquals":["States.ALL"]}]}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/T/Retry/0/ErrorEquals`,
+		},
+		{
+			name: "States.ALL not alone",
+			bad:  `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"r","End":true,"Catch":[{"ErrorEquals":["X","States.ALL"],"Next":"T"}]}}}`,
+			good: `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"r","End":true,"Catch":[{"ErrorEquals":["States.ALL"],"Next":"T"}]}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/T/Catch/0/ErrorEquals`,
+		},
+		{
+			name: "bad JSONPath",
+			bad:  `{"StartAt":"P","States":{"P":{"Type":"Pass","InputPath":"$.a[","End":true}}}`,
+			good: `{"StartAt":"P","States":{"P":{"Type":"Pass","InputPath":"$.a[0]","End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/P/InputPath`,
+		},
+		{
+			name: "bad reference path",
+			bad:  `{"StartAt":"P","States":{"P":{"Type":"Pass","ResultPath":"$.a[*]","End":true}}}`,
+			good: `{"StartAt":"P","States":{"P":{"Type":"Pass","ResultPath":"$.a","End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/P/ResultPath`,
+		},
+		{
+			name: "unknown intrinsic",
+			bad:  `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"x.$":"States.Nope($.a)"},"End":true}}}`,
+			good: `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"x.$":"States.Format('{}', $.a)"},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/P/Parameters/x.$`,
+		},
+		{
+			name: "intrinsic arity",
+			bad:  `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"x.$":"States.MathAdd(1)"},"End":true}}}`,
+			good: `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"x.$":"States.MathAdd(1, 2)"},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/P/Parameters/x.$`,
+		},
+		{
+			name: "bad JSONata",
+			bad:  `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass","Output":{"a":"{% 1 + %}"},"End":true}}}`,
+			good: `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass","Output":{"a":"{% 1 + 2 %}"},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/P/Output`,
+		},
+		{
+			name: "JSONPath field in JSONata state",
+			bad:  `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass","InputPath":"$.a","End":true}}}`,
+			good: `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/P/InputPath`,
+		},
+		{
+			name: "unknown integration action",
+			bad:  `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::dynamodb:query","End":true}}}`,
+			good: `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::dynamodb:getItem","End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/T/Resource`,
+		},
+		{
+			name: "nested scope unreachable",
+			bad:  `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[{"StartAt":"X","States":{"X":{"Type":"Pass","End":true},"Y":{"Type":"Pass","End":true}}}]}}}`,
+			good: `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[{"StartAt":"X","States":{"X":{"Type":"Pass","Next":"Y"},"Y":{"Type":"Pass","End":true}}}]}}}`,
+			want: `MISSING_TRANSITION_TARGET /States/P/Branches/0/States/Y`,
+		},
+	}
+	for _, tt := range tests {
+		got := diags(t, tt.bad)
+		found := false
+		for _, d := range got {
+			if strings.HasPrefix(d.Code+" "+d.Pointer, tt.want) && !d.IsWarning() {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: want an error %q, got %v", tt.name, tt.want, got)
+		}
+		if e := diags(t, tt.good).Errors(); len(e) > 0 {
+			t.Errorf("%s: the good definition is rejected: %v", tt.name, e)
+		}
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	t.Parallel()
+	d := diags(t, `{"StartAt":"C","States":{
+		"C":{"Type":"Choice","Choices":[{"Variable":"$.x","IsPresent":true,"Next":"T"}]},
+		"T":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken","Parameters":{"a":"$.x"},"Next":"P"},
+		"P":{"Type":"Pass","Result":{"b.$":"$.y"},"End":true}}}`)
+	if len(d.Errors()) > 0 {
+		t.Fatalf("errors: %v", d.Errors())
+	}
+	var codes []string
+	for _, x := range d {
+		codes = append(codes, x.Code+" "+x.Pointer)
+	}
+	want := "MISSING_DEFAULT /States/C,MISSING_TIMEOUT /States/T,NO_DOLLAR /States/T/Parameters/a,PASS_RESULT_IS_STATIC /States/P/Result/b.$"
+	if strings.Join(codes, ",") != want {
+		t.Errorf("warnings = %s\nwant %s", strings.Join(codes, ","), want)
+	}
+}
+
+// TestSeedNestedLoop checks the published seed 000 state machine.
+func TestSeedNestedLoop(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../examples/nested-loop/published.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Definition(data, Standard)
+	msg := Message(r.Diagnostics)
+	for _, want := range []string{
+		"MISSING_TRANSITION_TARGET: Missing 'Next' target: NotifyOverflow at /States/IsNotificationUserCountReached/Choices[0]/Next",
+		`MISSING_TRANSITION_TARGET: State "NotifyAlerts" is not reachable. at /States/NotifyAlerts`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("want %q in\n%s", want, msg)
+		}
+	}
+}
+
+func FuzzDefinition(f *testing.F) {
+	for _, s := range []string{
+		`{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`,
+		`{"StartAt":"C","States":{"C":{"Type":"Choice","Choices":[{"And":[{"Variable":"$.x","NumericLessThanPath":"$.y"}],"Next":"C"}]}}}`,
+		`{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","Items":"{% [1,2] %}","ItemProcessor":{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+		`{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"x.$":"States.Format('{}', $.a)"},"Retry":[{"ErrorEquals":["States.ALL"]}],"Catch":[{"ErrorEquals":["States.ALL"],"Next":"T"}],"End":true}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := Definition(data, Standard)
+		_ = Message(r.Diagnostics)
+		_ = Response(r)
+		if r.OK() && r.Machine == nil {
+			t.Fatal("OK without a machine")
+		}
+	})
+}
