@@ -255,7 +255,6 @@ func pct(a, b int) float64 {
 	return float64(a) * 100 / float64(b)
 }
 
-
 // CheckDefinition runs an invalid-definition or validate-definition case
 // through the validator and compares AWS's recorded answer.
 func CheckDefinition(c *Case) *Result {
