@@ -1,0 +1,136 @@
+package interp_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+func compile(t *testing.T, def string) *interp.Program {
+	t.Helper()
+	sm, err := asl.Parse([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := interp.Compile(sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestProgramShared runs one compiled program from many goroutines: a
+// Program must be immutable and executions independent (run with -race).
+func TestProgramShared(t *testing.T) {
+	t.Parallel()
+	p := compile(t, `{"StartAt":"M","States":{
+		"M":{"Type":"Map","ItemsPath":"$.items","ItemSelector":{"v.$":"$$.Map.Item.Value","i.$":"$$.Map.Item.Index"},
+			"ItemProcessor":{"StartAt":"A","States":{"A":{"Type":"Pass","Assign":{"x.$":"$.sum"},"Parameters":{"sum.$":"States.MathAdd($.v, $.i)"},"End":true}}},"Next":"P"},
+		"P":{"Type":"Parallel","Branches":[{"StartAt":"B","States":{"B":{"Type":"Pass","End":true}}}],"End":true}}}`)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			in := value.ObjectOf("items", []any{value.Int(int64(g)), value.Int(10)})
+			x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, in, engine.Options{})
+			want := `[[{"sum":` + value.String(value.Int(int64(g))) + `},{"sum":11}]]`
+			if x.Status() != interp.Succeeded || value.String(x.Output()) != want {
+				t.Errorf("goroutine %d: %s %s, want %s", g, x.Status(), value.String(x.Output()), want)
+			}
+		}(g)
+	}
+	wg.Wait()
+}
+
+// TestMapConcurrency checks that MaxConcurrency bounds the tasks in flight
+// and that results keep item order.
+func TestMapConcurrency(t *testing.T) {
+	t.Parallel()
+	p := compile(t, `{"StartAt":"M","States":{"M":{"Type":"Map","MaxConcurrency":3,
+		"ItemProcessor":{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"work","End":true}}},"End":true}}}`)
+	var inFlight, peak atomic.Int32
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		n := inFlight.Add(1)
+		for {
+			old := peak.Load()
+			if n <= old || peak.CompareAndSwap(old, n) {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+		inFlight.Add(-1)
+		return task.Result{Output: req.Input}
+	})
+	items := make([]any, 12)
+	for i := range items {
+		items[i] = value.Int(int64(i))
+	}
+	x := engine.Run(context.Background(), p, interp.Info{Name: "m"}, items, engine.Options{Invoker: inv})
+	if x.Status() != interp.Succeeded || value.String(x.Output()) != value.String(items) {
+		t.Fatalf("%s %s", x.Status(), value.String(x.Output()))
+	}
+	if got := peak.Load(); got != 3 {
+		t.Errorf("peak tasks in flight = %d, want 3", got)
+	}
+}
+
+// TestParallelFailureCancelsSiblings checks that one failing branch stops
+// the others and the Parallel state fails with its error.
+func TestParallelFailureCancelsSiblings(t *testing.T) {
+	t.Parallel()
+	p := compile(t, `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[
+		{"StartAt":"Slow","States":{"Slow":{"Type":"Task","Resource":"slow","End":true}}},
+		{"StartAt":"F","States":{"F":{"Type":"Fail","Error":"Boom","Cause":"branch 2"}}}]}}}`)
+	cancelled := make(chan struct{})
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		<-ctx.Done()
+		close(cancelled)
+		return task.Result{Error: "Cancelled"}
+	})
+	x := engine.Run(context.Background(), p, interp.Info{Name: "p"}, value.NewObject(0), engine.Options{Invoker: inv})
+	if x.Status() != interp.Failed || x.Failure().Error != "Boom" {
+		t.Fatalf("%s %v", x.Status(), x.Failure())
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the slow branch's task was not cancelled")
+	}
+	var aborted bool
+	for _, e := range x.History() {
+		if e.Type == "TaskStateAborted" {
+			aborted = true
+		}
+	}
+	if !aborted {
+		t.Error("no TaskStateAborted event for the cancelled branch")
+	}
+}
+
+// TestStepIgnoresStaleInputs delivers a result for an operation that no
+// longer exists: the interpreter must ignore it.
+func TestStepIgnoresStaleInputs(t *testing.T) {
+	t.Parallel()
+	p := compile(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":5,"End":true}}}`)
+	now := time.Unix(0, 0)
+	x, cmds := p.Start(interp.Info{Name: "w"}, value.NewObject(0), now)
+	if len(cmds) != 1 || cmds[0].Kind != interp.StartTimer || !cmds[0].At.Equal(now.Add(5*time.Second)) {
+		t.Fatalf("commands %+v", cmds)
+	}
+	if c := x.Step(now, interp.Input{Kind: interp.TaskDone, ID: 999}); len(c) != 0 || x.Status() != interp.Running {
+		t.Fatalf("stale input changed the execution: %v %s", c, x.Status())
+	}
+	x.Step(now.Add(5*time.Second), interp.Input{Kind: interp.TimerFired, ID: cmds[0].ID})
+	if x.Status() != interp.Succeeded {
+		t.Fatalf("status %s", x.Status())
+	}
+}
