@@ -1,0 +1,254 @@
+// Package memory is an in-memory store.Store, for Express workflows, tests
+// and `stepd serve --data ""`. Nothing survives the process.
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/stepd/stepd/store"
+)
+
+// Store is an in-memory store. The zero value is not usable; call New.
+type Store struct {
+	mu       sync.RWMutex
+	machines map[string]*store.StateMachine
+	execs    map[string]*execution
+	order    []*execution // creation order
+}
+
+type execution struct {
+	e     store.Execution
+	steps []*store.Step
+	seq   int // creation sequence, for ordering
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{machines: map[string]*store.StateMachine{}, execs: map[string]*execution{}}
+}
+
+var _ store.Store = (*Store)(nil)
+
+func cloneSM(sm *store.StateMachine) *store.StateMachine {
+	c := *sm
+	if sm.Tags != nil {
+		c.Tags = make(map[string]string, len(sm.Tags))
+		for k, v := range sm.Tags {
+			c.Tags[k] = v
+		}
+	}
+	return &c
+}
+
+// CreateStateMachine implements store.Store.
+func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.machines[sm.ARN]; ok {
+		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists)
+	}
+	s.machines[sm.ARN] = cloneSM(sm)
+	return nil
+}
+
+// UpdateStateMachine implements store.Store.
+func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.machines[sm.ARN]; !ok {
+		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound)
+	}
+	s.machines[sm.ARN] = cloneSM(sm)
+	return nil
+}
+
+// GetStateMachine implements store.Store.
+func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMachine, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sm, ok := s.machines[arn]
+	if !ok {
+		return nil, fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
+	}
+	return cloneSM(sm), nil
+}
+
+// DeleteStateMachine implements store.Store.
+func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.machines[arn]; !ok {
+		return fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
+	}
+	delete(s.machines, arn)
+	return nil
+}
+
+// page cuts a list at an offset token.
+func page[T any](list []T, p store.Page) ([]T, string, error) {
+	off := 0
+	if p.Token != "" {
+		n, err := strconv.Atoi(p.Token)
+		if err != nil || n < 0 || n > len(list) {
+			return nil, "", store.ErrBadToken
+		}
+		off = n
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	end := min(off+limit, len(list))
+	next := ""
+	if end < len(list) {
+		next = strconv.Itoa(end)
+	}
+	return list[off:end], next, nil
+}
+
+// ListStateMachines implements store.Store.
+func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.StateMachine, string, error) {
+	s.mu.RLock()
+	list := make([]*store.StateMachine, 0, len(s.machines))
+	for _, sm := range s.machines {
+		list = append(list, cloneSM(sm))
+	}
+	s.mu.RUnlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	return page(list, p)
+}
+
+// CreateExecution implements store.Store.
+func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.execs[e.ARN]; ok {
+		return fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
+	}
+	x := &execution{e: *e, seq: len(s.order)}
+	if first != nil {
+		st := *first
+		x.steps = append(x.steps, &st)
+		apply(&x.e, &st)
+	}
+	s.execs[e.ARN] = x
+	s.order = append(s.order, x)
+	return nil
+}
+
+func apply(e *store.Execution, st *store.Step) {
+	if st.Status != "" {
+		e.Status = st.Status
+	}
+	e.Output, e.Error, e.Cause, e.Stopped = st.Output, st.Error, st.Cause, st.Stopped
+}
+
+// GetExecution implements store.Store.
+func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	x, ok := s.execs[arn]
+	if !ok {
+		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	}
+	e := x.e
+	return &e, nil
+}
+
+// ListExecutions implements store.Store.
+func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
+	s.mu.RLock()
+	var list []*store.Execution
+	for i := len(s.order) - 1; i >= 0; i-- {
+		x := s.order[i]
+		if x.e.StateMachineARN != smARN || (status != "" && x.e.Status != status) {
+			continue
+		}
+		e := x.e
+		list = append(list, &e)
+	}
+	s.mu.RUnlock()
+	return page(list, p)
+}
+
+// AppendStep implements store.Store.
+func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	x, ok := s.execs[st.ExecutionARN]
+	if !ok {
+		return fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
+	}
+	if want := int64(len(x.steps)); st.Seq != want {
+		return fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, want)
+	}
+	c := *st
+	x.steps = append(x.steps, &c)
+	apply(&x.e, &c)
+	return nil
+}
+
+// Steps implements store.Store.
+func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	x, ok := s.execs[arn]
+	if !ok {
+		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	}
+	return slices.Clone(x.steps), nil
+}
+
+// Events implements store.Store.
+func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	x, ok := s.execs[arn]
+	if !ok {
+		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	}
+	var all []store.Event
+	for _, st := range x.steps {
+		all = append(all, st.Events...)
+	}
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []store.Event
+	if reverse {
+		for i := len(all) - 1; i >= 0 && len(out) < limit; i-- {
+			if after == 0 || all[i].ID < after {
+				out = append(out, all[i])
+			}
+		}
+		return out, nil
+	}
+	for _, ev := range all {
+		if ev.ID > after && len(out) < limit {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
+// RunningExecutions implements store.Store.
+func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []*store.Execution
+	for _, x := range s.order {
+		if x.e.Status == "RUNNING" {
+			e := x.e
+			out = append(out, &e)
+		}
+	}
+	return out, nil
+}
+
+// Close implements store.Store.
+func (s *Store) Close() error { return nil }

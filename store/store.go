@@ -1,0 +1,129 @@
+// Package store defines where stepd keeps state machines, executions and
+// their histories, and the contract every backend meets. Backends live in
+// subpackages (store/memory, store/sqlite); store/storetest is the shared
+// suite every backend must pass.
+//
+// An execution is stored as the sequence of its committed steps. A step is
+// one transition of the interpreter: the input that caused it (a task
+// result, a timer firing, a stop request), the history events it produced,
+// and the execution's summary afterwards. Replaying the inputs of the steps
+// through the interpreter rebuilds an execution's state after a restart;
+// the events are what GetExecutionHistory returns.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors a Store returns; backends wrap them with %w.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrExists   = errors.New("already exists")
+	// ErrBadToken is a pagination token the store did not issue.
+	ErrBadToken = errors.New("invalid pagination token")
+)
+
+// StateMachine is a stored state machine.
+type StateMachine struct {
+	ARN        string
+	Name       string
+	Type       string // STANDARD or EXPRESS
+	Definition string // JSON text as submitted
+	RoleARN    string
+	Created    time.Time
+	Updated    time.Time
+	RevisionID string
+	Tags       map[string]string
+}
+
+// Execution is a stored execution's summary.
+type Execution struct {
+	ARN              string
+	Name             string
+	StateMachineARN  string
+	StateMachineName string
+	Definition       string // the definition the execution runs (JSON text)
+	Type             string // STANDARD or EXPRESS
+	RoleARN          string
+	TestCase         string // mock test case, if any
+	Input            string // JSON text
+	Status           string // RUNNING, SUCCEEDED, FAILED, TIMED_OUT, ABORTED
+	Output           string // JSON text; empty unless SUCCEEDED
+	Error, Cause     string
+	Started          time.Time
+	Stopped          time.Time // zero while running
+}
+
+// Event is one history event, kept as the JSON object GetExecutionHistory
+// returns (with its timestamp).
+type Event struct {
+	ID   int64
+	Type string
+	JSON []byte
+}
+
+// Step is one committed transition of an execution.
+type Step struct {
+	ExecutionARN string
+	Seq          int64     // 0 for the step that started the execution, then 1, 2, ...
+	At           time.Time // the time passed to the interpreter
+	Input        []byte    // the interpreter input, encoded by the engine; empty for Seq 0
+	Events       []Event   // events produced by this step, ids ascending and contiguous
+	// The execution's summary after this step.
+	Status       string
+	Output       string
+	Error, Cause string
+	Stopped      time.Time
+}
+
+// Page asks for one page of a list: Token is empty for the first page or a
+// NextToken returned by a previous call; Limit is the page size (0 means the
+// backend's default of 100).
+type Page struct {
+	Token string
+	Limit int
+}
+
+// Store keeps state machines and executions. Every method is safe for
+// concurrent use. A method that returns without error has made its change
+// durable (for durable backends).
+type Store interface {
+	// CreateStateMachine stores a new state machine; ErrExists when one
+	// with the same ARN exists.
+	CreateStateMachine(ctx context.Context, sm *StateMachine) error
+	// UpdateStateMachine replaces a state machine's definition, role,
+	// updated time, revision and tags; ErrNotFound when it does not exist.
+	UpdateStateMachine(ctx context.Context, sm *StateMachine) error
+	GetStateMachine(ctx context.Context, arn string) (*StateMachine, error)
+	// DeleteStateMachine removes a state machine; its executions remain.
+	DeleteStateMachine(ctx context.Context, arn string) error
+	// ListStateMachines lists state machines ordered by name.
+	ListStateMachines(ctx context.Context, page Page) (list []*StateMachine, next string, err error)
+
+	// CreateExecution stores a new execution and its first step
+	// atomically; ErrExists when the ARN exists.
+	CreateExecution(ctx context.Context, e *Execution, first *Step) error
+	GetExecution(ctx context.Context, arn string) (*Execution, error)
+	// ListExecutions lists the executions of a state machine, newest
+	// first; status filters when not empty.
+	ListExecutions(ctx context.Context, stateMachineARN, status string, page Page) (list []*Execution, next string, err error)
+	// AppendStep commits the next step of an execution: its Seq must be
+	// one more than the last committed step's, and the execution's
+	// summary is updated from it. Backends batch concurrent calls into
+	// one transaction (group commit); the call returns once its step is
+	// durable.
+	AppendStep(ctx context.Context, s *Step) error
+	// Steps returns an execution's steps in order.
+	Steps(ctx context.Context, executionARN string) ([]*Step, error)
+	// Events returns up to limit events of an execution after the event
+	// with id after (or, reverse, before it; 0 means from the end),
+	// in ascending id order (descending when reverse).
+	Events(ctx context.Context, executionARN string, after int64, limit int, reverse bool) ([]Event, error)
+	// RunningExecutions returns every execution whose status is RUNNING.
+	RunningExecutions(ctx context.Context) ([]*Execution, error)
+
+	// Close releases the store; pending commits finish first.
+	Close() error
+}
