@@ -9,7 +9,6 @@
 package engine
 
 import (
-	"container/heap"
 	"context"
 	"time"
 
@@ -63,7 +62,6 @@ func Run(ctx context.Context, p *interp.Program, info interp.Info, input any, op
 		opts:     opts,
 		results:  make(chan done, 16),
 		inflight: map[int64]context.CancelFunc{},
-		timerIDs: map[int64]*timer{},
 	}
 	x, cmds := p.Start(info, input, now)
 	r.apply(cmds)
@@ -85,23 +83,21 @@ type runner struct {
 	opts     Options
 	results  chan done
 	inflight map[int64]context.CancelFunc
-	timers   timerHeap
-	timerIDs map[int64]*timer
+	timers   Timers
 }
 
 func (r *runner) stepVirtual(x *interp.Execution, now time.Time) time.Time {
 	if len(r.inflight) == 0 {
-		if len(r.timers) == 0 {
+		if r.timers.Len() == 0 {
 			// Nothing can happen any more: a defect, but never hang.
 			r.apply(x.Step(now, interp.Input{Kind: interp.Stop, Error: "States.Runtime", Cause: "the execution is waiting for nothing"}))
 			return now
 		}
-		t := heap.Pop(&r.timers).(*timer)
-		delete(r.timerIDs, t.id)
-		if t.at.After(now) {
-			now = t.at
+		id, at := r.timers.Pop()
+		if at.After(now) {
+			now = at
 		}
-		r.apply(x.Step(now, interp.Input{Kind: interp.TimerFired, ID: t.id}))
+		r.apply(x.Step(now, interp.Input{Kind: interp.TimerFired, ID: id}))
 		return now
 	}
 	select {
@@ -117,12 +113,11 @@ func (r *runner) stepVirtual(x *interp.Execution, now time.Time) time.Time {
 func (r *runner) stepReal(x *interp.Execution) {
 	clock := r.opts.Clock
 	var due <-chan time.Time
-	var next *timer
-	if len(r.timers) > 0 {
-		next = r.timers[0]
-		due = clock.After(next.at.Sub(clock.Now()))
+	_, at, pending := r.timers.Next()
+	if pending {
+		due = clock.After(at.Sub(clock.Now()))
 	}
-	if len(r.inflight) == 0 && next == nil {
+	if len(r.inflight) == 0 && !pending {
 		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.Stop, Error: "States.Runtime", Cause: "the execution is waiting for nothing"}))
 		return
 	}
@@ -131,9 +126,8 @@ func (r *runner) stepReal(x *interp.Execution) {
 		r.finished(d.id)
 		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.TaskDone, ID: d.id, Result: d.res}))
 	case <-due:
-		heap.Pop(&r.timers)
-		delete(r.timerIDs, next.id)
-		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.TimerFired, ID: next.id}))
+		id, _ := r.timers.Pop()
+		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.TimerFired, ID: id}))
 	case <-r.ctx.Done():
 		r.apply(x.Step(clock.Now(), interp.Input{Kind: interp.Stop}))
 	}
@@ -162,14 +156,9 @@ func (r *runner) apply(cmds []interp.Command) {
 		case interp.CancelTask:
 			r.finished(c.ID)
 		case interp.StartTimer:
-			t := &timer{id: c.ID, at: c.At}
-			r.timerIDs[c.ID] = t
-			heap.Push(&r.timers, t)
+			r.timers.Add(c.ID, c.At)
 		case interp.CancelTimer:
-			if t, ok := r.timerIDs[c.ID]; ok {
-				heap.Remove(&r.timers, t.index)
-				delete(r.timerIDs, c.ID)
-			}
+			r.timers.Remove(c.ID)
 		}
 	}
 }
@@ -184,36 +173,4 @@ func (r *runner) invoke(ctx context.Context, req *task.Request) (res task.Result
 		return task.Result{Error: "States.Runtime", Cause: "no task handler is configured for resource " + req.Resource}
 	}
 	return r.opts.Invoker.Invoke(ctx, req)
-}
-
-type timer struct {
-	id    int64
-	at    time.Time
-	index int
-}
-
-type timerHeap []*timer
-
-func (h timerHeap) Len() int { return len(h) }
-func (h timerHeap) Less(i, j int) bool {
-	if h[i].at.Equal(h[j].at) {
-		return h[i].id < h[j].id
-	}
-	return h[i].at.Before(h[j].at)
-}
-func (h timerHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].index = i
-	h[j].index = j
-}
-func (h *timerHeap) Push(x any) {
-	t := x.(*timer)
-	t.index = len(*h)
-	*h = append(*h, t)
-}
-func (h *timerHeap) Pop() any {
-	old := *h
-	t := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return t
 }

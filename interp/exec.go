@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"slices"
 	"time"
 
 	"github.com/stepd/stepd/history"
@@ -175,6 +176,27 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 	return x.takeCommands()
 }
 
+// Pending returns the commands for every operation still outstanding: the
+// tasks and timers an engine must (re)start after rebuilding an execution
+// from its inputs, e.g. after a restart.
+func (x *Execution) Pending() []Command {
+	ids := make([]int64, 0, len(x.ops))
+	for id := range x.ops {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]Command, 0, len(ids))
+	for _, id := range ids {
+		o := x.ops[id]
+		if o.req != nil {
+			out = append(out, Command{Kind: Invoke, ID: id, Request: o.req})
+		} else {
+			out = append(out, Command{Kind: StartTimer, ID: id, At: o.at})
+		}
+	}
+	return out
+}
+
 // Status returns the execution status.
 func (x *Execution) Status() Status { return x.status }
 
@@ -281,6 +303,10 @@ type op struct {
 	th   *thread
 	x    *Execution
 	gen  int // the thread's generation when the op was made
+	// What the op asked the engine for, so that it can be asked again
+	// after a restart (Pending).
+	req *task.Request
+	at  time.Time
 }
 
 type opKind uint8
@@ -307,6 +333,7 @@ func (x *Execution) newOp(th *thread, kind opKind) *op {
 
 func (x *Execution) timer(th *thread, kind opKind, at time.Time) *op {
 	o := x.newOp(th, kind)
+	o.at = at
 	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: o.id, At: at})
 	return o
 }

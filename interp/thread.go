@@ -850,6 +850,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	}
 	x.attempts[st]++
 	th.taskOp = x.newOp(th, opTask)
+	th.taskOp.req = req
 	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: th.taskOp.id, Request: req})
 	th.timeoutOp, th.heartbeatOp = nil, nil
 	if timeout > 0 {

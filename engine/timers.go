@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"container/heap"
+	"time"
+)
+
+// Timers is a queue of timers by due time (then id), for engines that
+// carry out the interpreter's StartTimer and CancelTimer commands.
+type Timers struct {
+	h    timerHeap
+	byID map[int64]*timer
+}
+
+// Add schedules timer id at the given time.
+func (t *Timers) Add(id int64, at time.Time) {
+	if t.byID == nil {
+		t.byID = map[int64]*timer{}
+	}
+	tm := &timer{id: id, at: at}
+	t.byID[id] = tm
+	heap.Push(&t.h, tm)
+}
+
+// Remove withdraws timer id, if it is queued.
+func (t *Timers) Remove(id int64) {
+	if tm, ok := t.byID[id]; ok {
+		heap.Remove(&t.h, tm.index)
+		delete(t.byID, id)
+	}
+}
+
+// Len returns the number of queued timers.
+func (t *Timers) Len() int { return len(t.h) }
+
+// Next returns the earliest timer without removing it.
+func (t *Timers) Next() (id int64, at time.Time, ok bool) {
+	if len(t.h) == 0 {
+		return 0, time.Time{}, false
+	}
+	return t.h[0].id, t.h[0].at, true
+}
+
+// Pop removes and returns the earliest timer.
+func (t *Timers) Pop() (id int64, at time.Time) {
+	tm := heap.Pop(&t.h).(*timer)
+	delete(t.byID, tm.id)
+	return tm.id, tm.at
+}
+
+type timer struct {
+	id    int64
+	at    time.Time
+	index int
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if h[i].at.Equal(h[j].at) {
+		return h[i].id < h[j].id
+	}
+	return h[i].at.Before(h[j].at)
+}
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*timer)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return t
+}

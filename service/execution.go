@@ -1,0 +1,511 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/history"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// StartExecution starts an execution. A Standard execution is committed
+// to the store before this returns; starting one with the same name and
+// input while it runs returns the same execution.
+func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
+	smARN, testCase, _ := strings.Cut(in.StateMachineARN, "#")
+	sm, err := s.GetStateMachine(ctx, smARN)
+	if err != nil {
+		return nil, err
+	}
+	if in.Name == "" {
+		in.Name = newID()
+	}
+	if err := checkName("Name", in.Name); err != nil {
+		return nil, err
+	}
+	inputVal, err := parseInput(in.Input)
+	if err != nil {
+		return nil, err
+	}
+	if in.Input == "" {
+		in.Input = "{}"
+	}
+	if testCase != "" && s.cfg.Mocks == nil {
+		return nil, errorf("ValidationException", "test case %q named, but no mock configuration is loaded (SFN_MOCK_CONFIG)", testCase)
+	}
+	express := sm.Type == "EXPRESS"
+	arn := s.executionARN(sm.Name, in.Name, express)
+	if express {
+		arn += ":" + newID()
+	}
+	p, err := s.program(sm.Definition)
+	if err != nil {
+		return nil, errorf("InvalidDefinition", "%v", err)
+	}
+	e := &store.Execution{ARN: arn, Name: in.Name, StateMachineARN: sm.ARN, StateMachineName: sm.Name, Definition: sm.Definition,
+		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
+	r, err := s.newRunner(e, p)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	e.Started = now
+	x, cmds := p.Start(r.info(now), inputVal, now)
+	first := r.step(x, 0, now, nil)
+	st := s.store
+	if express {
+		st = s.express
+	}
+	if err := st.CreateExecution(ctx, e, first); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			old, gerr := st.GetExecution(ctx, arn)
+			if gerr == nil && old.Input == in.Input && old.Status == string(interp.Running) {
+				return old, nil
+			}
+			return nil, errorf("ExecutionAlreadyExists", "Execution Already Exists: '%s'", arn)
+		}
+		return nil, err
+	}
+	r.store = st
+	r.x = x
+	r.seq = 1
+	s.launch(r, cmds)
+	return e, nil
+}
+
+// StartSyncExecution runs an Express execution to completion and returns
+// it with its final history.
+func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
+	sm, err := s.GetStateMachine(ctx, strings.SplitN(in.StateMachineARN, "#", 2)[0])
+	if err != nil {
+		return nil, err
+	}
+	if sm.Type != "EXPRESS" {
+		return nil, errorf("StateMachineTypeNotSupported", "This operation is not supported by this type of state machine")
+	}
+	e, err := s.StartExecution(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	r := s.running[e.ARN]
+	s.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.express.GetExecution(ctx, e.ARN)
+}
+
+// runner drives one execution: it performs the interpreter's commands and
+// commits every step before acting on it.
+type runner struct {
+	s        *Service
+	e        *store.Execution
+	p        *interp.Program
+	x        *interp.Execution
+	store    store.Store
+	invoker  task.Invoker
+	seq      int64
+	lastSeen int // events already committed
+	stop     chan stopRequest
+	done     chan struct{}
+	results  chan result
+	inflight map[int64]context.CancelFunc
+	timers   engine.Timers
+}
+
+type stopRequest struct{ err, cause string }
+
+type result struct {
+	id  int64
+	res task.Result
+}
+
+func (s *Service) newRunner(e *store.Execution, p *interp.Program) (*runner, error) {
+	inv := s.cfg.Invoker
+	if e.TestCase != "" && s.cfg.Mocks != nil {
+		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
+		if err != nil {
+			return nil, errorf("ValidationException", "%v", err)
+		}
+		inv = m
+	}
+	return &runner{s: s, e: e, p: p, invoker: inv, stop: make(chan stopRequest, 1), done: make(chan struct{}),
+		results: make(chan result, 16), inflight: map[int64]context.CancelFunc{}}, nil
+}
+
+func (r *runner) info(now time.Time) interp.Info {
+	started := r.e.Started
+	if started.IsZero() {
+		started = now
+	}
+	return interp.Info{ExecutionArn: r.e.ARN, Name: r.e.Name, StateMachineArn: r.e.StateMachineARN,
+		StateMachineName: r.e.StateMachineName, RoleArn: r.e.RoleARN, StartTime: started, TestCase: r.e.TestCase,
+		Region: r.s.cfg.Region, Account: r.s.cfg.Account}
+}
+
+// step builds the store step for the events produced since the last one.
+func (r *runner) step(x *interp.Execution, seq int64, at time.Time, in *interp.Input) *store.Step {
+	evs := x.History()[r.lastSeen:]
+	r.lastSeen = len(x.History())
+	st := &store.Step{ExecutionARN: r.e.ARN, Seq: seq, At: at, Status: string(x.Status())}
+	if in != nil {
+		st.Input = encodeInput(in)
+	}
+	for _, ev := range evs {
+		st.Events = append(st.Events, store.Event{ID: ev.ID, Type: ev.Type, JSON: []byte(value.String(ev.Value(true)))})
+	}
+	if x.Status() != interp.Running {
+		st.Stopped = at
+		if x.Status() == interp.Succeeded {
+			st.Output = value.String(x.Output())
+		}
+		if f := x.Failure(); f != nil {
+			st.Error, st.Cause = f.Error, f.Cause
+		}
+	}
+	return st
+}
+
+func (s *Service) launch(r *runner, cmds []interp.Command) {
+	s.mu.Lock()
+	s.running[r.e.ARN] = r
+	s.mu.Unlock()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer func() {
+			s.mu.Lock()
+			delete(s.running, r.e.ARN)
+			s.mu.Unlock()
+			close(r.done)
+		}()
+		r.loop(s.ctx, cmds)
+	}()
+}
+
+func (r *runner) loop(ctx context.Context, cmds []interp.Command) {
+	r.apply(ctx, cmds)
+	defer func() {
+		for _, cancel := range r.inflight {
+			cancel()
+		}
+	}()
+	for r.x.Status() == interp.Running {
+		var due <-chan time.Time
+		if _, at, ok := r.timers.Next(); ok {
+			due = r.s.clock.After(at.Sub(r.s.clock.Now()))
+		}
+		var in interp.Input
+		select {
+		case <-ctx.Done():
+			return // service closing: the execution resumes on restart
+		case sr := <-r.stop:
+			in = interp.Input{Kind: interp.Stop, Error: sr.err, Cause: sr.cause}
+		case d := <-r.results:
+			if cancel, ok := r.inflight[d.id]; ok {
+				cancel()
+				delete(r.inflight, d.id)
+			}
+			in = interp.Input{Kind: interp.TaskDone, ID: d.id, Result: d.res}
+		case <-due:
+			id, _ := r.timers.Pop()
+			in = interp.Input{Kind: interp.TimerFired, ID: id}
+		}
+		now := r.s.clock.Now()
+		cmds := r.x.Step(now, in)
+		st := r.step(r.x, r.seq, now, &in)
+		if err := r.store.AppendStep(ctx, st); err != nil {
+			r.s.log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", r.e.ARN, "err", err)
+			return
+		}
+		r.seq++
+		r.apply(ctx, cmds)
+	}
+}
+
+func (r *runner) apply(ctx context.Context, cmds []interp.Command) {
+	for _, c := range cmds {
+		switch c.Kind {
+		case interp.Invoke:
+			cctx, cancel := context.WithCancel(ctx)
+			r.inflight[c.ID] = cancel
+			go func(id int64, req *task.Request) {
+				res := invoke(cctx, r.invoker, req)
+				select {
+				case r.results <- result{id: id, res: res}:
+				case <-cctx.Done():
+				}
+			}(c.ID, c.Request)
+		case interp.CancelTask:
+			if cancel, ok := r.inflight[c.ID]; ok {
+				cancel()
+				delete(r.inflight, c.ID)
+			}
+		case interp.StartTimer:
+			r.timers.Add(c.ID, c.At)
+		case interp.CancelTimer:
+			r.timers.Remove(c.ID)
+		}
+	}
+}
+
+func invoke(ctx context.Context, inv task.Invoker, req *task.Request) (res task.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the task handler panicked: %v", p)}
+		}
+	}()
+	if inv == nil {
+		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s", req.Resource, req.StateName)}
+	}
+	return inv.Invoke(ctx, req)
+}
+
+// Resume continues every execution the store has as RUNNING, rebuilding
+// each one by replaying its committed inputs through the interpreter, then
+// re-dispatching its outstanding tasks and timers.
+func (s *Service) Resume(ctx context.Context) (int, error) {
+	open, err := s.store.RunningExecutions(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range open {
+		if err := s.resume(ctx, e); err != nil {
+			s.log.Error("cannot resume execution", "execution", e.ARN, "err", err)
+			continue
+		}
+		n++
+	}
+	return n, nil
+}
+
+func (s *Service) resume(ctx context.Context, e *store.Execution) error {
+	p, err := s.program(e.Definition)
+	if err != nil {
+		return err
+	}
+	steps, err := s.store.Steps(ctx, e.ARN)
+	if err != nil || len(steps) == 0 {
+		return fmt.Errorf("no steps: %v", err)
+	}
+	r, err := s.newRunner(e, p)
+	if err != nil {
+		return err
+	}
+	input, err := value.ParseString(e.Input)
+	if err != nil {
+		return err
+	}
+	x, _ := p.Start(r.info(steps[0].At), input, steps[0].At)
+	for _, st := range steps[1:] {
+		in, err := decodeInput(st.Input)
+		if err != nil {
+			return fmt.Errorf("step %d: %w", st.Seq, err)
+		}
+		x.Step(st.At, in)
+	}
+	r.x, r.store, r.seq = x, s.store, int64(len(steps))
+	r.lastSeen = len(x.History())
+	if last := steps[len(steps)-1]; len(last.Events) > 0 && last.Events[len(last.Events)-1].ID != int64(len(x.History())) {
+		s.log.Warn("replayed history differs in length from the committed one", "execution", e.ARN)
+	}
+	s.launch(r, x.Pending())
+	return nil
+}
+
+// StopExecution stops a running execution (status ABORTED).
+func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string) (*store.Execution, error) {
+	e, err := s.DescribeExecution(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	if e.Status != string(interp.Running) {
+		return e, nil
+	}
+	s.mu.Lock()
+	r := s.running[arn]
+	s.mu.Unlock()
+	if r == nil {
+		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+	}
+	select {
+	case r.stop <- stopRequest{err: errName, cause: cause}:
+	default:
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(10 * time.Second):
+	}
+	return s.DescribeExecution(ctx, arn)
+}
+
+func (s *Service) storeFor(arn string) store.Store {
+	if strings.Contains(arn, ":express:") {
+		return s.express
+	}
+	return s.store
+}
+
+// DescribeExecution returns an execution.
+func (s *Service) DescribeExecution(ctx context.Context, arn string) (*store.Execution, error) {
+	if err := checkARN(arn, "execution"); err != nil {
+		return nil, err
+	}
+	e, err := s.storeFor(arn).GetExecution(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+	}
+	return e, err
+}
+
+// ListExecutions lists a state machine's executions, newest first.
+func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page store.Page) ([]*store.Execution, string, error) {
+	sm, err := s.GetStateMachine(ctx, smARN)
+	if err != nil {
+		return nil, "", err
+	}
+	switch status {
+	case "", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE":
+	default:
+		return nil, "", errorf("ValidationException", "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
+	}
+	st := s.store
+	if sm.Type == "EXPRESS" {
+		st = s.express
+	}
+	list, next, err := st.ListExecutions(ctx, smARN, status, page)
+	if errors.Is(err, store.ErrBadToken) {
+		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+	}
+	return list, next, err
+}
+
+// History returns a page of an execution's history. The token is the id
+// of the last event returned.
+func (s *Service) History(ctx context.Context, arn string, token string, limit int, reverse bool) ([]store.Event, string, error) {
+	if _, err := s.DescribeExecution(ctx, arn); err != nil {
+		return nil, "", err
+	}
+	var after int64
+	if token != "" {
+		if _, err := fmt.Sscanf(token, "%d", &after); err != nil || after <= 0 {
+			return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", token)
+		}
+	}
+	if limit <= 0 || limit > 1000 {
+		limit = 1000
+	}
+	evs, err := s.storeFor(arn).Events(ctx, arn, after, limit+1, reverse)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(evs) > limit {
+		evs = evs[:limit]
+		next = fmt.Sprint(evs[len(evs)-1].ID)
+	}
+	return evs, next, nil
+}
+
+// HistoryEvents converts stored events into JSON values, optionally
+// without execution data (input and output).
+func HistoryEvents(evs []store.Event, includeData bool) []any {
+	out := make([]any, 0, len(evs))
+	for _, ev := range evs {
+		v, err := value.Parse(ev.JSON)
+		if err != nil {
+			continue
+		}
+		if !includeData {
+			v = stripData(v.(*value.Object))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func stripData(ev *value.Object) *value.Object {
+	out := value.NewObject(ev.Len())
+	for k, v := range ev.All {
+		if d, ok := v.(*value.Object); ok && strings.HasSuffix(k, "EventDetails") {
+			nd := value.NewObject(d.Len())
+			for dk, dv := range d.All {
+				switch dk {
+				case "input", "output", "parameters":
+					continue
+				}
+				nd.Set(dk, dv)
+			}
+			v = nd
+		}
+		out.Set(k, v)
+	}
+	return out
+}
+
+var _ = history.Values
+
+// encodeInput serialises an interpreter input for replay.
+func encodeInput(in *interp.Input) []byte {
+	o := map[string]any{"kind": in.Kind, "id": in.ID}
+	if in.Kind == interp.TaskDone {
+		if in.Result.Failed() {
+			o["error"], o["cause"] = in.Result.Error, in.Result.Cause
+		} else {
+			o["output"] = json.RawMessage(value.String(in.Result.Output))
+		}
+		if in.Result.Delay > 0 {
+			o["delayMs"] = in.Result.Delay.Milliseconds()
+		}
+	}
+	if in.Kind == interp.Stop {
+		o["error"], o["cause"] = in.Error, in.Cause
+	}
+	b, _ := json.Marshal(o)
+	return b
+}
+
+func decodeInput(b []byte) (interp.Input, error) {
+	var raw struct {
+		Kind    interp.InputKind `json:"kind"`
+		ID      int64            `json:"id"`
+		Output  json.RawMessage  `json:"output"`
+		Error   string           `json:"error"`
+		Cause   string           `json:"cause"`
+		DelayMs int64            `json:"delayMs"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return interp.Input{}, err
+	}
+	in := interp.Input{Kind: raw.Kind, ID: raw.ID}
+	switch raw.Kind {
+	case interp.TaskDone:
+		in.Result = task.Result{Error: raw.Error, Cause: raw.Cause, Delay: time.Duration(raw.DelayMs) * time.Millisecond}
+		if len(raw.Output) > 0 {
+			v, err := value.Parse(raw.Output)
+			if err != nil {
+				return in, err
+			}
+			in.Result.Output = v
+		}
+	case interp.Stop:
+		in.Error, in.Cause = raw.Error, raw.Cause
+	}
+	return in, nil
+}

@@ -1,0 +1,351 @@
+// Package service implements the AWS Step Functions service on top of the
+// interpreter and a store: state machines, Standard executions that are
+// durable (each transition is committed before its effects are carried
+// out, and open executions resume after a restart), and Express executions
+// that run in memory.
+//
+// Errors are *Error values carrying the AWS error code (e.g.
+// StateMachineDoesNotExist, ExecutionAlreadyExists, InvalidDefinition) so
+// that the API layer can answer in AWS's shape.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/memory"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/validate"
+	"github.com/stepd/stepd/value"
+)
+
+// Error is a service error with an AWS error code.
+type Error struct {
+	Code    string // e.g. "StateMachineDoesNotExist"
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+func errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Config configures a Service.
+type Config struct {
+	Region  string
+	Account string
+	// Store keeps Standard workflows; nil means in memory.
+	Store store.Store
+	// Invoker serves Task states (mocks are added per execution from
+	// Mocks when a test case is named).
+	Invoker task.Invoker
+	// Mocks is an AWS Step Functions Local mock configuration, used when
+	// StartExecution names "stateMachineArn#TestCase".
+	Mocks *task.MockConfig
+	// Clock defaults to the real clock.
+	Clock engine.Clock
+	Log   *slog.Logger
+}
+
+// Service is the Step Functions service.
+type Service struct {
+	cfg     Config
+	store   store.Store
+	express *memory.Store
+	clock   engine.Clock
+	log     *slog.Logger
+
+	mu       sync.Mutex
+	programs map[string]*interp.Program // by definition text
+	running  map[string]*runner         // by execution ARN
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+}
+
+// New creates a service. Call Resume to continue open executions.
+func New(cfg Config) *Service {
+	if cfg.Region == "" {
+		cfg.Region = "us-east-1"
+	}
+	if cfg.Account == "" {
+		cfg.Account = "123456789012"
+	}
+	if cfg.Store == nil {
+		cfg.Store = memory.New()
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = engine.RealClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Service{cfg: cfg, store: cfg.Store, express: memory.New(), clock: cfg.Clock, log: cfg.Log,
+		programs: map[string]*interp.Program{}, running: map[string]*runner{}, ctx: ctx, cancel: cancel}
+}
+
+// Region returns the configured region.
+func (s *Service) Region() string { return s.cfg.Region }
+
+// Close stops the runners; executions stay RUNNING in the store and resume
+// on the next start.
+func (s *Service) Close() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+// ARN builders.
+func (s *Service) stateMachineARN(name string) string {
+	return fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", s.cfg.Region, s.cfg.Account, name)
+}
+
+func (s *Service) executionARN(sm, name string, express bool) string {
+	kind := "execution"
+	if express {
+		kind = "express"
+	}
+	return fmt.Sprintf("arn:aws:states:%s:%s:%s:%s:%s", s.cfg.Region, s.cfg.Account, kind, sm, name)
+}
+
+var nameRE = regexp.MustCompile(`^[0-9A-Za-z_-]{1,80}$`)
+
+// checkName applies AWS's naming rules for state machines and executions.
+func checkName(kind, name string) error {
+	if !nameRE.MatchString(name) {
+		return errorf("Invalid"+kind, "Invalid %s name: '%s' (1 to 80 letters, digits, '-' or '_')", strings.ToLower(kind), name)
+	}
+	return nil
+}
+
+// program compiles (once) and returns the program for a definition.
+func (s *Service) program(def string) (*interp.Program, error) {
+	s.mu.Lock()
+	p := s.programs[def]
+	s.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	sm, err := asl.Parse([]byte(def))
+	if err != nil {
+		return nil, err
+	}
+	if p, err = interp.Compile(sm); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.programs[def] = p
+	s.mu.Unlock()
+	return p, nil
+}
+
+// StateMachineInput is CreateStateMachine's input.
+type StateMachineInput struct {
+	Name, Definition, RoleARN, Type string
+	Tags                            map[string]string
+}
+
+// CreateStateMachine validates and stores a state machine. Creating one
+// with the same name and definition again returns the existing one, as AWS
+// does.
+func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, error) {
+	if err := checkName("Name", in.Name); err != nil {
+		return nil, err
+	}
+	if in.Type == "" {
+		in.Type = validate.Standard
+	}
+	if in.Type != validate.Standard && in.Type != validate.Express {
+		return nil, errorf("ValidationException", "1 validation error detected: Value '%s' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]", in.Type)
+	}
+	if r := validate.Definition([]byte(in.Definition), in.Type); !r.OK() {
+		return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
+	}
+	if err := checkRole(in.RoleARN); err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	sm := &store.StateMachine{ARN: s.stateMachineARN(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
+		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: newID(), Tags: in.Tags}
+	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			old, gerr := s.store.GetStateMachine(ctx, sm.ARN)
+			if gerr == nil && old.Definition == in.Definition && old.RoleARN == in.RoleARN && old.Type == in.Type {
+				return old, nil
+			}
+			return nil, errorf("StateMachineAlreadyExists", "State Machine Already Exists: '%s'", sm.ARN)
+		}
+		return nil, err
+	}
+	return sm, nil
+}
+
+func checkRole(arn string) error {
+	if arn == "" {
+		return errorf("ValidationException", "1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
+	}
+	if !strings.HasPrefix(arn, "arn:") || strings.Count(arn, ":") < 5 {
+		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", arn)
+	}
+	return nil
+}
+
+// checkARN checks an ARN's shape and resource type.
+func checkARN(arn, resource string) error {
+	parts := strings.Split(arn, ":")
+	if len(parts) < 7 || parts[0] != "arn" || parts[2] != "states" || parts[5] != resource && !(resource == "execution" && parts[5] == "express") {
+		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(arn))
+	}
+	return nil
+}
+
+func resourceOf(arn string) string {
+	parts := strings.Split(arn, ":")
+	if len(parts) > 5 {
+		return parts[5]
+	}
+	return arn
+}
+
+// GetStateMachine returns a state machine.
+func (s *Service) GetStateMachine(ctx context.Context, arn string) (*store.StateMachine, error) {
+	if err := checkARN(arn, "stateMachine"); err != nil {
+		return nil, err
+	}
+	sm, err := s.store.GetStateMachine(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", arn)
+	}
+	return sm, err
+}
+
+// UpdateStateMachine changes a state machine's definition or role.
+func (s *Service) UpdateStateMachine(ctx context.Context, arn, definition, role string) (*store.StateMachine, error) {
+	sm, err := s.GetStateMachine(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	if definition == "" && role == "" {
+		return nil, errorf("MissingRequiredParameter", "Either the definition or the roleArn must be specified")
+	}
+	if definition != "" {
+		if r := validate.Definition([]byte(definition), sm.Type); !r.OK() {
+			return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
+		}
+		sm.Definition = definition
+	}
+	if role != "" {
+		if err := checkRole(role); err != nil {
+			return nil, err
+		}
+		sm.RoleARN = role
+	}
+	sm.Updated = s.clock.Now()
+	sm.RevisionID = newID()
+	return sm, s.store.UpdateStateMachine(ctx, sm)
+}
+
+// DeleteStateMachine deletes a state machine; deleting a missing one
+// succeeds, as on AWS.
+func (s *Service) DeleteStateMachine(ctx context.Context, arn string) error {
+	if err := checkARN(arn, "stateMachine"); err != nil {
+		return err
+	}
+	err := s.store.DeleteStateMachine(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// ListStateMachines lists state machines.
+func (s *Service) ListStateMachines(ctx context.Context, page store.Page) ([]*store.StateMachine, string, error) {
+	list, next, err := s.store.ListStateMachines(ctx, page)
+	if errors.Is(err, store.ErrBadToken) {
+		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+	}
+	return list, next, err
+}
+
+// Tag adds tags to a state machine.
+func (s *Service) Tag(ctx context.Context, arn string, tags map[string]string) error {
+	sm, err := s.taggable(ctx, arn)
+	if err != nil {
+		return err
+	}
+	if sm.Tags == nil {
+		sm.Tags = map[string]string{}
+	}
+	for k, v := range tags {
+		sm.Tags[k] = v
+	}
+	return s.store.UpdateStateMachine(ctx, sm)
+}
+
+// Untag removes tags from a state machine.
+func (s *Service) Untag(ctx context.Context, arn string, keys []string) error {
+	sm, err := s.taggable(ctx, arn)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		delete(sm.Tags, k)
+	}
+	return s.store.UpdateStateMachine(ctx, sm)
+}
+
+// Tags lists a state machine's tags.
+func (s *Service) Tags(ctx context.Context, arn string) (map[string]string, error) {
+	sm, err := s.taggable(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	return sm.Tags, nil
+}
+
+func (s *Service) taggable(ctx context.Context, arn string) (*store.StateMachine, error) {
+	sm, err := s.store.GetStateMachine(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", arn)
+	}
+	return sm, err
+}
+
+// maxPayload is AWS's limit on execution input and output.
+const maxPayload = 256 * 1024
+
+// StartInput is StartExecution's input.
+type StartInput struct {
+	StateMachineARN string // may end in #TestCase (Step Functions Local mocks)
+	Name            string
+	Input           string
+}
+
+// parseInput checks an execution input.
+func parseInput(text string) (any, error) {
+	if text == "" {
+		text = "{}"
+	}
+	if len(text) > maxPayload {
+		return nil, errorf("InvalidExecutionInput", "Invalid execution input: the input exceeds the maximum size of 262144 bytes")
+	}
+	v, err := value.ParseString(text)
+	if err != nil {
+		return nil, errorf("InvalidExecutionInput", "Invalid State Machine Execution Input: '%v'", err)
+	}
+	return v, nil
+}
+
+func newID() string { return engine.NewUUID() }
