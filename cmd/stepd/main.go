@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"syscall"
 )
 
 // Exit codes.
@@ -19,7 +20,7 @@ const (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(Main(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -30,6 +31,7 @@ Usage:
   stepd run DEFINITION.json [flags]   run one execution and print its output
   stepd test PATH... [flags]          run case files (the conformance format)
   stepd validate FILE... [flags]      check definitions as AWS does, with positioned diagnostics
+  stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
   stepd help                          show this help
 
 Run "stepd COMMAND -h" for the flags of a command.
@@ -48,6 +50,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return testCommand(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout, stderr)
+	case "serve":
+		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

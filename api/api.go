@@ -1,0 +1,180 @@
+// Package api serves the AWS Step Functions API over HTTP with the AWS JSON
+// 1.0 protocol, so that the AWS CLI, boto3 and the AWS SDKs work against
+// stepd unchanged: POST / with X-Amz-Target: AWSStepFunctions.<Operation>,
+// a JSON body with lowerCamelCase members, timestamps as epoch seconds, and
+// errors as {"__type": "<Code>", "message": "..."}.
+//
+// The handler does not route on the Host header, so SDK calls sent to a
+// "sync-" prefixed host (StartSyncExecution, TestState) reach it as long as
+// the client is pointed at stepd's address.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/validate"
+)
+
+// maxBody bounds a request body: 256 KiB of input plus the envelope,
+// and definitions up to 1 MiB.
+const maxBody = 2 << 20
+
+// Handler serves the API.
+type Handler struct {
+	svc *service.Service
+	log *slog.Logger
+	ops map[string]func(ctx context.Context, body []byte) (any, error)
+}
+
+// New returns a handler for svc.
+func New(svc *service.Service, log *slog.Logger) *Handler {
+	if log == nil {
+		log = slog.Default()
+	}
+	h := &Handler{svc: svc, log: log}
+	h.ops = map[string]func(context.Context, []byte) (any, error){
+		"CreateStateMachine":               h.createStateMachine,
+		"DescribeStateMachine":             h.describeStateMachine,
+		"UpdateStateMachine":               h.updateStateMachine,
+		"DeleteStateMachine":               h.deleteStateMachine,
+		"ListStateMachines":                h.listStateMachines,
+		"ListStateMachineVersions":         h.listStateMachineVersions,
+		"DescribeStateMachineForExecution": h.describeStateMachineForExecution,
+		"StartExecution":                   h.startExecution,
+		"StartSyncExecution":               h.startSyncExecution,
+		"DescribeExecution":                h.describeExecution,
+		"ListExecutions":                   h.listExecutions,
+		"StopExecution":                    h.stopExecution,
+		"GetExecutionHistory":              h.getExecutionHistory,
+		"ValidateStateMachineDefinition":   h.validateDefinition,
+		"TagResource":                      h.tagResource,
+		"UntagResource":                    h.untagResource,
+		"ListTagsForResource":              h.listTags,
+	}
+	return h
+}
+
+// apiError is an error response.
+type apiError struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *apiError) Error() string { return e.code + ": " + e.message }
+
+func validation(format string, args ...any) error {
+	return &apiError{status: 400, code: "ValidationException", message: fmt.Sprintf(format, args...)}
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		writeError(w, &apiError{status: 404, code: "UnknownOperationException", message: "the Step Functions API takes POST requests"})
+		return
+	}
+	target := r.Header.Get("X-Amz-Target")
+	op, ok := strings.CutPrefix(target, "AWSStepFunctions.")
+	fn := h.ops[op]
+	if !ok || fn == nil {
+		writeError(w, &apiError{status: 400, code: "UnknownOperationException", message: fmt.Sprintf("unknown operation %q", target)})
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		writeError(w, &apiError{status: 400, code: "SerializationException", message: err.Error()})
+		return
+	}
+	if len(body) > maxBody {
+		writeError(w, &apiError{status: 413, code: "ValidationException", message: "request body too large"})
+		return
+	}
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	out, err := fn(r.Context(), body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.Header().Set("x-amzn-RequestId", newRequestID())
+	b, _ := json.Marshal(out)
+	_, _ = w.Write(b)
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	var se *service.Error
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &se):
+		ae = &apiError{status: 400, code: se.Code, message: se.Message}
+	default:
+		ae = &apiError{status: 500, code: "InternalFailure", message: err.Error()}
+	}
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.Header().Set("x-amzn-RequestId", newRequestID())
+	w.Header().Set("X-Amzn-Errortype", ae.code)
+	w.WriteHeader(ae.status)
+	b, _ := json.Marshal(map[string]string{"__type": ae.code, "message": ae.message})
+	_, _ = w.Write(b)
+}
+
+// decode parses a request body into v, strictly.
+func decode(body []byte, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	if err := dec.Decode(v); err != nil {
+		return &apiError{status: 400, code: "SerializationException", message: err.Error()}
+	}
+	return nil
+}
+
+// epoch renders a time as AWS JSON 1.0 does: seconds since the epoch.
+func epoch(t time.Time) *float64 {
+	if t.IsZero() {
+		return nil
+	}
+	f := float64(t.UnixMilli()) / 1000
+	return &f
+}
+
+func newRequestID() string {
+	return strings.ReplaceAll(fmt.Sprint(time.Now().UnixNano()), "-", "")
+}
+
+// tag is a Step Functions tag.
+type tag struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+func tagMap(tags []tag) map[string]string {
+	if len(tags) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(tags))
+	for _, t := range tags {
+		m[t.Key] = t.Value
+	}
+	return m
+}
+
+func pageOf(token string, max int) (store.Page, error) {
+	if max < 0 || max > 1000 {
+		return store.Page{}, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000", max)
+	}
+	return store.Page{Token: token, Limit: max}, nil
+}
+
+var _ = validate.Standard

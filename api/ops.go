@@ -1,0 +1,394 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/validate"
+	"github.com/stepd/stepd/value"
+)
+
+type loggingConfiguration struct {
+	Level                string `json:"level"`
+	IncludeExecutionData bool   `json:"includeExecutionData"`
+}
+
+type tracingConfiguration struct {
+	Enabled bool `json:"enabled"`
+}
+
+func required(name, v string) error {
+	if v == "" {
+		return validation("1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", name)
+	}
+	return nil
+}
+
+func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		Name       string `json:"name"`
+		Definition string `json:"definition"`
+		RoleArn    string `json:"roleArn"`
+		Type       string `json:"type"`
+		Tags       []tag  `json:"tags"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	for _, r := range [][2]string{{"name", in.Name}, {"definition", in.Definition}} {
+		if err := required(r[0], r[1]); err != nil {
+			return nil, err
+		}
+	}
+	sm, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags)})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"stateMachineArn": sm.ARN, "creationDate": epoch(sm.Created)}, nil
+}
+
+func arnOnly(body []byte, field string) (string, error) {
+	var in map[string]any
+	if err := decode(body, &in); err != nil {
+		return "", err
+	}
+	s, _ := in[field].(string)
+	return s, required(field, s)
+}
+
+func (h *Handler) describeStateMachine(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "stateMachineArn")
+	if err != nil {
+		return nil, err
+	}
+	sm, err := h.svc.GetStateMachine(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"stateMachineArn": sm.ARN, "name": sm.Name, "status": "ACTIVE", "definition": sm.Definition,
+		"roleArn": sm.RoleARN, "type": sm.Type, "creationDate": epoch(sm.Created), "revisionId": sm.RevisionID,
+		"loggingConfiguration": loggingConfiguration{Level: "OFF"}, "tracingConfiguration": tracingConfiguration{},
+	}, nil
+}
+
+func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		StateMachineArn string `json:"stateMachineArn"`
+		Definition      string `json:"definition"`
+		RoleArn         string `json:"roleArn"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
+		return nil, err
+	}
+	sm, err := h.svc.UpdateStateMachine(ctx, in.StateMachineArn, in.Definition, in.RoleArn)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"updateDate": epoch(sm.Updated), "revisionId": sm.RevisionID}, nil
+}
+
+func (h *Handler) deleteStateMachine(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "stateMachineArn")
+	if err != nil {
+		return nil, err
+	}
+	return struct{}{}, h.svc.DeleteStateMachine(ctx, arn)
+}
+
+type listInput struct {
+	MaxResults int    `json:"maxResults"`
+	NextToken  string `json:"nextToken"`
+}
+
+func (h *Handler) listStateMachines(ctx context.Context, body []byte) (any, error) {
+	var in listInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	page, err := pageOf(in.NextToken, in.MaxResults)
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := h.svc.ListStateMachines(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, 0, len(list))
+	for _, sm := range list {
+		items = append(items, map[string]any{"stateMachineArn": sm.ARN, "name": sm.Name, "type": sm.Type, "creationDate": epoch(sm.Created)})
+	}
+	out := map[string]any{"stateMachines": items}
+	if next != "" {
+		out["nextToken"] = next
+	}
+	return out, nil
+}
+
+func (h *Handler) listStateMachineVersions(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "stateMachineArn")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := h.svc.GetStateMachine(ctx, arn); err != nil {
+		return nil, err
+	}
+	return map[string]any{"stateMachineVersions": []any{}}, nil
+}
+
+func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "executionArn")
+	if err != nil {
+		return nil, err
+	}
+	e, err := h.svc.DescribeExecution(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		"stateMachineArn": e.StateMachineARN, "name": e.StateMachineName, "definition": e.Definition, "roleArn": e.RoleARN,
+		"updateDate": epoch(e.Started), "loggingConfiguration": loggingConfiguration{Level: "OFF"}, "tracingConfiguration": tracingConfiguration{},
+	}, nil
+}
+
+type startInput struct {
+	StateMachineArn string `json:"stateMachineArn"`
+	Name            string `json:"name"`
+	Input           string `json:"input"`
+	TraceHeader     string `json:"traceHeader"`
+}
+
+func (h *Handler) start(ctx context.Context, body []byte) (service.StartInput, error) {
+	var in startInput
+	if err := decode(body, &in); err != nil {
+		return service.StartInput{}, err
+	}
+	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
+		return service.StartInput{}, err
+	}
+	return service.StartInput{StateMachineARN: in.StateMachineArn, Name: in.Name, Input: in.Input}, nil
+}
+
+func (h *Handler) startExecution(ctx context.Context, body []byte) (any, error) {
+	in, err := h.start(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	e, err := h.svc.StartExecution(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"executionArn": e.ARN, "startDate": epoch(e.Started)}, nil
+}
+
+func executionOutput(e *store.Execution) map[string]any {
+	out := map[string]any{
+		"executionArn": e.ARN, "stateMachineArn": e.StateMachineARN, "name": e.Name, "status": e.Status,
+		"startDate": epoch(e.Started), "input": e.Input, "inputDetails": map[string]bool{"included": true},
+	}
+	if !e.Stopped.IsZero() {
+		out["stopDate"] = epoch(e.Stopped)
+	}
+	if e.Status == "SUCCEEDED" {
+		out["output"] = e.Output
+		out["outputDetails"] = map[string]bool{"included": true}
+	}
+	if e.Error != "" {
+		out["error"] = e.Error
+	}
+	if e.Cause != "" {
+		out["cause"] = e.Cause
+	}
+	return out
+}
+
+func (h *Handler) startSyncExecution(ctx context.Context, body []byte) (any, error) {
+	in, err := h.start(ctx, body)
+	if err != nil {
+		return nil, err
+	}
+	e, err := h.svc.StartSyncExecution(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	out := executionOutput(e)
+	out["billingDetails"] = map[string]int{"billedMemoryUsedInMB": 64, "billedDurationInMilliseconds": 100}
+	return out, nil
+}
+
+func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "executionArn")
+	if err != nil {
+		return nil, err
+	}
+	e, err := h.svc.DescribeExecution(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	out := executionOutput(e)
+	out["redriveCount"] = 0
+	out["redriveStatus"] = "NOT_REDRIVABLE"
+	return out, nil
+}
+
+func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		listInput
+		StateMachineArn string `json:"stateMachineArn"`
+		StatusFilter    string `json:"statusFilter"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
+		return nil, err
+	}
+	page, err := pageOf(in.NextToken, in.MaxResults)
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, page)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, 0, len(list))
+	for _, e := range list {
+		item := map[string]any{"executionArn": e.ARN, "stateMachineArn": e.StateMachineARN, "name": e.Name, "status": e.Status, "startDate": epoch(e.Started)}
+		if !e.Stopped.IsZero() {
+			item["stopDate"] = epoch(e.Stopped)
+		}
+		items = append(items, item)
+	}
+	out := map[string]any{"executions": items}
+	if next != "" {
+		out["nextToken"] = next
+	}
+	return out, nil
+}
+
+func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		ExecutionArn string `json:"executionArn"`
+		Error        string `json:"error"`
+		Cause        string `json:"cause"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("executionArn", in.ExecutionArn); err != nil {
+		return nil, err
+	}
+	e, err := h.svc.StopExecution(ctx, in.ExecutionArn, in.Error, in.Cause)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"stopDate": epoch(e.Stopped)}, nil
+}
+
+func (h *Handler) getExecutionHistory(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		listInput
+		ExecutionArn         string `json:"executionArn"`
+		ReverseOrder         bool   `json:"reverseOrder"`
+		IncludeExecutionData *bool  `json:"includeExecutionData"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("executionArn", in.ExecutionArn); err != nil {
+		return nil, err
+	}
+	if _, err := pageOf("", in.MaxResults); err != nil {
+		return nil, err
+	}
+	evs, next, err := h.svc.History(ctx, in.ExecutionArn, in.NextToken, in.MaxResults, in.ReverseOrder)
+	if err != nil {
+		return nil, err
+	}
+	include := in.IncludeExecutionData == nil || *in.IncludeExecutionData
+	list := service.HistoryEvents(evs, include)
+	raw := make([]json.RawMessage, len(list))
+	for i, v := range list {
+		raw[i] = json.RawMessage(value.String(v))
+	}
+	out := map[string]any{"events": raw}
+	if next != "" {
+		out["nextToken"] = next
+	}
+	return out, nil
+}
+
+func (h *Handler) validateDefinition(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		Definition string `json:"definition"`
+		Type       string `json:"type"`
+		Severity   string `json:"severity"`
+		MaxResults int    `json:"maxResults"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("definition", in.Definition); err != nil {
+		return nil, err
+	}
+	r := validate.Definition([]byte(in.Definition), in.Type)
+	if in.Severity == "ERROR" {
+		r.Diagnostics = r.Diagnostics.Errors()
+	}
+	return json.RawMessage(value.String(validate.Response(r))), nil
+}
+
+func (h *Handler) tagResource(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		ResourceArn string `json:"resourceArn"`
+		Tags        []tag  `json:"tags"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("resourceArn", in.ResourceArn); err != nil {
+		return nil, err
+	}
+	return struct{}{}, h.svc.Tag(ctx, in.ResourceArn, tagMap(in.Tags))
+}
+
+func (h *Handler) untagResource(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		ResourceArn string   `json:"resourceArn"`
+		TagKeys     []string `json:"tagKeys"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("resourceArn", in.ResourceArn); err != nil {
+		return nil, err
+	}
+	return struct{}{}, h.svc.Untag(ctx, in.ResourceArn, in.TagKeys)
+}
+
+func (h *Handler) listTags(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "resourceArn")
+	if err != nil {
+		return nil, err
+	}
+	tags, err := h.svc.Tags(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	list := make([]tag, 0, len(keys))
+	for _, k := range keys {
+		list = append(list, tag{Key: k, Value: tags[k]})
+	}
+	return map[string]any{"tags": list}, nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/memory"
+	"github.com/stepd/stepd/task"
+)
+
+// envOr returns the environment variable's value, or def.
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// openStore opens the durable store in dir ("" for memory). It is a
+// variable so that the durable backend can be linked in.
+var openStore = func(ctx context.Context, dir string) (store.Store, error) {
+	if dir == "" {
+		return memory.New(), nil
+	}
+	return nil, fmt.Errorf("no durable store is built in; use --data \"\" for memory")
+}
+
+func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stepd serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
+	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
+	region := fs.String("region", envOr("STEPD_REGION", "us-east-1"), "region used in ARNs (env STEPD_REGION)")
+	account := fs.String("account", envOr("STEPD_ACCOUNT", "123456789012"), "account id used in ARNs (env STEPD_ACCOUNT)")
+	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
+	if _, err := parseInterspersed(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	cfg := service.Config{Region: *region, Account: *account, Log: log}
+	if *mocks != "" {
+		b, err := os.ReadFile(*mocks)
+		if err != nil {
+			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+			return exitUsage
+		}
+		if cfg.Mocks, err = task.ParseMockConfig(b); err != nil {
+			fmt.Fprintf(stderr, "stepd serve: %s: %v\n", *mocks, err)
+			return exitUsage
+		}
+	}
+	st, err := openStore(ctx, *data)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	defer st.Close()
+	cfg.Store = st
+	svc := service.New(cfg)
+	n, err := svc.Resume(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: resuming executions: %v\n", err)
+		return exitFail
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	srv := &http.Server{Handler: api.New(svc, log), ReadHeaderTimeout: 10 * time.Second}
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		log.Warn("the API is open to the network without authentication", "addr", ln.Addr().String())
+	}
+	log.Info("stepd serving the AWS Step Functions API; requests are not authenticated (loopback only by default)",
+		"addr", ln.Addr().String(), "data", *data, "region", *region, "account", *account, "resumed", n)
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		log.Error("server stopped", "err", err)
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdown)
+	svc.Close()
+	log.Info("stopped; running executions resume on the next start")
+	return exitOK
+}
