@@ -60,6 +60,14 @@ func New(svc *service.Service, log *slog.Logger) *Handler {
 		"TagResource":                      h.tagResource,
 		"UntagResource":                    h.untagResource,
 		"ListTagsForResource":              h.listTags,
+		"CreateActivity":                   h.createActivity,
+		"DescribeActivity":                 h.describeActivity,
+		"DeleteActivity":                   h.deleteActivity,
+		"ListActivities":                   h.listActivities,
+		"GetActivityTask":                  h.getActivityTask,
+		"SendTaskSuccess":                  h.sendTaskSuccess,
+		"SendTaskFailure":                  h.sendTaskFailure,
+		"SendTaskHeartbeat":                h.sendTaskHeartbeat,
 	}
 	return h
 }

@@ -68,6 +68,14 @@ const (
 	TaskDone InputKind = iota + 1
 	TimerFired
 	Stop
+	// TaskSubmitted reports that a .waitForTaskToken integration call
+	// succeeded (Result holds its response); the task now waits for its
+	// token to come back.
+	TaskSubmitted
+	// TaskStarted reports that an activity worker took the task (Worker).
+	TaskStarted
+	// TaskHeartbeat reports a heartbeat for a task (SendTaskHeartbeat).
+	TaskHeartbeat
 )
 
 // Input is something that happened to an execution.
@@ -77,6 +85,8 @@ type Input struct {
 	Result task.Result // TaskDone
 	// Stop: error and cause recorded on the ExecutionAborted event.
 	Error, Cause string
+	// Worker names the activity worker (TaskStarted).
+	Worker string
 }
 
 // Execution is the state of one running execution. It performs no I/O and
@@ -105,6 +115,7 @@ type Execution struct {
 	attempts map[*state]int
 
 	ctxExecution *value.Object
+	tokens       int // task tokens issued
 
 	runq []pending
 }
@@ -164,6 +175,13 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 	switch in.Kind {
 	case Stop:
 		x.abort(in.Error, in.Cause)
+	case TaskSubmitted, TaskStarted, TaskHeartbeat:
+		// Progress of a task that goes on waiting.
+		o := x.ops[in.ID]
+		if o == nil || o.kind != opTask {
+			return x.takeCommands()
+		}
+		o.progress(in)
 	default:
 		o := x.ops[in.ID]
 		if o == nil {
@@ -350,6 +368,22 @@ func (x *Execution) cancel(o *op) {
 		x.cmds = append(x.cmds, Command{Kind: CancelTask, ID: o.id})
 	} else {
 		x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: o.id})
+	}
+}
+
+// progress handles a task's intermediate inputs.
+func (o *op) progress(in Input) {
+	th := o.th
+	if th.gen != o.gen || th.dead {
+		return
+	}
+	switch in.Kind {
+	case TaskSubmitted:
+		th.taskSubmitted(in.Result)
+	case TaskStarted:
+		th.activityStarted(in.Worker)
+	case TaskHeartbeat:
+		th.heartbeat()
 	}
 }
 

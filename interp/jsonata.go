@@ -328,6 +328,10 @@ func (th *thread) finishFields(m map[string]*jsonata.Template, vars map[string]a
 func (th *thread) runTaskJSONata(vars map[string]any) {
 	st := th.cur
 	th.gen++
+	th.prepareToken()
+	if th.taskToken != "" {
+		vars = th.jvars(th.statesVar(th.stateInput, nil, nil, false, false))
+	}
 	jx := st.jx.fields
 	args, ok, f := th.evalField(jx, "Arguments", vars)
 	if f != nil {

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -44,6 +45,9 @@ type thread struct {
 	lambda                         bool // LambdaFunction* events instead of Task*
 	taskResource                   resourceInfo
 	effInput                       any // the state's effective input (after InputPath)
+	taskToken                      string // for callbacks and activities
+	activity                       bool   // the task is an activity
+	heartbeatSecs                  int64
 
 	ctr *container // running Parallel/Map
 	// failEvent is written when a failed Parallel/Map state is not retried.
@@ -131,6 +135,9 @@ func (th *thread) contextObject() any {
 		}
 	}
 	c.Set("State", st)
+	if th.taskToken != "" {
+		c.Set("Task", value.ObjectOf("Token", th.taskToken))
+	}
 	if th.item != nil {
 		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
 	}
@@ -706,6 +713,36 @@ type resourceInfo struct {
 	pattern      string // "", "sync", "sync:2", "waitForTaskToken"
 }
 
+// isActivity reports whether a Resource is an activity ARN.
+func isActivity(res string) bool {
+	parts := strings.SplitN(res, ":", 7)
+	return len(parts) == 7 && parts[2] == "states" && parts[5] == "activity"
+}
+
+// needsToken reports whether a Task waits for its task token to come back:
+// activities and the .waitForTaskToken integration pattern.
+func needsToken(res string) bool {
+	return isActivity(res) || strings.HasSuffix(res, ".waitForTaskToken")
+}
+
+// newToken returns the next task token of the execution. Tokens are
+// derived from the execution ARN and a counter, so that replaying an
+// execution's inputs after a restart yields the same tokens.
+func (x *Execution) newToken() string {
+	x.tokens++
+	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%s#%d", x.info.ExecutionArn, x.tokens)))
+}
+
+// TokenExecution returns the execution ARN a task token belongs to.
+func TokenExecution(token string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return "", false
+	}
+	arn, _, ok := strings.Cut(string(b), "#")
+	return arn, ok && strings.HasPrefix(arn, "arn:")
+}
+
 func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 	if strings.HasPrefix(res, "arn:aws:lambda:") || strings.Contains(res, ":lambda:") && strings.Contains(res, ":function:") {
 		return resourceInfo{resource: res, resourceType: "lambda"}, true
@@ -743,6 +780,7 @@ func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 func (th *thread) runTask() {
 	st := th.cur
 	th.gen++
+	th.prepareToken()
 	in, f := th.applyInputPath(th.stateInput)
 	if f != nil {
 		th.fail(f)
@@ -762,6 +800,16 @@ func (th *thread) runTask() {
 		return
 	}
 	th.schedule(params, timeout, heartbeat)
+}
+
+// prepareToken issues the task token of a callback or activity task
+// before its parameters are evaluated ($$.Task.Token).
+func (th *thread) prepareToken() {
+	th.taskToken, th.activity = "", false
+	if res := th.cur.Resource; needsToken(res) {
+		th.taskToken = th.x.newToken()
+		th.activity = isActivity(res)
+	}
 }
 
 // taskTimeouts returns the task's timeout and heartbeat in seconds (0 = none).
@@ -811,7 +859,20 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	ri, lambdaFn := parseResource(st.Resource)
 	th.lambda = lambdaFn
 	th.taskResource = ri
-	if lambdaFn {
+	th.heartbeatSecs = heartbeat
+	if th.activity {
+		d := value.NewObject(5)
+		if heartbeat > 0 {
+			d.Set("heartbeatInSeconds", value.Int(heartbeat))
+		}
+		d.Set("input", value.String(params))
+		d.Set("inputDetails", truncatedFalse())
+		d.Set("resource", st.Resource)
+		if timeout > 0 {
+			d.Set("timeoutInSeconds", value.Int(timeout))
+		}
+		x.emit(th, "ActivityScheduled", "activityScheduledEventDetails", d)
+	} else if lambdaFn {
 		d := value.NewObject(5)
 		d.Set("input", value.String(params))
 		d.Set("inputDetails", truncatedFalse())
@@ -847,6 +908,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		Input:            params,
 		Attempt:          x.attempts[st],
 		Context:          th.contextObject(),
+		TaskToken:        th.taskToken,
 	}
 	x.attempts[st]++
 	th.taskOp = x.newOp(th, opTask)
@@ -896,9 +958,12 @@ func (th *thread) taskDone(r task.Result) {
 		for k, v := range d.All {
 			d2.Set(k, v)
 		}
-		if th.lambda {
+		switch {
+		case th.activity:
+			x.emit(th, "ActivityFailed", "activityFailedEventDetails", d2)
+		case th.lambda:
 			x.emit(th, "LambdaFunctionFailed", "lambdaFunctionFailedEventDetails", d2)
-		} else {
+		default:
 			d2.Set("resource", th.taskResource.resource)
 			d2.Set("resourceType", th.taskResource.resourceType)
 			x.emit(th, "TaskFailed", "taskFailedEventDetails", d2)
@@ -915,11 +980,15 @@ func (th *thread) taskDone(r task.Result) {
 		th.taskDone(task.Result{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)})
 		return
 	}
-	if th.lambda {
+	if th.lambda || th.activity {
 		d := value.NewObject(2)
 		d.Set("output", out)
 		d.Set("outputDetails", truncatedFalse())
-		x.emit(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d)
+		if th.activity {
+			x.emit(th, "ActivitySucceeded", "activitySucceededEventDetails", d)
+		} else {
+			x.emit(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d)
+		}
 	} else {
 		d := value.NewObject(4)
 		d.Set("output", out)
@@ -956,15 +1025,52 @@ func (th *thread) taskTimedOut(name string) {
 	x.cancel(th.heartbeatOp)
 	th.taskOp = nil
 	f := &Failure{Error: name}
-	if th.lambda {
+	switch {
+	case th.activity:
+		x.emit(th, "ActivityTimedOut", "activityTimedOutEventDetails", errorDetails(f))
+	case th.lambda:
 		x.emit(th, "LambdaFunctionTimedOut", "lambdaFunctionTimedOutEventDetails", errorDetails(f))
-	} else {
+	default:
 		d := errorDetails(f)
 		d.Set("resource", th.taskResource.resource)
 		d.Set("resourceType", th.taskResource.resourceType)
 		x.emit(th, "TaskTimedOut", "taskTimedOutEventDetails", d)
 	}
 	th.fail(f)
+}
+
+// taskSubmitted records that a callback integration was called; the task
+// goes on waiting for its token.
+func (th *thread) taskSubmitted(r task.Result) {
+	if r.Failed() {
+		th.x.cancel(th.taskOp)
+		th.taskDone(r)
+		return
+	}
+	d := value.NewObject(4)
+	d.Set("output", value.String(r.Output))
+	d.Set("outputDetails", truncatedFalse())
+	d.Set("resource", th.taskResource.resource)
+	d.Set("resourceType", th.taskResource.resourceType)
+	th.x.emit(th, "TaskSubmitted", "taskSubmittedEventDetails", d)
+}
+
+// activityStarted records that a worker took the activity task.
+func (th *thread) activityStarted(worker string) {
+	d := value.NewObject(1)
+	if worker != "" {
+		d.Set("workerName", worker)
+	}
+	th.x.emit(th, "ActivityStarted", "activityStartedEventDetails", d)
+}
+
+// heartbeat restarts the heartbeat timer.
+func (th *thread) heartbeat() {
+	if th.heartbeatOp == nil || th.heartbeatSecs <= 0 {
+		return
+	}
+	th.x.cancel(th.heartbeatOp)
+	th.heartbeatOp = th.x.timer(th, opHeartbeat, th.x.now.Add(time.Duration(th.heartbeatSecs)*time.Second))
 }
 
 // cancelWork withdraws whatever the thread is waiting for.

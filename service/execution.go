@@ -111,26 +111,29 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 // runner drives one execution: it performs the interpreter's commands and
 // commits every step before acting on it.
 type runner struct {
-	s        *Service
-	e        *store.Execution
-	p        *interp.Program
-	x        *interp.Execution
-	store    store.Store
-	invoker  task.Invoker
-	seq      int64
-	lastSeen int // events already committed
-	stop     chan stopRequest
-	done     chan struct{}
-	results  chan result
-	inflight map[int64]context.CancelFunc
-	timers   engine.Timers
+	s         *Service
+	e         *store.Execution
+	p         *interp.Program
+	x         *interp.Execution
+	store     store.Store
+	invoker   task.Invoker
+	seq       int64
+	lastSeen  int // events already committed
+	stop      chan stopRequest
+	done      chan struct{}
+	results   chan result
+	inflight  map[int64]context.CancelFunc
+	timers    engine.Timers
+	callbacks chan callback
+	tk        tokens
 }
 
 type stopRequest struct{ err, cause string }
 
 type result struct {
-	id  int64
-	res task.Result
+	id   int64
+	res  task.Result
+	kind interp.InputKind // TaskDone, or TaskSubmitted for a callback integration
 }
 
 func (s *Service) newRunner(e *store.Execution, p *interp.Program) (*runner, error) {
@@ -143,7 +146,7 @@ func (s *Service) newRunner(e *store.Execution, p *interp.Program) (*runner, err
 		inv = m
 	}
 	return &runner{s: s, e: e, p: p, invoker: inv, stop: make(chan stopRequest, 1), done: make(chan struct{}),
-		results: make(chan result, 16), inflight: map[int64]context.CancelFunc{}}, nil
+		results: make(chan result, 16), inflight: map[int64]context.CancelFunc{}, callbacks: make(chan callback)}, nil
 }
 
 func (r *runner) info(now time.Time) interp.Info {
@@ -209,6 +212,7 @@ func (r *runner) loop(ctx context.Context, cmds []interp.Command) {
 			due = r.s.clock.After(at.Sub(r.s.clock.Now()))
 		}
 		var in interp.Input
+		var reply chan error
 		select {
 		case <-ctx.Done():
 			return // service closing: the execution resumes on restart
@@ -219,15 +223,34 @@ func (r *runner) loop(ctx context.Context, cmds []interp.Command) {
 				cancel()
 				delete(r.inflight, d.id)
 			}
-			in = interp.Input{Kind: interp.TaskDone, ID: d.id, Result: d.res}
+			kind := d.kind
+			if kind == 0 {
+				kind = interp.TaskDone
+			}
+			in = interp.Input{Kind: kind, ID: d.id, Result: d.res}
+		case cb := <-r.callbacks:
+			id, ok := r.tk.get(cb.token)
+			if !ok {
+				cb.reply <- errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+				continue
+			}
+			in, reply = cb.in, cb.reply
+			in.ID = id
 		case <-due:
 			id, _ := r.timers.Pop()
 			in = interp.Input{Kind: interp.TimerFired, ID: id}
 		}
 		now := r.s.clock.Now()
+		if in.Kind == interp.TaskDone {
+			r.tk.remove(in.ID)
+		}
 		cmds := r.x.Step(now, in)
 		st := r.step(r.x, r.seq, now, &in)
-		if err := r.store.AppendStep(ctx, st); err != nil {
+		err := r.store.AppendStep(ctx, st)
+		if reply != nil {
+			reply <- err
+		}
+		if err != nil {
 			r.s.log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", r.e.ARN, "err", err)
 			return
 		}
@@ -240,16 +263,36 @@ func (r *runner) apply(ctx context.Context, cmds []interp.Command) {
 	for _, c := range cmds {
 		switch c.Kind {
 		case interp.Invoke:
+			req := c.Request
+			if req.TaskToken != "" {
+				r.tk.add(req.TaskToken, c.ID)
+				if strings.Contains(req.Resource, ":activity:") {
+					r.enqueueActivity(c.ID, req)
+					continue
+				}
+			}
+			kind := interp.TaskDone
+			if req.TaskToken != "" && r.e.TestCase == "" {
+				// A callback integration: its response only submits the
+				// task; the token completes it. (A mock answers for the
+				// whole task, as in Step Functions Local.)
+				kind = interp.TaskSubmitted
+			}
 			cctx, cancel := context.WithCancel(ctx)
 			r.inflight[c.ID] = cancel
 			go func(id int64, req *task.Request) {
 				res := invoke(cctx, r.invoker, req)
+				k := kind
+				if res.Failed() {
+					k = interp.TaskDone
+				}
 				select {
-				case r.results <- result{id: id, res: res}:
+				case r.results <- result{id: id, res: res, kind: k}:
 				case <-cctx.Done():
 				}
-			}(c.ID, c.Request)
+			}(c.ID, req)
 		case interp.CancelTask:
+			r.tk.remove(c.ID)
 			if cancel, ok := r.inflight[c.ID]; ok {
 				cancel()
 				delete(r.inflight, c.ID)
@@ -259,6 +302,23 @@ func (r *runner) apply(ctx context.Context, cmds []interp.Command) {
 		case interp.CancelTimer:
 			r.timers.Remove(c.ID)
 		}
+	}
+}
+
+// enqueueActivity offers an activity task to the activity's workers.
+func (r *runner) enqueueActivity(id int64, req *task.Request) {
+	a, err := r.s.activity(req.Resource)
+	if err != nil {
+		go func() {
+			r.results <- result{id: id, res: task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)}}
+		}()
+		return
+	}
+	at := activityTask{token: req.TaskToken, input: value.String(req.Input), runner: r}
+	select {
+	case a.queue <- at:
+	default:
+		go func() { a.queue <- at }()
 	}
 }
 

@@ -68,6 +68,8 @@ type Service struct {
 	log     *slog.Logger
 
 	mu       sync.Mutex
+	acts     map[string]*activity // by ARN
+	actOnce  sync.Once
 	programs map[string]*interp.Program // by definition text
 	running  map[string]*runner         // by execution ARN
 	ctx      context.Context

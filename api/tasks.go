@@ -1,0 +1,141 @@
+package api
+
+import (
+	"context"
+	"time"
+)
+
+// activityWait is how long GetActivityTask waits for a task, as on AWS.
+var activityWait = 60 * time.Second
+
+func (h *Handler) createActivity(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		Name string `json:"name"`
+		Tags []tag  `json:"tags"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("name", in.Name); err != nil {
+		return nil, err
+	}
+	arn, created, err := h.svc.CreateActivity(ctx, in.Name)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"activityArn": arn, "creationDate": epoch(created)}, nil
+}
+
+func (h *Handler) describeActivity(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "activityArn")
+	if err != nil {
+		return nil, err
+	}
+	name, created, err := h.svc.DescribeActivity(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"activityArn": arn, "name": name, "creationDate": epoch(created)}, nil
+}
+
+func (h *Handler) deleteActivity(ctx context.Context, body []byte) (any, error) {
+	arn, err := arnOnly(body, "activityArn")
+	if err != nil {
+		return nil, err
+	}
+	return struct{}{}, h.svc.DeleteActivity(ctx, arn)
+}
+
+func (h *Handler) listActivities(ctx context.Context, body []byte) (any, error) {
+	var in listInput
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	page, err := pageOf(in.NextToken, in.MaxResults)
+	if err != nil {
+		return nil, err
+	}
+	list, next, err := h.svc.ListActivities(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]map[string]any, 0, len(list))
+	for _, a := range list {
+		items = append(items, map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created)})
+	}
+	out := map[string]any{"activities": items}
+	if next != "" {
+		out["nextToken"] = next
+	}
+	return out, nil
+}
+
+func (h *Handler) getActivityTask(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		ActivityArn string `json:"activityArn"`
+		WorkerName  string `json:"workerName"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("activityArn", in.ActivityArn); err != nil {
+		return nil, err
+	}
+	token, input, err := h.svc.GetActivityTask(ctx, in.ActivityArn, in.WorkerName, activityWait)
+	if err != nil {
+		return nil, err
+	}
+	if token == "" {
+		return struct{}{}, nil
+	}
+	return map[string]any{"taskToken": token, "input": input}, nil
+}
+
+func tokenOnly(body []byte, v any) error {
+	return decode(body, v)
+}
+
+func (h *Handler) sendTaskSuccess(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		TaskToken string `json:"taskToken"`
+		Output    string `json:"output"`
+	}
+	if err := tokenOnly(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("taskToken", in.TaskToken); err != nil {
+		return nil, err
+	}
+	if err := required("output", in.Output); err != nil {
+		return nil, err
+	}
+	return struct{}{}, h.svc.SendTaskSuccess(ctx, in.TaskToken, in.Output)
+}
+
+func (h *Handler) sendTaskFailure(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		TaskToken string `json:"taskToken"`
+		Error     string `json:"error"`
+		Cause     string `json:"cause"`
+	}
+	if err := tokenOnly(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("taskToken", in.TaskToken); err != nil {
+		return nil, err
+	}
+	return struct{}{}, h.svc.SendTaskFailure(ctx, in.TaskToken, in.Error, in.Cause)
+}
+
+func (h *Handler) sendTaskHeartbeat(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		TaskToken string `json:"taskToken"`
+	}
+	if err := tokenOnly(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("taskToken", in.TaskToken); err != nil {
+		return nil, err
+	}
+	return struct{}{}, h.svc.SendTaskHeartbeat(ctx, in.TaskToken)
+}
