@@ -44,7 +44,7 @@ type thread struct {
 	delayed                        task.Result
 	lambda                         bool // LambdaFunction* events instead of Task*
 	taskResource                   resourceInfo
-	effInput                       any // the state's effective input (after InputPath)
+	effInput                       any    // the state's effective input (after InputPath)
 	taskToken                      string // for callbacks and activities
 	activity                       bool   // the task is an activity
 	heartbeatSecs                  int64
