@@ -33,7 +33,9 @@ const maxBody = 2 << 20
 type Handler struct {
 	svc *service.Service
 	log *slog.Logger
-	ops map[string]func(ctx context.Context, body []byte) (any, error)
+	// Auth, when set with keys, requires SigV4-signed requests.
+	Auth *Auth
+	ops  map[string]func(ctx context.Context, body []byte) (any, error)
 }
 
 // New returns a handler for svc.
@@ -106,6 +108,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(body) > maxBody {
 		writeError(w, &apiError{status: 413, code: "ValidationException", message: "request body too large"})
 		return
+	}
+	if h.Auth != nil && len(h.Auth.Keys) > 0 {
+		if err := h.Auth.verify(r, body); err != nil {
+			writeError(w, err)
+			return
+		}
 	}
 	if len(body) == 0 {
 		body = []byte("{}")

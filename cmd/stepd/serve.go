@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/stepd/stepd/api"
@@ -44,6 +45,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	region := fs.String("region", envOr("STEPD_REGION", "us-east-1"), "region used in ARNs (env STEPD_REGION)")
 	account := fs.String("account", envOr("STEPD_ACCOUNT", "123456789012"), "account id used in ARNs (env STEPD_ACCOUNT)")
 	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
+	keys := fs.String("access-keys", envOr("STEPD_ACCESS_KEYS", ""), "ACCESS_KEY_ID:SECRET[,...]: require requests signed with these keys (SigV4, service states) (env STEPD_ACCESS_KEYS)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -81,12 +83,26 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
-	srv := &http.Server{Handler: api.New(svc, log), ReadHeaderTimeout: 10 * time.Second}
-	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
-		log.Warn("the API is open to the network without authentication", "addr", ln.Addr().String())
+	h := api.New(svc, log)
+	auth := "none: requests are not authenticated (the default address is loopback only)"
+	if *keys != "" {
+		h.Auth = &api.Auth{Keys: map[string]string{}}
+		for _, kv := range strings.Split(*keys, ",") {
+			id, secret, ok := strings.Cut(strings.TrimSpace(kv), ":")
+			if !ok || id == "" || secret == "" {
+				fmt.Fprintf(stderr, "stepd serve: --access-keys: want ACCESS_KEY_ID:SECRET, got %q\n", kv)
+				return exitUsage
+			}
+			h.Auth.Keys[id] = secret
+		}
+		auth = fmt.Sprintf("SigV4 with %d access key(s)", len(h.Auth.Keys))
 	}
-	log.Info("stepd serving the AWS Step Functions API; requests are not authenticated (loopback only by default)",
-		"addr", ln.Addr().String(), "data", *data, "region", *region, "account", *account, "resumed", n)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() && *keys == "" {
+		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())
+	}
+	log.Info("stepd serving the AWS Step Functions API",
+		"addr", ln.Addr().String(), "auth", auth, "data", *data, "region", *region, "account", *account, "resumed", n)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
