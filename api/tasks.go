@@ -19,11 +19,11 @@ func (h *Handler) createActivity(ctx context.Context, body []byte) (any, error) 
 	if err := required("name", in.Name); err != nil {
 		return nil, err
 	}
-	arn, created, err := h.svc.CreateActivity(ctx, in.Name)
+	a, err := h.svc.CreateActivity(ctx, in.Name)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"activityArn": arn, "creationDate": epoch(created)}, nil
+	return map[string]any{"activityArn": a.ARN, "creationDate": epoch(a.Created)}, nil
 }
 
 func (h *Handler) describeActivity(ctx context.Context, body []byte) (any, error) {
@@ -31,11 +31,11 @@ func (h *Handler) describeActivity(ctx context.Context, body []byte) (any, error
 	if err != nil {
 		return nil, err
 	}
-	name, created, err := h.svc.DescribeActivity(ctx, arn)
+	a, err := h.svc.DescribeActivity(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"activityArn": arn, "name": name, "creationDate": epoch(created)}, nil
+	return map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created)}, nil
 }
 
 func (h *Handler) deleteActivity(ctx context.Context, body []byte) (any, error) {

@@ -2,9 +2,9 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"sync"
 	"time"
 
@@ -21,13 +21,7 @@ type callback struct {
 	reply chan error
 }
 
-// activity is a registered activity and its queue of waiting tasks.
-type activity struct {
-	arn, name string
-	created   time.Time
-	queue     chan activityTask
-}
-
+// activityTask is a task offered to an activity's workers.
 type activityTask struct {
 	token  string
 	input  string
@@ -36,106 +30,80 @@ type activityTask struct {
 
 var activityNameRE = regexp.MustCompile(`^[0-9A-Za-z_-]{1,80}$`)
 
-func (s *Service) activities() map[string]*activity {
-	s.actOnce.Do(func() { s.acts = map[string]*activity{} })
-	return s.acts
+// queue returns the (in-memory) task queue of an activity.
+func (s *Service) queue(arn string) chan activityTask {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queues == nil {
+		s.queues = map[string]chan activityTask{}
+	}
+	q := s.queues[arn]
+	if q == nil {
+		q = make(chan activityTask, 1024)
+		s.queues[arn] = q
+	}
+	return q
 }
 
 // CreateActivity registers an activity; creating an existing one returns it.
-func (s *Service) CreateActivity(ctx context.Context, name string) (string, time.Time, error) {
+func (s *Service) CreateActivity(ctx context.Context, name string) (*store.Activity, error) {
 	if !activityNameRE.MatchString(name) {
-		return "", time.Time{}, errorf("InvalidName", "Invalid Name: '%s'", name)
+		return nil, errorf("InvalidName", "Invalid Name: '%s'", name)
 	}
-	arn := fmt.Sprintf("arn:aws:states:%s:%s:activity:%s", s.cfg.Region, s.cfg.Account, name)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	acts := s.activities()
-	if a, ok := acts[arn]; ok {
-		return a.arn, a.created, nil
-	}
-	a := &activity{arn: arn, name: name, created: s.clock.Now(), queue: make(chan activityTask, 1024)}
-	acts[arn] = a
-	return arn, a.created, nil
-}
-
-func (s *Service) activity(arn string) (*activity, error) {
-	if err := checkARN(arn, "activity"); err != nil {
+	a := &store.Activity{ARN: fmt.Sprintf("arn:aws:states:%s:%s:activity:%s", s.cfg.Region, s.cfg.Account, name), Name: name, Created: s.clock.Now()}
+	if err := s.store.CreateActivity(ctx, a); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			return s.store.GetActivity(ctx, a.ARN)
+		}
 		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a := s.activities()[arn]
-	if a == nil {
-		return nil, errorf("ActivityDoesNotExist", "Activity Does Not Exist: '%s'", arn)
 	}
 	return a, nil
 }
 
-// DescribeActivity returns an activity's name and creation date.
-func (s *Service) DescribeActivity(ctx context.Context, arn string) (string, time.Time, error) {
-	a, err := s.activity(arn)
-	if err != nil {
-		return "", time.Time{}, err
+// DescribeActivity returns an activity.
+func (s *Service) DescribeActivity(ctx context.Context, arn string) (*store.Activity, error) {
+	if err := checkARN(arn, "activity"); err != nil {
+		return nil, err
 	}
-	return a.name, a.created, nil
+	a, err := s.store.GetActivity(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errorf("ActivityDoesNotExist", "Activity Does Not Exist: '%s'", arn)
+	}
+	return a, err
 }
 
-// DeleteActivity removes an activity.
+// DeleteActivity removes an activity; deleting a missing one succeeds.
 func (s *Service) DeleteActivity(ctx context.Context, arn string) error {
 	if err := checkARN(arn, "activity"); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.activities(), arn)
+	if err := s.store.DeleteActivity(ctx, arn); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	return nil
 }
 
-// ActivityInfo describes an activity in a list.
-type ActivityInfo struct {
-	ARN, Name string
-	Created   time.Time
-}
-
 // ListActivities lists activities by name.
-func (s *Service) ListActivities(ctx context.Context, page store.Page) ([]ActivityInfo, string, error) {
-	s.mu.Lock()
-	var all []ActivityInfo
-	for _, a := range s.activities() {
-		all = append(all, ActivityInfo{ARN: a.arn, Name: a.name, Created: a.created})
+func (s *Service) ListActivities(ctx context.Context, page store.Page) ([]*store.Activity, string, error) {
+	list, next, err := s.store.ListActivities(ctx, page)
+	if errors.Is(err, store.ErrBadToken) {
+		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
 	}
-	s.mu.Unlock()
-	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
-	off := 0
-	if page.Token != "" {
-		if _, err := fmt.Sscanf(page.Token, "%d", &off); err != nil || off < 0 || off > len(all) {
-			return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
-		}
-	}
-	limit := page.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	end := min(off+limit, len(all))
-	next := ""
-	if end < len(all) {
-		next = fmt.Sprint(end)
-	}
-	return all[off:end], next, nil
+	return list, next, err
 }
 
 // GetActivityTask waits up to wait (AWS: 60 seconds) for a task of the
 // activity. It returns an empty token when none came.
 func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait time.Duration) (token, input string, err error) {
-	a, err := s.activity(arn)
-	if err != nil {
+	if _, err := s.DescribeActivity(ctx, arn); err != nil {
 		return "", "", err
 	}
+	q := s.queue(arn)
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		select {
-		case at := <-a.queue:
+		case at := <-q:
 			// The task may have been cancelled or timed out meanwhile.
 			if at.runner.deliver(callback{token: at.token, in: interp.Input{Kind: interp.TaskStarted, Worker: worker}}) != nil {
 				continue

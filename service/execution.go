@@ -307,18 +307,18 @@ func (r *runner) apply(ctx context.Context, cmds []interp.Command) {
 
 // enqueueActivity offers an activity task to the activity's workers.
 func (r *runner) enqueueActivity(id int64, req *task.Request) {
-	a, err := r.s.activity(req.Resource)
-	if err != nil {
+	if _, err := r.s.DescribeActivity(context.Background(), req.Resource); err != nil {
 		go func() {
 			r.results <- result{id: id, res: task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)}}
 		}()
 		return
 	}
+	q := r.s.queue(req.Resource)
 	at := activityTask{token: req.TaskToken, input: value.String(req.Input), runner: r}
 	select {
-	case a.queue <- at:
+	case q <- at:
 	default:
-		go func() { a.queue <- at }()
+		go func() { q <- at }()
 	}
 }
 

@@ -68,8 +68,7 @@ type Service struct {
 	log     *slog.Logger
 
 	mu       sync.Mutex
-	acts     map[string]*activity // by ARN
-	actOnce  sync.Once
+	queues   map[string]chan activityTask // activity task queues, by activity ARN
 	programs map[string]*interp.Program // by definition text
 	running  map[string]*runner         // by execution ARN
 	ctx      context.Context

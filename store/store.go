@@ -56,6 +56,13 @@ type Execution struct {
 	Stopped          time.Time // zero while running
 }
 
+// Activity is a registered activity.
+type Activity struct {
+	ARN     string
+	Name    string
+	Created time.Time
+}
+
 // Event is one history event, kept as the JSON object GetExecutionHistory
 // returns (with its timestamp).
 type Event struct {
@@ -123,6 +130,14 @@ type Store interface {
 	Events(ctx context.Context, executionARN string, after int64, limit int, reverse bool) ([]Event, error)
 	// RunningExecutions returns every execution whose status is RUNNING.
 	RunningExecutions(ctx context.Context) ([]*Execution, error)
+
+	// CreateActivity stores an activity; ErrExists when the ARN exists.
+	CreateActivity(ctx context.Context, a *Activity) error
+	GetActivity(ctx context.Context, arn string) (*Activity, error)
+	// DeleteActivity removes an activity; ErrNotFound when missing.
+	DeleteActivity(ctx context.Context, arn string) error
+	// ListActivities lists activities ordered by name.
+	ListActivities(ctx context.Context, page Page) (list []*Activity, next string, err error)
 
 	// Close releases the store; pending commits finish first.
 	Close() error

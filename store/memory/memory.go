@@ -19,6 +19,7 @@ type Store struct {
 	machines map[string]*store.StateMachine
 	execs    map[string]*execution
 	order    []*execution // creation order
+	acts     map[string]*store.Activity
 }
 
 type execution struct {
@@ -29,7 +30,7 @@ type execution struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{machines: map[string]*store.StateMachine{}, execs: map[string]*execution{}}
+	return &Store{machines: map[string]*store.StateMachine{}, execs: map[string]*execution{}, acts: map[string]*store.Activity{}}
 }
 
 var _ store.Store = (*Store)(nil)
@@ -248,6 +249,54 @@ func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, erro
 		}
 	}
 	return out, nil
+}
+
+// CreateActivity implements store.Store.
+func (s *Store) CreateActivity(ctx context.Context, a *store.Activity) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.acts[a.ARN]; ok {
+		return fmt.Errorf("activity %s: %w", a.ARN, store.ErrExists)
+	}
+	c := *a
+	s.acts[a.ARN] = &c
+	return nil
+}
+
+// GetActivity implements store.Store.
+func (s *Store) GetActivity(ctx context.Context, arn string) (*store.Activity, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	a, ok := s.acts[arn]
+	if !ok {
+		return nil, fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
+	}
+	c := *a
+	return &c, nil
+}
+
+// DeleteActivity implements store.Store.
+func (s *Store) DeleteActivity(ctx context.Context, arn string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.acts[arn]; !ok {
+		return fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
+	}
+	delete(s.acts, arn)
+	return nil
+}
+
+// ListActivities implements store.Store.
+func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Activity, string, error) {
+	s.mu.RLock()
+	list := make([]*store.Activity, 0, len(s.acts))
+	for _, a := range s.acts {
+		c := *a
+		list = append(list, &c)
+	}
+	s.mu.RUnlock()
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
+	return page(list, p)
 }
 
 // Close implements store.Store.
