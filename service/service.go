@@ -69,8 +69,8 @@ type Service struct {
 
 	mu       sync.Mutex
 	queues   map[string]chan activityTask // activity task queues, by activity ARN
-	programs map[string]*interp.Program // by definition text
-	running  map[string]*runner         // by execution ARN
+	programs map[string]*interp.Program   // by definition text
+	running  map[string]*runner           // by execution ARN
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
