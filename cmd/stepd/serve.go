@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
+	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task"
 )
 
@@ -28,13 +30,16 @@ func envOr(name, def string) string {
 	return def
 }
 
-// openStore opens the durable store in dir ("" for memory). It is a
-// variable so that the durable backend can be linked in.
-var openStore = func(ctx context.Context, dir string) (store.Store, error) {
+// openStore opens the durable store in dir, or a memory store when dir is
+// empty.
+func openStore(ctx context.Context, dir string) (store.Store, error) {
 	if dir == "" {
 		return memory.New(), nil
 	}
-	return nil, fmt.Errorf("no durable store is built in; use --data \"\" for memory")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(ctx, filepath.Join(dir, "stepd.db"))
 }
 
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {

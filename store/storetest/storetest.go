@@ -1,0 +1,317 @@
+// Package storetest is the shared suite that every store.Store backend
+// must pass: run Run from the backend's tests, and RunDurable for backends
+// that keep data across a close and reopen.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/store"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+func sm(name string) *store.StateMachine {
+	return &store.StateMachine{ARN: "arn:aws:states:us-east-1:1:stateMachine:" + name, Name: name, Type: "STANDARD",
+		Definition: `{"StartAt":"P"}`, RoleARN: "arn:aws:iam::1:role/r", Created: t0, Updated: t0, RevisionID: "r1", Tags: map[string]string{"k": "v"}}
+}
+
+func exec(smName, name string, i int) *store.Execution {
+	return &store.Execution{ARN: "arn:aws:states:us-east-1:1:execution:" + smName + ":" + name, Name: name,
+		StateMachineARN: sm(smName).ARN, StateMachineName: smName, Definition: `{"StartAt":"P"}`, Type: "STANDARD",
+		Input: `{"i":` + fmt.Sprint(i) + `}`, Status: "RUNNING", Started: t0.Add(time.Duration(i) * time.Second)}
+}
+
+func step(arn string, seq int64, firstID int64, n int, status string) *store.Step {
+	st := &store.Step{ExecutionARN: arn, Seq: seq, At: t0.Add(time.Duration(seq) * time.Millisecond), Status: status}
+	if seq > 0 {
+		st.Input = []byte(fmt.Sprintf(`{"kind":2,"id":%d}`, seq))
+	}
+	for i := 0; i < n; i++ {
+		id := firstID + int64(i)
+		st.Events = append(st.Events, store.Event{ID: id, Type: "PassStateEntered", JSON: []byte(fmt.Sprintf(`{"id":%d}`, id))})
+	}
+	if status != "RUNNING" {
+		st.Output, st.Stopped = `{"done":true}`, st.At
+	}
+	return st
+}
+
+// Run runs the suite; open returns a new, empty store.
+func Run(t *testing.T, open func(t *testing.T) store.Store) {
+	t.Run("StateMachines", func(t *testing.T) { stateMachines(t, open(t)) })
+	t.Run("Executions", func(t *testing.T) { executions(t, open(t)) })
+	t.Run("Events", func(t *testing.T) { events(t, open(t)) })
+	t.Run("Activities", func(t *testing.T) { activities(t, open(t)) })
+	t.Run("ConcurrentSteps", func(t *testing.T) { concurrentSteps(t, open(t)) })
+}
+
+func stateMachines(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	for _, name := range []string{"c", "a", "b"} {
+		if err := s.CreateStateMachine(ctx, sm(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CreateStateMachine(ctx, sm("a")); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate: %v, want ErrExists", err)
+	}
+	got, err := s.GetStateMachine(ctx, sm("b").ARN)
+	if err != nil || got.Name != "b" || got.Tags["k"] != "v" || !got.Created.Equal(t0) || got.Definition != `{"StartAt":"P"}` {
+		t.Fatalf("Get: %+v %v", got, err)
+	}
+	got.Definition, got.RevisionID, got.Tags = `{"StartAt":"Q"}`, "r2", map[string]string{"x": "y"}
+	if err := s.UpdateStateMachine(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := s.GetStateMachine(ctx, got.ARN); g.Definition != `{"StartAt":"Q"}` || g.RevisionID != "r2" || g.Tags["x"] != "y" {
+		t.Errorf("after update: %+v", g)
+	}
+	if err := s.UpdateStateMachine(ctx, sm("zz")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("update missing: %v", err)
+	}
+	page1, next, err := s.ListStateMachines(ctx, store.Page{Limit: 2})
+	if err != nil || len(page1) != 2 || page1[0].Name != "a" || page1[1].Name != "b" || next == "" {
+		t.Fatalf("page 1: %v %q %v", page1, next, err)
+	}
+	page2, next2, err := s.ListStateMachines(ctx, store.Page{Token: next, Limit: 2})
+	if err != nil || len(page2) != 1 || page2[0].Name != "c" || next2 != "" {
+		t.Fatalf("page 2: %v %q %v", page2, next2, err)
+	}
+	if _, _, err := s.ListStateMachines(ctx, store.Page{Token: "garbage"}); !errors.Is(err, store.ErrBadToken) {
+		t.Errorf("bad token: %v", err)
+	}
+	if err := s.DeleteStateMachine(ctx, sm("a").ARN); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetStateMachine(ctx, sm("a").ARN); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("after delete: %v", err)
+	}
+	if err := s.DeleteStateMachine(ctx, sm("a").ARN); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("delete missing: %v", err)
+	}
+}
+
+func executions(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	for i := 0; i < 5; i++ {
+		e := exec("m", fmt.Sprintf("e%d", i), i)
+		if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 2, "RUNNING")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := exec("n", "x", 9)
+	if err := s.CreateExecution(ctx, other, step(other.ARN, 0, 1, 1, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateExecution(ctx, exec("m", "e1", 1), nil); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate: %v", err)
+	}
+	e3 := exec("m", "e3", 3).ARN
+	if err := s.AppendStep(ctx, step(e3, 2, 3, 1, "RUNNING")); err == nil {
+		t.Error("a step out of order was accepted")
+	}
+	if err := s.AppendStep(ctx, step(e3, 1, 3, 2, "SUCCEEDED")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetExecution(ctx, e3)
+	if err != nil || got.Status != "SUCCEEDED" || got.Output != `{"done":true}` || got.Stopped.IsZero() || got.Input != `{"i":3}` || !got.Started.Equal(t0.Add(3*time.Second)) {
+		t.Fatalf("after step: %+v %v", got, err)
+	}
+	if _, err := s.GetExecution(ctx, "arn:aws:states:us-east-1:1:execution:m:none"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("missing: %v", err)
+	}
+	list, next, err := s.ListExecutions(ctx, sm("m").ARN, "", store.Page{Limit: 3})
+	if err != nil || len(list) != 3 || list[0].Name != "e4" || list[2].Name != "e2" || next == "" {
+		t.Fatalf("list newest first: %v %q %v", names(list), next, err)
+	}
+	rest, next2, err := s.ListExecutions(ctx, sm("m").ARN, "", store.Page{Token: next, Limit: 3})
+	if err != nil || len(rest) != 2 || rest[1].Name != "e0" || next2 != "" {
+		t.Fatalf("second page: %v %q %v", names(rest), next2, err)
+	}
+	done, _, err := s.ListExecutions(ctx, sm("m").ARN, "SUCCEEDED", store.Page{})
+	if err != nil || len(done) != 1 || done[0].Name != "e3" {
+		t.Fatalf("status filter: %v %v", names(done), err)
+	}
+	running, err := s.RunningExecutions(ctx)
+	if err != nil || len(running) != 5 {
+		t.Fatalf("running: %v %v", names(running), err)
+	}
+	steps, err := s.Steps(ctx, e3)
+	if err != nil || len(steps) != 2 || steps[1].Seq != 1 || string(steps[1].Input) != `{"kind":2,"id":1}` || len(steps[1].Events) != 2 || steps[1].Events[1].ID != 4 || !steps[1].At.Equal(t0.Add(time.Millisecond)) {
+		t.Fatalf("steps: %+v %v", steps, err)
+	}
+}
+
+func names(list []*store.Execution) []string {
+	var out []string
+	for _, e := range list {
+		out = append(out, e.Name)
+	}
+	return out
+}
+
+func events(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	e := exec("m", "h", 0)
+	if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 3, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendStep(ctx, step(e.ARN, 1, 4, 4, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(evs []store.Event) string {
+		return fmt.Sprint(func() []int64 {
+			var o []int64
+			for _, e := range evs {
+				o = append(o, e.ID)
+			}
+			return o
+		}())
+	}
+	for _, tt := range []struct {
+		after   int64
+		limit   int
+		reverse bool
+		want    string
+	}{
+		{0, 100, false, "[1 2 3 4 5 6 7]"},
+		{0, 3, false, "[1 2 3]"},
+		{3, 3, false, "[4 5 6]"},
+		{6, 3, false, "[7]"},
+		{0, 3, true, "[7 6 5]"},
+		{5, 3, true, "[4 3 2]"},
+		{2, 3, true, "[1]"},
+	} {
+		evs, err := s.Events(ctx, e.ARN, tt.after, tt.limit, tt.reverse)
+		if err != nil || ids(evs) != tt.want {
+			t.Errorf("Events(after %d, limit %d, reverse %v) = %s %v, want %s", tt.after, tt.limit, tt.reverse, ids(evs), err, tt.want)
+		}
+	}
+	evs, _ := s.Events(ctx, e.ARN, 0, 1, false)
+	if string(evs[0].JSON) != `{"id":1}` || evs[0].Type != "PassStateEntered" {
+		t.Errorf("event content: %+v", evs[0])
+	}
+	if _, err := s.Events(ctx, "arn:aws:states:us-east-1:1:execution:m:none", 0, 10, false); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("events of a missing execution: %v", err)
+	}
+}
+
+func activities(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	for _, n := range []string{"b", "a"} {
+		if err := s.CreateActivity(ctx, &store.Activity{ARN: "arn:aws:states:us-east-1:1:activity:" + n, Name: n, Created: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.CreateActivity(ctx, &store.Activity{ARN: "arn:aws:states:us-east-1:1:activity:a", Name: "a"}); !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate: %v", err)
+	}
+	list, _, err := s.ListActivities(ctx, store.Page{})
+	if err != nil || len(list) != 2 || list[0].Name != "a" || !list[0].Created.Equal(t0) {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if err := s.DeleteActivity(ctx, "arn:aws:states:us-east-1:1:activity:a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.GetActivity(ctx, "arn:aws:states:us-east-1:1:activity:a"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("after delete: %v", err)
+	}
+}
+
+// concurrentSteps appends steps to many executions from many goroutines.
+func concurrentSteps(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	const execs, stepsEach = 20, 10
+	var wg sync.WaitGroup
+	errs := make(chan error, execs)
+	for i := 0; i < execs; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			e := exec("c", fmt.Sprintf("x%d", i), i)
+			if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 1, "RUNNING")); err != nil {
+				errs <- err
+				return
+			}
+			for k := int64(1); k <= stepsEach; k++ {
+				status := "RUNNING"
+				if k == stepsEach {
+					status = "SUCCEEDED"
+				}
+				if err := s.AppendStep(ctx, step(e.ARN, k, k+1, 1, status)); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	running, _ := s.RunningExecutions(ctx)
+	if len(running) != 0 {
+		t.Errorf("%d executions still running", len(running))
+	}
+	for i := 0; i < execs; i++ {
+		evs, err := s.Events(ctx, exec("c", fmt.Sprintf("x%d", i), i).ARN, 0, 1000, false)
+		if err != nil || len(evs) != stepsEach+1 {
+			t.Fatalf("execution %d: %d events, %v", i, len(evs), err)
+		}
+	}
+}
+
+// RunDurable checks that data survives closing and reopening the store in
+// dir; open opens the store in a directory.
+func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s := open(t, dir)
+	if err := s.CreateStateMachine(ctx, sm("d")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateActivity(ctx, &store.Activity{ARN: "arn:aws:states:us-east-1:1:activity:w", Name: "w", Created: t0}); err != nil {
+		t.Fatal(err)
+	}
+	e := exec("d", "e", 1)
+	if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 2, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendStep(ctx, step(e.ARN, 1, 3, 2, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dir)
+	defer s.Close()
+	if _, err := s.GetStateMachine(ctx, sm("d").ARN); err != nil {
+		t.Fatalf("state machine lost: %v", err)
+	}
+	if _, err := s.GetActivity(ctx, "arn:aws:states:us-east-1:1:activity:w"); err != nil {
+		t.Fatalf("activity lost: %v", err)
+	}
+	running, err := s.RunningExecutions(ctx)
+	if err != nil || len(running) != 1 || running[0].ARN != e.ARN {
+		t.Fatalf("running after reopen: %v %v", names(running), err)
+	}
+	steps, err := s.Steps(ctx, e.ARN)
+	if err != nil || len(steps) != 2 || len(steps[1].Events) != 2 {
+		t.Fatalf("steps after reopen: %+v %v", steps, err)
+	}
+	if err := s.AppendStep(ctx, step(e.ARN, 2, 5, 1, "SUCCEEDED")); err != nil {
+		t.Fatalf("append after reopen: %v", err)
+	}
+}
