@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+)
+
+// crashDef mixes what a restart must preserve: a durable Wait, a callback
+// task whose token travels through an activity worker, and a Map.
+const crashDef = `{"StartAt":"Wait","States":{
+ "Wait":{"Type":"Wait","SecondsPath":"$.wait","Next":"Work"},
+ "Work":{"Type":"Task","Resource":"ACTIVITY","TimeoutSeconds":120,"ResultPath":"$.work","Next":"Fan"},
+ "Fan":{"Type":"Map","ItemsPath":"$.items","MaxConcurrency":2,"ResultPath":"$.fan",
+   "ItemProcessor":{"StartAt":"Double","States":{"Double":{"Type":"Pass","Parameters":{"v.$":"States.MathAdd($, $)"},"End":true}}},"Next":"Done"},
+ "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","work.$":"$.work","fan.$":"$.fan"},"End":true}}}`
+
+// TestCrashRecovery starts stepd serve as a real process, starts 200
+// Standard executions, kills the process with SIGKILL at random moments
+// five times (restarting it each time) while activity workers keep working,
+// and checks that every execution ends with the right output and a
+// contiguous, duplicate-free history. It needs the durable store.
+func TestCrashRecovery(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash test skipped in -short mode")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "stepd")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "data")
+	addr := freeAddr(t)
+	proc := startServe(t, bin, addr, data)
+	defer func() { _ = proc.Process.Kill(); _, _ = proc.Process.Wait() }()
+
+	// Connections do not outlive a killed server: no keep-alive.
+	httpClient := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	c := sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + addr), HTTPClient: httpClient,
+		Credentials: credentials.NewStaticCredentialsProvider("x", "x", "")})
+	ctx := context.Background()
+	act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("crash-work")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := strings.Replace(crashDef, "ACTIVITY", aws.ToString(act.ActivityArn), 1)
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("crash"), Definition: aws.String(def),
+		RoleArn: aws.String("arn:aws:iam::123456789012:role/x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	var arns []string
+	for i := 0; i < n; i++ {
+		in := fmt.Sprintf(`{"id":%d,"wait":%d,"items":[%d,%d]}`, i, i%3, i, i+1)
+		ex, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: aws.String(fmt.Sprintf("e%d", i)), Input: aws.String(in)})
+		if err != nil {
+			t.Fatalf("start %d: %v", i, err)
+		}
+		arns = append(arns, aws.ToString(ex.ExecutionArn))
+	}
+
+	// Workers: take activity tasks and answer them; errors while the
+	// server is down are expected and retried.
+	stopWorkers := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for {
+				select {
+				case <-stopWorkers:
+					return
+				default:
+				}
+				wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				task, err := c.GetActivityTask(wctx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn, WorkerName: aws.String(fmt.Sprintf("w%d", w))})
+				cancel()
+				if err != nil || task.TaskToken == nil {
+					time.Sleep(50 * time.Millisecond)
+					continue
+				}
+				var in struct{ ID int }
+				_ = json.Unmarshal([]byte(aws.ToString(task.Input)), &in)
+				out := fmt.Sprintf(`{"by":"worker","id":%d}`, in.ID)
+				for attempt := 0; attempt < 50; attempt++ {
+					_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)})
+					if err == nil || apiErrorCode(err) == "TaskDoesNotExist" {
+						break
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			}
+		}(w)
+	}
+
+	for kill := 0; kill < 5; kill++ {
+		time.Sleep(time.Duration(200+rand.IntN(800)) * time.Millisecond)
+		_ = proc.Process.Signal(syscall.SIGKILL)
+		_, _ = proc.Process.Wait()
+		proc = startServe(t, bin, addr, data)
+	}
+
+	deadline := time.Now().Add(90 * time.Second)
+	for i, arn := range arns {
+		for {
+			d, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+			if err == nil && d.Status != types.ExecutionStatusRunning {
+				want := fmt.Sprintf(`{"id":%d,"work":{"by":"worker","id":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, 2*i, 2*(i+1))
+				if d.Status != types.ExecutionStatusSucceeded || aws.ToString(d.Output) != want {
+					t.Errorf("execution %d: %s %s %s %s, want output %s", i, d.Status, aws.ToString(d.Output), aws.ToString(d.Error), aws.ToString(d.Cause), want)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("execution %d did not finish: %v %v", i, d, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	close(stopWorkers)
+	wg.Wait()
+	for _, arn := range arns {
+		checkHistory(t, c, arn)
+	}
+}
+
+func checkHistory(t *testing.T, c *sfn.Client, arn string) {
+	t.Helper()
+	var token *string
+	next := int64(1)
+	for {
+		h, err := c.GetExecutionHistory(context.Background(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), NextToken: token, MaxResults: 1000})
+		if err != nil {
+			t.Fatalf("%s: %v", arn, err)
+		}
+		for _, e := range h.Events {
+			if e.Id != next {
+				t.Fatalf("%s: event id %d where %d was expected (lost or duplicated events)", arn, e.Id, next)
+			}
+			next++
+		}
+		if h.NextToken == nil {
+			break
+		}
+		token = h.NextToken
+	}
+}
+
+func apiErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	s := err.Error()
+	if i := strings.Index(s, "api error "); i >= 0 {
+		code, _, _ := strings.Cut(s[i+len("api error "):], ":")
+		return code
+	}
+	return ""
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServe starts stepd serve and waits until it listens.
+func startServe(t *testing.T, bin, addr, data string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", addr, "--data", data)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan struct{})
+	go func() {
+		s := bufio.NewScanner(out)
+		for s.Scan() {
+			if strings.HasPrefix(s.Text(), "listening on") {
+				close(ready)
+				for s.Scan() {
+				}
+				return
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("stepd serve did not start")
+	}
+	return cmd
+}
