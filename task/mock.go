@@ -2,8 +2,9 @@ package task
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
+	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,93 +13,175 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-// MockConfig is a mock configuration in AWS Step Functions Local's
-// MockConfigFile format, extended with the conformance corpus's Lambda
-// function behaviours:
+// MockConfig is a mock configuration. It reads two formats, which may be
+// mixed in one document.
 //
-//	{"StateMachines": {"<name>": {"TestCases": {"<case>": {"<State>": "<Response>"}}}},
-//	 "MockedResponses": {"<Response>": {"0": {"Return": ...}, "1-2": {"Throw": {"Error": "...", "Cause": "..."}}}},
-//	 "LambdaFunctions": {"<function ARN>": {"0": {"ReturnInput": true}}},
-//	 "TestCase": {"<State>": "<Response>"}}
+// AWS Step Functions Local's MockConfigFile:
 //
-// The top-level TestCase applies to every state machine.
+//	{"StateMachines": {"<machine>": {"TestCases": {"<case>": {"<State>": "<Response>"}}}},
+//	 "MockedResponses": {"<Response>": {"0": {"Return": ...},
+//	                                    "1-2": {"Throw": {"Error": "...", "Cause": "..."}}}}}
+//
+// The conformance corpus's "mocks" member, which adds Lambda function
+// behaviours and a test case that applies to every state machine:
+//
+//	{"LambdaFunctions": {"<function ARN>": {"0": {"ReturnInput": true}, "Delay": ...}},
+//	 "TestCase": {"<State>": "<Response>"},
+//	 "MockedResponses": {...}}
+//
+// Response maps are keyed by the invocation index of the state in the
+// execution (Request.Attempt, retries included): "0", "1", or inclusive
+// ranges "1-3". An entry holds exactly one of
+//
+//   - {"Return": v}: the raw integration result (before ResultSelector and
+//     ResultPath);
+//   - {"Throw": {"Error": e, "Cause": c}}: the task fails with e and c;
+//   - {"ReturnInput": true}: the effective input (for a Lambda function, the
+//     event it was invoked with);
+//   - {"ReturnRepeat": {"Value": s, "Count": n}}: the string s repeated n
+//     times;
+//
+// and optionally "Delay": seconds of simulated run time (Result.Delay).
+//
+// An invocation past the last key reuses the last entry, so that "0" alone
+// answers every invocation (the conformance corpus depends on this).
+// Step Functions Local instead fails the execution when an invocation has no
+// entry. An invocation that falls in a gap between keys (or before the first
+// one) fails with States.Runtime here too.
 type MockConfig struct {
 	machines  map[string]map[string]map[string]string // machine → test case → state → response
+	testCase  map[string]string                       // top-level TestCase
 	responses map[string]responses
-	functions map[string]responses // function ARN → behaviour
-	testCase  map[string]string
+	functions []function // LambdaFunctions in document order
 }
 
-// responses are mocked outcomes by invocation index.
+// function is a mocked Lambda function.
+type function struct {
+	arn string
+	ref funcRef
+	rs  responses
+}
+
+// responses are mocked outcomes by invocation index, sorted by range.
 type responses []response
 
+type responseKind uint8
+
+const (
+	kindReturn responseKind = iota
+	kindThrow
+	kindReturnInput
+	kindReturnRepeat
+)
+
 type response struct {
+	key    string
 	lo, hi int // inclusive invocation range
-	// exactly one of:
-	ret         any
-	hasReturn   bool
-	throw       *Result
-	returnInput bool
-	repeat      string
-	delay       time.Duration
+	kind   responseKind
+	value  any // Return value, or the repeated string
+	err    string
+	cause  string
+	delay  time.Duration
 }
 
+// at returns the entry for invocation i: the one whose range holds i, the
+// last one when i is past every range, or nil for a gap.
 func (rs responses) at(i int) *response {
 	for k := range rs {
 		if i >= rs[k].lo && i <= rs[k].hi {
 			return &rs[k]
 		}
 	}
-	if len(rs) == 0 {
-		return nil
+	if len(rs) > 0 && i > rs[len(rs)-1].hi {
+		return &rs[len(rs)-1]
 	}
-	return &rs[len(rs)-1] // past the last key: reuse the last entry
+	return nil
 }
+
+// result is the outcome of the entry for the given event (the effective
+// input).
+func (r *response) result(event any) Result {
+	var res Result
+	switch r.kind {
+	case kindThrow:
+		res = Result{Error: r.err, Cause: r.cause}
+	case kindReturnInput:
+		res = Result{Output: event}
+	default:
+		res = Result{Output: r.value}
+	}
+	res.Delay = r.delay
+	return res
+}
+
+// maxRepeat bounds the size of a ReturnRepeat string.
+const maxRepeat = 64 << 20
 
 // ParseMockConfig parses a mock configuration from JSON text.
 func ParseMockConfig(data []byte) (*MockConfig, error) {
 	v, err := value.Parse(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("mock configuration: %w", err)
 	}
 	return MockConfigFromValue(v)
 }
 
-// MockConfigFromValue builds a mock configuration from a parsed value.
+// MockConfigFromValue builds a mock configuration from a parsed JSON value.
+// Errors name the JSON location of the problem, e.g.
+// `MockedResponses.R1."1-x": invalid invocation range`.
 func MockConfigFromValue(v any) (*MockConfig, error) {
+	c, err := mockConfigFromValue(v)
+	if err != nil {
+		return nil, fmt.Errorf("mock configuration: %w", err)
+	}
+	return c, nil
+}
+
+func mockConfigFromValue(v any) (*MockConfig, error) {
 	o, ok := v.(*value.Object)
 	if !ok {
-		return nil, fmt.Errorf("mock configuration: must be a JSON object")
+		return nil, fmt.Errorf("must be a JSON object, not %s", kindOf(v))
 	}
-	c := &MockConfig{machines: map[string]map[string]map[string]string{}, responses: map[string]responses{}, functions: map[string]responses{}}
+	c := &MockConfig{
+		machines:  map[string]map[string]map[string]string{},
+		responses: map[string]responses{},
+	}
 	for k, v := range o.All {
+		var err error
 		switch k {
 		case "StateMachines":
-			if err := c.parseMachines(v); err != nil {
-				return nil, err
-			}
+			err = c.parseMachines(v)
 		case "MockedResponses":
-			if err := parseResponseSet(v, "MockedResponses", c.responses); err != nil {
-				return nil, err
-			}
+			err = forEachMember(v, k, func(name string, rv any) error {
+				rs, err := parseResponses(rv, path(k, name), false)
+				c.responses[name] = rs
+				return err
+			})
 		case "LambdaFunctions":
-			if err := parseResponseSet(v, "LambdaFunctions", c.functions); err != nil {
-				return nil, err
-			}
+			err = forEachMember(v, k, func(arn string, rv any) error {
+				at := path(k, arn)
+				ref, ok := parseFuncRef(arn)
+				if !ok {
+					return fmt.Errorf("%s: not a Lambda function ARN or name", at)
+				}
+				rs, err := parseResponses(rv, at, true)
+				c.functions = append(c.functions, function{arn: arn, ref: ref, rs: rs})
+				return err
+			})
 		case "TestCase":
-			m, err := stringMap(v, "TestCase")
-			if err != nil {
-				return nil, err
-			}
-			c.testCase = m
+			c.testCase, err = stringMap(v, k)
 		default:
-			return nil, fmt.Errorf("mock configuration: unknown member %q (want StateMachines, MockedResponses, LambdaFunctions or TestCase)", k)
+			err = fmt.Errorf("unknown member %q (want StateMachines, MockedResponses, LambdaFunctions or TestCase)", k)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	check := func(where string, m map[string]string) error {
-		for state, r := range m {
-			if _, ok := c.responses[r]; !ok {
-				return fmt.Errorf("mock configuration: %s.%s names the response %q, which MockedResponses does not define", where, state, r)
+	// Every test case must name defined responses.
+	check := func(at string, m map[string]string) error {
+		for _, state := range sortedKeys(m) {
+			if _, ok := c.responses[m[state]]; !ok {
+				return fmt.Errorf("%s: names the response %q, which MockedResponses does not define", path(at, state), m[state])
 			}
 		}
 		return nil
@@ -106,9 +189,9 @@ func MockConfigFromValue(v any) (*MockConfig, error) {
 	if err := check("TestCase", c.testCase); err != nil {
 		return nil, err
 	}
-	for sm, cases := range c.machines {
-		for tc, m := range cases {
-			if err := check(fmt.Sprintf("StateMachines.%s.TestCases.%s", sm, tc), m); err != nil {
+	for _, sm := range sortedKeys(c.machines) {
+		for _, tc := range sortedKeys(c.machines[sm]) {
+			if err := check(path(path(path("StateMachines", sm), "TestCases"), tc), c.machines[sm][tc]); err != nil {
 				return nil, err
 			}
 		}
@@ -116,358 +199,391 @@ func MockConfigFromValue(v any) (*MockConfig, error) {
 	return c, nil
 }
 
-func stringMap(v any, where string) (map[string]string, error) {
-	o, ok := v.(*value.Object)
-	if !ok {
-		return nil, fmt.Errorf("mock configuration: %s must be an object", where)
-	}
-	m := make(map[string]string, o.Len())
-	for k, e := range o.All {
-		s, ok := e.(string)
-		if !ok {
-			return nil, fmt.Errorf("mock configuration: %s.%s must be a response name (a string)", where, k)
-		}
-		m[k] = s
-	}
-	return m, nil
-}
-
 func (c *MockConfig) parseMachines(v any) error {
-	o, ok := v.(*value.Object)
-	if !ok {
-		return fmt.Errorf("mock configuration: StateMachines must be an object")
-	}
-	for sm, mv := range o.All {
+	return forEachMember(v, "StateMachines", func(sm string, mv any) error {
+		at := path("StateMachines", sm)
 		mo, ok := mv.(*value.Object)
 		if !ok {
-			return fmt.Errorf("mock configuration: StateMachines.%s must be an object", sm)
-		}
-		tcs, ok := mo.Get("TestCases")
-		tco, isObj := tcs.(*value.Object)
-		if !ok || !isObj {
-			return fmt.Errorf("mock configuration: StateMachines.%s.TestCases must be an object", sm)
+			return fmt.Errorf("%s: must be an object with TestCases, not %s", at, kindOf(mv))
 		}
 		cases := map[string]map[string]string{}
-		for tc, tv := range tco.All {
-			m, err := stringMap(tv, fmt.Sprintf("StateMachines.%s.TestCases.%s", sm, tc))
+		for k, tcs := range mo.All {
+			if k != "TestCases" {
+				return fmt.Errorf("%s: unknown member %q (want TestCases)", at, k)
+			}
+			err := forEachMember(tcs, path(at, k), func(tc string, tv any) error {
+				m, err := stringMap(tv, path(path(at, k), tc))
+				cases[tc] = m
+				return err
+			})
 			if err != nil {
 				return err
 			}
-			cases[tc] = m
 		}
 		c.machines[sm] = cases
-	}
-	return nil
+		return nil
+	})
 }
 
-func parseResponseSet(v any, where string, dst map[string]responses) error {
+// forEachMember calls f for each member of the object v.
+func forEachMember(v any, at string, f func(k string, v any) error) error {
 	o, ok := v.(*value.Object)
 	if !ok {
-		return fmt.Errorf("mock configuration: %s must be an object", where)
+		return fmt.Errorf("%s: must be an object, not %s", at, kindOf(v))
 	}
-	for name, rv := range o.All {
-		ro, ok := rv.(*value.Object)
-		if !ok {
-			return fmt.Errorf("mock configuration: %s.%s must be an object keyed by invocation index", where, name)
+	for k, e := range o.All {
+		if err := f(k, e); err != nil {
+			return err
 		}
-		var rs responses
-		for key, ev := range ro.All {
-			loc := fmt.Sprintf("%s.%s.%q", where, name, key)
-			lo, hi, err := parseRange(key)
-			if err != nil {
-				return fmt.Errorf("mock configuration: %s: %w", loc, err)
-			}
-			r, err := parseResponse(ev, loc)
-			if err != nil {
-				return err
-			}
-			r.lo, r.hi = lo, hi
-			rs = append(rs, r)
-		}
-		sort.Slice(rs, func(i, j int) bool { return rs[i].lo < rs[j].lo })
-		dst[name] = rs
 	}
 	return nil
 }
 
+func stringMap(v any, at string) (map[string]string, error) {
+	m := map[string]string{}
+	err := forEachMember(v, at, func(k string, e any) error {
+		s, ok := e.(string)
+		if !ok {
+			return fmt.Errorf("%s: must be the name of a mocked response (a string), not %s", path(at, k), kindOf(e))
+		}
+		m[k] = s
+		return nil
+	})
+	return m, err
+}
+
+func parseResponses(v any, at string, lambda bool) (responses, error) {
+	o, ok := v.(*value.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s: must be an object keyed by invocation index, not %s", at, kindOf(v))
+	}
+	if o.Len() == 0 {
+		return nil, fmt.Errorf("%s: has no entries (want keys such as \"0\" or \"1-3\")", at)
+	}
+	rs := make(responses, 0, o.Len())
+	for key, ev := range o.All {
+		kat := path(at, key)
+		lo, hi, err := parseRange(key)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kat, err)
+		}
+		r, err := parseResponse(ev, kat, lambda)
+		if err != nil {
+			return nil, err
+		}
+		r.key, r.lo, r.hi = key, lo, hi
+		rs = append(rs, r)
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].lo < rs[j].lo })
+	for i := 1; i < len(rs); i++ {
+		if rs[i].lo <= rs[i-1].hi {
+			return nil, fmt.Errorf("%s: the invocations %q and %q overlap", at, rs[i-1].key, rs[i].key)
+		}
+	}
+	return rs, nil
+}
+
+var (
+	indexRE = regexp.MustCompile(`^[0-9]+$`)
+	rangeRE = regexp.MustCompile(`^([0-9]+)-([0-9]+)$`)
+)
+
 func parseRange(key string) (int, int, error) {
-	a, b, isRange := strings.Cut(key, "-")
-	lo, err := strconv.Atoi(a)
-	if err != nil || lo < 0 {
-		return 0, 0, fmt.Errorf("invalid invocation index (want \"N\" or \"N-M\")")
+	if indexRE.MatchString(key) {
+		n, err := strconv.Atoi(key)
+		if err != nil {
+			return 0, 0, fmt.Errorf("invalid invocation index (too large)")
+		}
+		return n, n, nil
 	}
-	if !isRange {
-		return lo, lo, nil
+	m := rangeRE.FindStringSubmatch(key)
+	if m == nil {
+		if strings.Contains(key, "-") {
+			return 0, 0, fmt.Errorf("invalid invocation range (want \"N-M\" with N <= M)")
+		}
+		return 0, 0, fmt.Errorf("invalid invocation index (want \"N\" or a range \"N-M\")")
 	}
-	hi, err := strconv.Atoi(b)
-	if err != nil || hi < lo {
+	lo, err1 := strconv.Atoi(m[1])
+	hi, err2 := strconv.Atoi(m[2])
+	if err1 != nil || err2 != nil || hi < lo {
 		return 0, 0, fmt.Errorf("invalid invocation range (want \"N-M\" with N <= M)")
 	}
 	return lo, hi, nil
 }
 
-func parseResponse(v any, loc string) (response, error) {
+func parseResponse(v any, at string, lambda bool) (response, error) {
+	var r response
 	o, ok := v.(*value.Object)
 	if !ok {
-		return response{}, fmt.Errorf("mock configuration: %s must be an object with Return or Throw", loc)
+		return r, fmt.Errorf("%s: must be an object with Return or Throw, not %s", at, kindOf(v))
 	}
-	var r response
 	n := 0
 	for k, e := range o.All {
+		kat := path(at, k)
 		switch k {
 		case "Return":
-			r.ret, r.hasReturn = e, true
+			r.kind, r.value = kindReturn, e
 			n++
 		case "ReturnInput":
-			r.returnInput = e == true
+			if e != true {
+				return r, fmt.Errorf("%s: must be true", kat)
+			}
+			r.kind = kindReturnInput
 			n++
 		case "ReturnRepeat":
-			ro, _ := e.(*value.Object)
-			val, _ := ro.Get("Value")
-			cnt, _ := ro.Get("Count")
-			s, ok1 := val.(string)
-			cn, ok2 := cnt.(value.Number)
-			if !ok1 || !ok2 {
-				return r, fmt.Errorf("mock configuration: %s.ReturnRepeat needs a string Value and a number Count", loc)
+			s, err := parseRepeat(e, kat)
+			if err != nil {
+				return r, err
 			}
-			count, _ := cn.Int64()
-			r.repeat = strings.Repeat(s, int(count))
+			r.kind, r.value = kindReturnRepeat, s
 			n++
 		case "Throw":
-			to, ok := e.(*value.Object)
-			if !ok {
-				return r, fmt.Errorf("mock configuration: %s.Throw must be an object with Error and Cause", loc)
+			if err := parseThrow(e, kat, &r); err != nil {
+				return r, err
 			}
-			errName, _ := to.Get("Error")
-			cause, _ := to.Get("Cause")
-			es, _ := errName.(string)
-			cs, _ := cause.(string)
-			if es == "" {
-				return r, fmt.Errorf("mock configuration: %s.Throw.Error must be a non-empty string", loc)
-			}
-			r.throw = &Result{Error: es, Cause: cs}
+			r.kind = kindThrow
 			n++
 		case "Delay":
 			d, ok := e.(value.Number)
-			if !ok {
-				return r, fmt.Errorf("mock configuration: %s.Delay must be a number of seconds", loc)
+			secs := 0.0
+			if ok {
+				secs = d.Float64()
 			}
-			r.delay = time.Duration(d.Float64() * float64(time.Second))
+			if !ok || secs < 0 || math.IsInf(secs, 0) || secs > 1e9 {
+				return r, fmt.Errorf("%s: must be a non-negative number of seconds", kat)
+			}
+			r.delay = time.Duration(secs * float64(time.Second))
 		default:
-			return r, fmt.Errorf("mock configuration: %s: unknown member %q (want Return, Throw, ReturnInput, ReturnRepeat or Delay)", loc, k)
+			want := "Return, Throw, ReturnInput, ReturnRepeat or Delay"
+			if !lambda {
+				want = "Return or Throw (or ReturnInput, ReturnRepeat, Delay)"
+			}
+			return r, fmt.Errorf("%s: unknown member (want %s)", kat, want)
 		}
 	}
 	if n != 1 {
-		return r, fmt.Errorf("mock configuration: %s must have exactly one of Return, Throw, ReturnInput, ReturnRepeat", loc)
+		return r, fmt.Errorf("%s: must have exactly one of Return, Throw, ReturnInput and ReturnRepeat", at)
 	}
 	return r, nil
 }
 
+func parseRepeat(v any, at string) (string, error) {
+	o, ok := v.(*value.Object)
+	if !ok {
+		return "", fmt.Errorf("%s: must be an object with Value and Count", at)
+	}
+	val, _ := o.Get("Value")
+	cnt, _ := o.Get("Count")
+	s, ok1 := val.(string)
+	cn, ok2 := cnt.(value.Number)
+	count, isInt := int64(0), false
+	if ok2 {
+		count, isInt = cn.Int64()
+	}
+	if !ok1 || !isInt || count < 0 || o.Len() != 2 {
+		return "", fmt.Errorf("%s: must be {\"Value\": string, \"Count\": non-negative integer}", at)
+	}
+	if len(s) > 0 && count > maxRepeat/int64(len(s)) {
+		return "", fmt.Errorf("%s: the repeated string would exceed %d bytes", at, maxRepeat)
+	}
+	return strings.Repeat(s, int(count)), nil
+}
+
+func parseThrow(v any, at string, r *response) error {
+	o, ok := v.(*value.Object)
+	if !ok {
+		return fmt.Errorf("%s: must be an object with Error and Cause", at)
+	}
+	for k, e := range o.All {
+		s, isStr := e.(string)
+		switch {
+		case k != "Error" && k != "Cause":
+			return fmt.Errorf("%s: unknown member (want Error and Cause)", path(at, k))
+		case !isStr:
+			return fmt.Errorf("%s: must be a string, not %s", path(at, k), kindOf(e))
+		case k == "Error":
+			r.err = s
+		default:
+			r.cause = s
+		}
+	}
+	if r.err == "" {
+		return fmt.Errorf("%s: must be a non-empty string", path(at, "Error"))
+	}
+	return nil
+}
+
 // Invoker returns an invoker serving the states of the named state machine
-// in the given test case. An empty test case uses only the top-level
-// TestCase map and Lambda function behaviours.
+// in the given test case. The top-level TestCase map applies to every state
+// machine; the named test case adds to it (and wins for a state in both).
+// With an empty test case only the top-level TestCase and the Lambda
+// functions apply. A test case that the configuration does not define is an
+// error.
+//
+// The invoker (a *MockInvoker) answers, in this order: a state listed in
+// the test case with its mocked response; a Lambda task whose function is
+// described under LambdaFunctions with that behaviour, wrapped as the
+// integration returns it; a Lambda task naming another function with
+// Lambda.ResourceNotFoundException as AWS reports it (when LambdaFunctions
+// is not empty, it describes the account's functions); anything else with a
+// States.Runtime failure whose cause names the state and resource and says
+// how to mock it.
 func (c *MockConfig) Invoker(stateMachine, testCase string) (Invoker, error) {
-	states := c.testCase
+	states := map[string]string{}
+	for k, v := range c.testCase {
+		states[k] = v
+	}
 	if testCase != "" {
 		cases, ok := c.machines[stateMachine]
 		if !ok {
-			return nil, fmt.Errorf("mock configuration: no state machine %q in StateMachines", stateMachine)
+			return nil, fmt.Errorf("mock configuration: StateMachines has no state machine %q (test case %q)", stateMachine, testCase)
 		}
 		m, ok := cases[testCase]
 		if !ok {
-			return nil, fmt.Errorf("mock configuration: state machine %q has no test case %q", stateMachine, testCase)
+			return nil, fmt.Errorf("mock configuration: state machine %q has no test case %q (it has %s)", stateMachine, testCase, strings.Join(quoteAll(sortedKeys(cases)), ", "))
 		}
-		states = m
+		for k, v := range m {
+			states[k] = v
+		}
 	}
-	return &mockInvoker{c: c, states: states}, nil
+	return &MockInvoker{c: c, states: states, machine: stateMachine, testCase: testCase}, nil
 }
 
-type mockInvoker struct {
-	c      *MockConfig
-	states map[string]string
+// MockInvoker serves tasks from a MockConfig; see MockConfig.Invoker.
+type MockInvoker struct {
+	c        *MockConfig
+	states   map[string]string
+	machine  string
+	testCase string
 }
 
-func (m *mockInvoker) Invoke(ctx context.Context, req *Request) Result {
+// Serves reports whether the configuration mocks the request: its state is
+// in the test case, or it is a Lambda task for a described function. A
+// Router passes over a MockInvoker for the requests it does not serve.
+func (m *MockInvoker) Serves(req *Request) bool {
+	if _, ok := m.states[req.StateName]; ok {
+		return true
+	}
+	call, ok := lambdaCallOf(req)
+	if !ok {
+		return false
+	}
+	_, found := m.c.findFunction(call.function)
+	return found
+}
+
+// Invoke answers the request from the mock configuration.
+func (m *MockInvoker) Invoke(ctx context.Context, req *Request) Result {
 	if name, ok := m.states[req.StateName]; ok {
 		r := m.c.responses[name].at(req.Attempt)
 		if r == nil {
-			return Result{Error: "States.Runtime", Cause: fmt.Sprintf("mock response %q has no entries", name)}
+			return Result{Error: "States.Runtime", Cause: fmt.Sprintf("the mocked response %q has no entry for invocation %d of state %q", name, req.Attempt, req.StateName)}
 		}
-		res := r.result(req.Input)
-		res.Delay = r.delay
-		return res
+		return r.result(req.Input)
 	}
-	fn, event, direct, isLambda := lambdaTarget(req)
-	if isLambda {
-		if rs, ok := m.c.findFunction(fn); ok {
-			r := rs.at(req.Attempt)
-			res := r.result(event)
-			res.Delay = r.delay
-			if res.Failed() && direct {
-				// The direct Lambda integration passes the function's
-				// error payload on as Lambda's runtime wrote it.
-				res.Cause = pythonJSON(res.Cause)
-			}
-			if res.Failed() || direct {
-				return res
-			}
-			res.Output = invokeResponse(res.Output)
-			return res
-		}
-		if len(m.c.functions) > 0 {
-			return Result{Error: "Lambda.ResourceNotFoundException", Cause: fmt.Sprintf("Function not found: %s (Service: Lambda, Status Code: 404, Request ID: %s)", fn, newRequestID())}
-		}
+	if call, ok := lambdaCallOf(req); ok && len(m.c.functions) > 0 {
+		return m.invokeFunction(req, call)
 	}
-	return Result{Error: "States.Runtime", Cause: fmt.Sprintf("no mock for state %q (resource %s): add it to the test case in the mock configuration, or a LambdaFunctions entry for the function", req.StateName, req.Resource)}
+	where := fmt.Sprintf("state machine %q", m.machine)
+	if m.testCase != "" {
+		where += fmt.Sprintf(", test case %q", m.testCase)
+	}
+	how := "map the state to a MockedResponses entry in the test case of the mock configuration"
+	if strings.Contains(req.Resource, ":lambda:") {
+		how += ", or describe the function under LambdaFunctions"
+	}
+	return Result{Error: "States.Runtime", Cause: fmt.Sprintf("no mock for state %q (resource %s) in %s: %s", req.StateName, req.Resource, where, how)}
 }
 
-func (r *response) result(event any) Result {
+func (m *MockInvoker) invokeFunction(req *Request, call lambdaCall) Result {
+	if call.err != nil {
+		return *call.err
+	}
+	fn, ok := m.c.findFunction(call.function)
+	if !ok {
+		return functionNotFound(call)
+	}
+	r := fn.rs.at(req.Attempt)
+	if r == nil {
+		return Result{Error: "States.Runtime", Cause: fmt.Sprintf("LambdaFunctions.%s has no entry for invocation %d of state %q", fn.arn, req.Attempt, req.StateName)}
+	}
+	event, perr := call.event()
+	if perr != nil {
+		return *perr
+	}
+	res := r.result(event)
 	switch {
-	case r.throw != nil:
-		return *r.throw
-	case r.returnInput:
-		return Result{Output: event}
-	case r.repeat != "":
-		return Result{Output: r.repeat}
+	case res.Failed() && call.direct:
+		// The direct Lambda integration passes the function's error on
+		// as the runtime wrote it (Python's json.dumps separators).
+		res.Cause = pythonCause(res.Cause)
+	case res.Failed(), call.direct:
+	default:
+		res.Output = invokeResponse(res.Output, call)
 	}
-	return Result{Output: r.ret}
+	return res
 }
 
-func (c *MockConfig) findFunction(fn string) (responses, bool) {
-	if rs, ok := c.functions[fn]; ok {
-		return rs, true
+func (c *MockConfig) findFunction(name string) (*function, bool) {
+	for i := range c.functions {
+		if c.functions[i].arn == name {
+			return &c.functions[i], true
+		}
 	}
-	name := functionName(fn)
-	for arn, rs := range c.functions {
-		if functionName(arn) == name {
-			return rs, true
+	ref, ok := parseFuncRef(name)
+	if !ok {
+		return nil, false
+	}
+	for i := range c.functions {
+		if c.functions[i].ref.matches(ref) {
+			return &c.functions[i], true
 		}
 	}
 	return nil, false
 }
 
-// functionName extracts the bare function name from a name, partial ARN or
-// ARN, without a version or alias qualifier.
-func functionName(s string) string {
-	if i := strings.Index(s, "function:"); i >= 0 {
-		s = s[i+len("function:"):]
+// path appends a member name to a JSON location, quoting it unless it is a
+// plain identifier.
+func path(at, key string) string {
+	if identRE.MatchString(key) {
+		return at + "." + key
 	}
-	if i := strings.IndexByte(s, ':'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	return at + "." + strconv.Quote(key)
 }
 
-// lambdaTarget finds the function and event of a Lambda task.
-func lambdaTarget(req *Request) (fn string, event any, direct, ok bool) {
-	res := req.Resource
-	if strings.Contains(res, ":lambda:") && strings.Contains(res, ":function:") {
-		return res, req.Input, true, true
-	}
-	if strings.HasPrefix(res, "arn:") && strings.Contains(res, ":states:::lambda:invoke") {
-		in, _ := req.Input.(*value.Object)
-		f, _ := in.Get("FunctionName")
-		fs, _ := f.(string)
-		payload, _ := in.Get("Payload")
-		if payload == nil {
-			// No payload (or null): the function receives an empty event.
-			payload = value.NewObject(0)
-		}
-		if s, isStr := payload.(string); isStr {
-			// A string payload is sent as it is: Lambda parses it as JSON.
-			if v, err := value.ParseString(s); err == nil {
-				payload = v
-			}
-		}
-		return fs, payload, false, true
-	}
-	return "", nil, false, false
-}
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
-// invokeResponse wraps a function's result as the lambda:invoke
-// integration returns it.
-func invokeResponse(payload any) *value.Object {
-	body := value.String(payload)
-	reqID := newRequestID()
-	length := strconv.Itoa(len(body))
-	all := value.NewObject(8)
-	all.Set("X-Amz-Executed-Version", []any{"$LATEST"})
-	all.Set("x-amzn-Remapped-Content-Length", []any{"0"})
-	all.Set("Connection", []any{"keep-alive"})
-	all.Set("x-amzn-RequestId", []any{reqID})
-	all.Set("Content-Length", []any{length})
-	all.Set("Date", []any{time.Now().UTC().Format(time.RFC1123)})
-	all.Set("X-Amzn-Trace-Id", []any{"Root=1-" + reqID[:8] + "-" + strings.ReplaceAll(reqID[9:], "-", "")[:24]})
-	all.Set("Content-Type", []any{"application/json"})
-	hdr := value.NewObject(8)
-	hdr.Set("Connection", "keep-alive")
-	hdr.Set("Content-Length", length)
-	hdr.Set("Content-Type", "application/json")
-	hdr.Set("Date", time.Now().UTC().Format(time.RFC1123))
-	hdr.Set("X-Amz-Executed-Version", "$LATEST")
-	hdr.Set("x-amzn-Remapped-Content-Length", "0")
-	hdr.Set("x-amzn-RequestId", reqID)
-	hdr.Set("X-Amzn-Trace-Id", "Root=1-"+reqID[:8])
-	meta := value.NewObject(3)
-	meta.Set("AllHttpHeaders", all)
-	meta.Set("HttpHeaders", hdr)
-	meta.Set("HttpStatusCode", value.Int(200))
-	out := value.NewObject(5)
-	out.Set("ExecutedVersion", "$LATEST")
-	out.Set("Payload", payload)
-	out.Set("SdkHttpMetadata", meta)
-	out.Set("SdkResponseMetadata", value.ObjectOf("RequestId", reqID))
-	out.Set("StatusCode", value.Int(200))
-	return out
-}
-
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
-}
-
-// pythonJSON re-encodes a JSON object text with the separators Python's
-// json.dumps uses (", " and ": "), as Lambda's Python runtime reports
-// errors; other text is returned unchanged.
-func pythonJSON(s string) string {
-	v, err := value.ParseString(s)
-	if err != nil {
-		return s
-	}
-	if _, ok := v.(*value.Object); !ok {
-		return s
-	}
-	var b []byte
-	b = appendPython(b, v)
-	return string(b)
-}
-
-func appendPython(b []byte, v any) []byte {
-	switch x := v.(type) {
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case value.Number:
+		return "a number"
+	case string:
+		return "a string"
 	case []any:
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = appendPython(b, e)
-		}
-		return append(b, ']')
+		return "an array"
 	case *value.Object:
-		b = append(b, '{')
-		for i := 0; i < x.Len(); i++ {
-			k, e := x.At(i)
-			if i > 0 {
-				b = append(b, ", "...)
-			}
-			b = value.AppendString(b, k)
-			b = append(b, ": "...)
-			b = appendPython(b, e)
-		}
-		return append(b, '}')
+		return "an object"
 	}
-	return value.Append(b, v)
+	return fmt.Sprintf("%T", v)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
