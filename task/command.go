@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/stepd/stepd/value"
 )
@@ -21,7 +23,14 @@ import (
 // with errorType/errorMessage (as Lambda reports errors) or Error/Cause, on
 // standard output or standard error, those name the error and cause;
 // otherwise the error is States.TaskFailed with a cause naming the exit
-// status and the end of standard error.
+// status and the end of standard error. A successful run must print one
+// JSON value (nothing at all stands for null); other output fails the task
+// with States.TaskFailed.
+//
+// Besides Env, the program finds STEPD_RESOURCE, STEPD_STATE_NAME and, for
+// .waitForTaskToken tasks, STEPD_TASK_TOKEN in its environment. It runs in
+// its own process group, which is killed when ctx is done and when the
+// program exits (so children it leaves behind do not outlive the task).
 type Command struct {
 	Path string
 	Args []string
@@ -32,11 +41,29 @@ type Command struct {
 // maxStderrTail is how much of standard error a failure cause quotes.
 const maxStderrTail = 2048
 
+// waitDelay bounds how long Invoke waits for the program's standard input
+// to be taken after it exited or was killed.
+const waitDelay = 2 * time.Second
+
 // Invoke runs the command.
 func (c *Command) Invoke(ctx context.Context, req *Request) Result {
+	// Standard output and error go to files rather than pipes, so that a
+	// child left running cannot hold Invoke up by keeping a pipe open.
+	stdout, err := os.CreateTemp("", "stepd-stdout-*")
+	if err != nil {
+		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s could not start: %v", c.Path, err)}
+	}
+	defer removeFile(stdout)
+	stderr, err := os.CreateTemp("", "stepd-stderr-*")
+	if err != nil {
+		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s could not start: %v", c.Path, err)}
+	}
+	defer removeFile(stderr)
+
 	cmd := exec.CommandContext(ctx, c.Path, c.Args...)
 	cmd.Dir = c.Dir
 	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.Env = append(cmd.Env, "STEPD_RESOURCE="+req.Resource, "STEPD_STATE_NAME="+req.StateName)
 	if req.TaskToken != "" {
 		cmd.Env = append(cmd.Env, "STEPD_TASK_TOKEN="+req.TaskToken)
 	}
@@ -45,19 +72,31 @@ func (c *Command) Invoke(ctx context.Context, req *Request) Result {
 		// Kill the whole process group, so children go too.
 		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	cmd.WaitDelay = waitDelay
 	cmd.Stdin = strings.NewReader(value.String(req.Input))
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	err := cmd.Run()
+	cmd.Stdout = stdout
+	cmd.Stderr = stderr
+	err = cmd.Run()
+	if cmd.Process != nil {
+		// The task is over: children it left behind go too.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	if ctx.Err() != nil {
 		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s was stopped: %v", c.Path, ctx.Err())}
 	}
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		err = nil // it answered without reading all its input
+	}
+	out, rerr := readFile(stdout)
+	errText, _ := readFile(stderr)
+	if rerr != nil {
+		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the output of the command %s could not be read: %v", c.Path, rerr)}
+	}
 	if err != nil {
-		if r, ok := errorObject(stdout.Bytes()); ok {
+		if r, ok := errorObject(out); ok {
 			return r
 		}
-		if r, ok := errorObject(stderr.Bytes()); ok {
+		if r, ok := errorObject(errText); ok {
 			return r
 		}
 		var exit *exec.ExitError
@@ -65,9 +104,9 @@ func (c *Command) Invoke(ctx context.Context, req *Request) Result {
 		if errors.As(err, &exit) {
 			status = exit.ProcessState.String()
 		}
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s failed (%s): %s", c.Path, status, tail(stderr.String()))}
+		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s failed (%s): %s", c.Path, status, tail(string(errText)))}
 	}
-	out := bytes.TrimSpace(stdout.Bytes())
+	out = bytes.TrimSpace(out)
 	if len(out) == 0 {
 		return Result{Output: nil}
 	}
@@ -78,9 +117,32 @@ func (c *Command) Invoke(ctx context.Context, req *Request) Result {
 	return Result{Output: v}
 }
 
-// errorObject recognises a Lambda-style or ASL-style error object.
+func readFile(f *os.File) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
+}
+
+func removeFile(f *os.File) {
+	_ = f.Close()
+	_ = os.Remove(f.Name())
+}
+
+// errorObject recognises a Lambda-style or ASL-style error object: the
+// whole text, or its last line (after log lines).
 func errorObject(data []byte) (Result, bool) {
 	data = bytes.TrimSpace(data)
+	if r, ok := errorJSON(data); ok {
+		return r, true
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		return errorJSON(bytes.TrimSpace(data[i+1:]))
+	}
+	return Result{}, false
+}
+
+func errorJSON(data []byte) (Result, bool) {
 	if len(data) == 0 || data[0] != '{' {
 		return Result{}, false
 	}
@@ -92,13 +154,16 @@ func errorObject(data []byte) (Result, bool) {
 	if t, ok := o.Get("errorType"); ok {
 		name, _ := t.(string)
 		if name != "" {
-			return Result{Error: name, Cause: string(data)}, true
+			return Result{Error: name, Cause: value.String(o)}, true
 		}
 	}
 	if e, ok := o.Get("Error"); ok {
 		name, _ := e.(string)
 		cause, _ := o.Get("Cause")
-		cs, _ := cause.(string)
+		cs, isStr := cause.(string)
+		if !isStr && cause != nil {
+			cs = value.String(cause)
+		}
 		if name != "" {
 			return Result{Error: name, Cause: cs}, true
 		}

@@ -1,0 +1,109 @@
+package task
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/value"
+)
+
+func handler(name string) string {
+	p, err := filepath.Abs(filepath.Join("testdata", "handlers", name))
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+func TestCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		cmd    Command
+		out    string
+		err    string
+		cause  string // substring
+		within time.Duration
+	}{
+		{name: "echo input", cmd: Command{Path: handler("echo.sh")}, out: `{"x":[1,"a"],"u":"é"}`},
+		{name: "lambda error", cmd: Command{Path: handler("lambda-error.sh")}, err: "ValueError", cause: `{"errorType":"ValueError","errorMessage":"bad"}`},
+		{name: "ASL error after logs", cmd: Command{Path: handler("asl-error.sh")}, err: "My.Error", cause: `{"why":1}`},
+		{name: "plain failure", cmd: Command{Path: handler("plain-failure.sh")}, err: "States.TaskFailed", cause: "(exit status 2): line 1\noops: disk full"},
+		{name: "not JSON", cmd: Command{Path: handler("not-json.sh")}, err: "States.TaskFailed", cause: "printed output that is not JSON"},
+		{name: "missing program", cmd: Command{Path: filepath.Join(dir, "nope")}, err: "States.TaskFailed", cause: "no such file"},
+		{name: "no output is null", cmd: Command{Path: handler("silent.sh")}, out: `null`},
+		{name: "environment and dir", cmd: Command{Path: handler("env.sh"), Env: []string{"EXTRA=yes"}, Dir: dir},
+			out: `{"resource":"arn:aws:states:::my:task","state":"Work","token":"tok-1","extra":"yes","dir":` + strconv.Quote(dir) + `}`},
+		{name: "args", cmd: Command{Path: "/bin/sh", Args: []string{"-c", `printf '[%s]' "$0"`, "7"}}, out: `[7]`},
+		// A child holding stdout open neither delays nor spoils the answer.
+		{name: "straggler", cmd: Command{Path: handler("straggler.sh")}, out: `{"done":true}`, within: 10 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			start := time.Now()
+			r := tt.cmd.Invoke(context.Background(), &Request{Resource: "arn:aws:states:::my:task", StateName: "Work", TaskToken: "tok-1", Input: obj(t, `{"x":[1,"a"],"u":"é"}`)})
+			if tt.within > 0 && time.Since(start) > tt.within {
+				t.Errorf("took %v", time.Since(start))
+			}
+			if tt.err != "" {
+				if r.Error != tt.err || !strings.Contains(r.Cause, tt.cause) {
+					t.Errorf("got %+v, want error %s with cause containing %q", r, tt.err, tt.cause)
+				}
+				return
+			}
+			if r.Failed() || value.String(r.Output) != tt.out {
+				t.Errorf("got %+v (output %s), want %s", r, value.String(r.Output), tt.out)
+			}
+		})
+	}
+}
+
+func TestCommandStderrTail(t *testing.T) {
+	t.Parallel()
+	c := &Command{Path: "/bin/sh", Args: []string{"-c", `i=0; while [ $i -lt 2000 ]; do echo "log line $i" >&2; i=$((i+1)); done; exit 4`}}
+	r := c.Invoke(context.Background(), &Request{Input: value.NewObject(0)})
+	if r.Error != "States.TaskFailed" || !strings.HasSuffix(r.Cause, "log line 1999") || strings.Contains(r.Cause, "log line 0\n") || len(r.Cause) > maxStderrTail+200 {
+		t.Errorf("cause of %d bytes: %.200q...", len(r.Cause), r.Cause)
+	}
+}
+
+// TestCommandCancel checks that cancelling kills the program and its
+// children promptly.
+func TestCommandCancel(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	c := &Command{Path: handler("hang.sh"), Args: []string{pidFile}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Result)
+	start := time.Now()
+	go func() { done <- c.Invoke(ctx, &Request{Input: value.NewObject(0)}) }()
+	var pid int
+	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the child never started")
+		}
+		b, _ := os.ReadFile(pidFile)
+		if s := strings.TrimSpace(string(b)); strings.HasSuffix(string(b), "\n") {
+			pid, _ = strconv.Atoi(s)
+		}
+	}
+	cancel()
+	r := <-done
+	if r.Error != "States.TaskFailed" || !strings.Contains(r.Cause, "stopped") || time.Since(start) > 10*time.Second {
+		t.Errorf("cancelled command: %+v after %v", r, time.Since(start))
+	}
+	// The child (a grandchild of stepd) is gone too.
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d survived the cancellation", pid)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package task
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Partial is implemented by invokers that serve only some requests, such as
+// the MockConfig invoker. A Router passes over a Partial invoker for the
+// requests it does not serve.
+type Partial interface {
+	Invoker
+	Serves(req *Request) bool
+}
+
+// Router sends each request to an invoker chosen by the request's Resource.
+// A pattern is an exact resource, or a prefix ending in "*" ("*" alone
+// matches every resource). The candidates for a request are the exact match,
+// then the prefix matches from the longest prefix down (equal patterns in
+// the order they were added), then Fallback. The first candidate that
+// serves the request (every invoker that is not Partial serves all) answers
+// it; when none does, the first candidate answers anyway, so that its own
+// error explains what is missing.
+//
+// Configure a Router before use; Invoke is then safe for concurrent use.
+type Router struct {
+	// Fallback is the last candidate for every request; may be nil.
+	Fallback Invoker
+	routes   []route
+}
+
+type route struct {
+	prefix string
+	exact  bool
+	inv    Invoker
+}
+
+// Handle adds a route for the pattern.
+func (r *Router) Handle(pattern string, inv Invoker) {
+	rt := route{prefix: pattern, exact: true, inv: inv}
+	if p, ok := strings.CutSuffix(pattern, "*"); ok {
+		rt.prefix, rt.exact = p, false
+	}
+	r.routes = append(r.routes, rt)
+	// Exact routes first, then longer prefixes first; stable keeps the
+	// order of equal patterns.
+	sort.SliceStable(r.routes, func(i, j int) bool {
+		a, b := r.routes[i], r.routes[j]
+		if a.exact != b.exact {
+			return a.exact
+		}
+		return len(a.prefix) > len(b.prefix)
+	})
+}
+
+// Invoke routes the request.
+func (r *Router) Invoke(ctx context.Context, req *Request) Result {
+	var first Invoker
+	try := func(inv Invoker) bool {
+		if inv == nil {
+			return false
+		}
+		if first == nil {
+			first = inv
+		}
+		p, ok := inv.(Partial)
+		return !ok || p.Serves(req)
+	}
+	for _, rt := range r.routes {
+		match := req.Resource == rt.prefix
+		if !rt.exact {
+			match = strings.HasPrefix(req.Resource, rt.prefix)
+		}
+		if match && try(rt.inv) {
+			return rt.inv.Invoke(ctx, req)
+		}
+	}
+	if try(r.Fallback) {
+		return r.Fallback.Invoke(ctx, req)
+	}
+	if first != nil {
+		return first.Invoke(ctx, req)
+	}
+	return Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler for resource %s of state %q: configure a mock for the state or a command for the resource", req.Resource, req.StateName)}
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Echoes the task input.
+exec cat

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Succeeds without output.
+cat >/dev/null

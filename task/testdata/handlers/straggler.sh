@@ -1,0 +1,4 @@
+#!/bin/sh
+# Answers, leaving a background child holding stdout open.
+echo "{\"done\":true}"
+sleep 300 &
