@@ -387,6 +387,22 @@ func (s *Service) resume(ctx context.Context, e *store.Execution) error {
 	return nil
 }
 
+// Wait blocks until the execution is no longer running in this process
+// (or ctx ends) and returns it.
+func (s *Service) Wait(ctx context.Context, arn string) (*store.Execution, error) {
+	s.mu.Lock()
+	r := s.running[arn]
+	s.mu.Unlock()
+	if r != nil {
+		select {
+		case <-r.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.DescribeExecution(ctx, arn)
+}
+
 // StopExecution stops a running execution (status ABORTED).
 func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string) (*store.Execution, error) {
 	e, err := s.DescribeExecution(ctx, arn)

@@ -6,13 +6,18 @@
 // that is waiting (up to maxBatch) and commits them in one transaction, so
 // that many executions' steps share one fsync (group commit); each caller
 // learns its own outcome, and a request that fails (a step out of order, a
-// duplicate name) does not fail the others of its batch. Reads use their
-// own connections.
+// duplicate name) does not fail the others of its batch (the batch is then
+// replayed one request per transaction). Reads use their own connections.
+//
+// An execution's steps are rows keyed by the execution's integer key; a
+// step's events are packed into its row, so a transition costs one insert
+// and one update.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -40,11 +45,10 @@ CREATE TABLE IF NOT EXISTS executions (
 CREATE INDEX IF NOT EXISTS executions_by_machine ON executions (state_machine_arn, seq DESC);
 CREATE INDEX IF NOT EXISTS executions_running ON executions (status) WHERE status = 'RUNNING';
 CREATE TABLE IF NOT EXISTS steps (
-	execution_arn TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, input BLOB,
-	PRIMARY KEY (execution_arn, seq)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS events (
-	execution_arn TEXT NOT NULL, id INTEGER NOT NULL, step INTEGER NOT NULL, type TEXT NOT NULL, json BLOB NOT NULL,
-	PRIMARY KEY (execution_arn, id)) WITHOUT ROWID;
+	exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, input BLOB,
+	first_event INTEGER NOT NULL, last_event INTEGER NOT NULL, events BLOB NOT NULL,
+	PRIMARY KEY (exec, seq)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS steps_by_event ON steps (exec, last_event);
 CREATE TABLE IF NOT EXISTS activities (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
 `
@@ -56,6 +60,9 @@ type Store struct {
 	reqs   chan *request
 	done   chan struct{}
 	closed chan struct{}
+	// Statements of the hot write path, prepared once on the writer's
+	// connection (parsing SQL per step would dominate the commit path).
+	insStep, updExec, selSteps *sql.Stmt
 }
 
 var _ store.Store = (*Store)(nil)
@@ -68,7 +75,7 @@ type request struct {
 
 // Open opens (creating if needed) the database at path.
 func Open(ctx context.Context, path string) (*Store, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)"
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)"
 	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -85,6 +92,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	r.SetMaxOpenConns(4)
 	s := &Store{db: r, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{})}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		sql string
+	}{
+		{&s.insStep, `INSERT INTO steps VALUES (?,?,?,?,?,?,?)`},
+		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=?, steps=? WHERE seq=?`},
+		{&s.selSteps, `SELECT seq, steps FROM executions WHERE arn=?`},
+	} {
+		if *p.dst, err = w.PrepareContext(ctx, p.sql); err != nil {
+			w.Close()
+			r.Close()
+			return nil, fmt.Errorf("prepare %q: %w", p.sql, err)
+		}
+	}
 	go s.writer()
 	return s, nil
 }
@@ -121,38 +142,52 @@ func (s *Store) writer() {
 	}
 }
 
-// commit runs a batch in one transaction. Each request runs in a savepoint
-// so that one failing request does not undo the others.
+// commit runs a batch in one transaction. When a request fails, the
+// transaction is rolled back and every request of the batch is run again
+// in a transaction of its own, so that one failing request (a duplicate, a
+// step out of order) does not fail the others.
 func (s *Store) commit(batch []*request) {
-	ctx := context.Background()
-	tx, err := s.w.BeginTx(ctx, nil)
+	if len(batch) > 1 {
+		if s.commitAll(batch) {
+			return
+		}
+		for _, r := range batch {
+			s.commitAll([]*request{r})
+		}
+		return
+	}
+	s.commitAll(batch)
+}
+
+// commitAll commits the batch in one transaction and answers its callers;
+// it returns false, answering nobody, when a request of a batch of several
+// failed.
+func (s *Store) commitAll(batch []*request) bool {
+	tx, err := s.w.BeginTx(context.Background(), nil)
 	if err != nil {
 		for _, r := range batch {
 			r.err <- err
 		}
-		return
+		return true
 	}
-	errs := make([]error, len(batch))
-	for i, r := range batch {
-		if _, err := tx.Exec("SAVEPOINT req"); err != nil {
-			errs[i] = err
-			continue
-		}
+	for _, r := range batch {
 		if err := r.fn(tx); err != nil {
-			errs[i] = err
-			_, _ = tx.Exec("ROLLBACK TO req")
+			_ = tx.Rollback()
+			if len(batch) > 1 {
+				return false
+			}
+			r.err <- err
+			return true
 		}
-		_, _ = tx.Exec("RELEASE req")
 	}
-	if err := tx.Commit(); err != nil {
-		for _, r := range batch {
-			r.err <- fmt.Errorf("commit: %w", err)
-		}
-		return
+	err = tx.Commit()
+	if err != nil {
+		err = fmt.Errorf("commit: %w", err)
 	}
-	for i, r := range batch {
-		r.err <- errs[i]
+	for _, r := range batch {
+		r.err <- err
 	}
+	return true
 }
 
 // write queues fn and waits until its batch is committed.
@@ -318,19 +353,62 @@ func pageResult[T any](list []T, off, limit int, err error) ([]T, string, error)
 	return list, "", nil
 }
 
-// insertStep writes a step's row and events and updates the execution.
-func insertStep(tx *sql.Tx, st *store.Step) error {
-	if _, err := tx.Exec(`INSERT INTO steps VALUES (?,?,?,?)`, st.ExecutionARN, st.Seq, ms(st.At), st.Input); err != nil {
+// insertStep writes a step — one row holding its events — and updates
+// the execution (whose row key is exec).
+func (s *Store) insertStep(tx *sql.Tx, exec int64, st *store.Step) error {
+	first, last := int64(0), int64(-1)
+	if n := len(st.Events); n > 0 {
+		first, last = st.Events[0].ID, st.Events[n-1].ID
+	}
+	if _, err := tx.Stmt(s.insStep).Exec(exec, st.Seq, ms(st.At), st.Input, first, last, encodeEvents(st.Events)); err != nil {
 		return err
 	}
-	for _, ev := range st.Events {
-		if _, err := tx.Exec(`INSERT INTO events VALUES (?,?,?,?,?)`, st.ExecutionARN, ev.ID, st.Seq, ev.Type, ev.JSON); err != nil {
-			return err
-		}
-	}
-	_, err := tx.Exec(`UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=?, steps=? WHERE arn=?`,
-		st.Status, st.Output, st.Error, st.Cause, ms(st.Stopped), st.Seq+1, st.ExecutionARN)
+	_, err := tx.Stmt(s.updExec).Exec(st.Status, st.Output, st.Error, st.Cause, ms(st.Stopped), st.Seq+1, exec)
 	return err
+}
+
+// encodeEvents packs events as: id (8 bytes), type length (2), type,
+// JSON length (4), JSON — repeated.
+func encodeEvents(evs []store.Event) []byte {
+	n := 0
+	for _, ev := range evs {
+		n += 14 + len(ev.Type) + len(ev.JSON)
+	}
+	b := make([]byte, 0, n)
+	for _, ev := range evs {
+		b = binary.BigEndian.AppendUint64(b, uint64(ev.ID))
+		b = binary.BigEndian.AppendUint16(b, uint16(len(ev.Type)))
+		b = append(b, ev.Type...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(ev.JSON)))
+		b = append(b, ev.JSON...)
+	}
+	return b
+}
+
+func decodeEvents(b []byte) ([]store.Event, error) {
+	var out []store.Event
+	for len(b) > 0 {
+		if len(b) < 10 {
+			return nil, errors.New("sqlite store: corrupt event record")
+		}
+		var ev store.Event
+		ev.ID = int64(binary.BigEndian.Uint64(b))
+		tl := int(binary.BigEndian.Uint16(b[8:]))
+		b = b[10:]
+		if len(b) < tl+4 {
+			return nil, errors.New("sqlite store: corrupt event record")
+		}
+		ev.Type = string(b[:tl])
+		jl := int(binary.BigEndian.Uint32(b[tl:]))
+		b = b[tl+4:]
+		if len(b) < jl {
+			return nil, errors.New("sqlite store: corrupt event record")
+		}
+		ev.JSON = b[:jl:jl]
+		b = b[jl:]
+		out = append(out, ev)
+	}
+	return out, nil
 }
 
 // CreateExecution implements store.Store.
@@ -342,7 +420,11 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 			return err
 		}
 		if first != nil {
-			return insertStep(tx, first)
+			var exec int64
+			if err := tx.Stmt(s.selSteps).QueryRow(e.ARN).Scan(&exec, new(int64)); err != nil {
+				return err
+			}
+			return s.insertStep(tx, exec, first)
 		}
 		return nil
 	})
@@ -411,8 +493,8 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 // AppendStep implements store.Store.
 func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		var steps int64
-		if err := tx.QueryRow(`SELECT steps FROM executions WHERE arn=?`, st.ExecutionARN).Scan(&steps); err != nil {
+		var exec, steps int64
+		if err := tx.Stmt(s.selSteps).QueryRow(st.ExecutionARN).Scan(&exec, &steps); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
 			}
@@ -421,53 +503,46 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 		if st.Seq != steps {
 			return fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, steps)
 		}
-		return insertStep(tx, st)
+		return s.insertStep(tx, exec, st)
 	})
+}
+
+// execKey returns the row key of an execution.
+func (s *Store) execKey(ctx context.Context, arn string) (int64, error) {
+	var exec int64
+	err := s.db.QueryRowContext(ctx, `SELECT seq FROM executions WHERE arn=?`, arn).Scan(&exec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	}
+	return exec, err
 }
 
 // Steps implements store.Store.
 func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, at, input FROM steps WHERE execution_arn=? ORDER BY seq`, arn)
+	exec, err := s.execKey(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, at, input, events FROM steps WHERE exec=? ORDER BY seq`, exec)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	var out []*store.Step
 	for rows.Next() {
 		st := &store.Step{ExecutionARN: arn}
 		var at int64
-		if err := rows.Scan(&st.Seq, &at, &st.Input); err != nil {
-			rows.Close()
+		var evs []byte
+		if err := rows.Scan(&st.Seq, &at, &st.Input, &evs); err != nil {
 			return nil, err
 		}
 		st.At = fromMS(at)
+		if st.Events, err = decodeEvents(evs); err != nil {
+			return nil, err
+		}
 		out = append(out, st)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if _, err := s.GetExecution(ctx, arn); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	evRows, err := s.db.QueryContext(ctx, `SELECT step, id, type, json FROM events WHERE execution_arn=? ORDER BY id`, arn)
-	if err != nil {
-		return nil, err
-	}
-	defer evRows.Close()
-	for evRows.Next() {
-		var step int64
-		var ev store.Event
-		if err := evRows.Scan(&step, &ev.ID, &ev.Type, &ev.JSON); err != nil {
-			return nil, err
-		}
-		if step >= 0 && step < int64(len(out)) {
-			out[step].Events = append(out[step].Events, ev)
-		}
-	}
-	return out, evRows.Err()
+	return out, rows.Err()
 }
 
 // Events implements store.Store.
@@ -475,37 +550,48 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 	if limit <= 0 {
 		limit = 100
 	}
+	exec, err := s.execKey(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
 	var rows *sql.Rows
-	var err error
 	switch {
 	case reverse && after > 0:
-		rows, err = s.db.QueryContext(ctx, `SELECT id, type, json FROM events WHERE execution_arn=? AND id<? ORDER BY id DESC LIMIT ?`, arn, after, limit)
+		rows, err = s.db.QueryContext(ctx, `SELECT events FROM steps WHERE exec=? AND first_event<? ORDER BY seq DESC`, exec, after)
 	case reverse:
-		rows, err = s.db.QueryContext(ctx, `SELECT id, type, json FROM events WHERE execution_arn=? ORDER BY id DESC LIMIT ?`, arn, limit)
+		rows, err = s.db.QueryContext(ctx, `SELECT events FROM steps WHERE exec=? ORDER BY seq DESC`, exec)
 	default:
-		rows, err = s.db.QueryContext(ctx, `SELECT id, type, json FROM events WHERE execution_arn=? AND id>? ORDER BY id LIMIT ?`, arn, after, limit)
+		rows, err = s.db.QueryContext(ctx, `SELECT events FROM steps WHERE exec=? AND last_event>? ORDER BY seq`, exec, after)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []store.Event
-	for rows.Next() {
-		var ev store.Event
-		if err := rows.Scan(&ev.ID, &ev.Type, &ev.JSON); err != nil {
+	for rows.Next() && len(out) < limit {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
 			return nil, err
 		}
-		out = append(out, ev)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if _, err := s.GetExecution(ctx, arn); err != nil {
+		evs, err := decodeEvents(b)
+		if err != nil {
 			return nil, err
 		}
+		if reverse {
+			for i := len(evs) - 1; i >= 0 && len(out) < limit; i-- {
+				if after == 0 || evs[i].ID < after {
+					out = append(out, evs[i])
+				}
+			}
+			continue
+		}
+		for _, ev := range evs {
+			if ev.ID > after && len(out) < limit {
+				out = append(out, ev)
+			}
+		}
 	}
-	return out, nil
+	return out, rows.Err()
 }
 
 // RunningExecutions implements store.Store.

@@ -1,0 +1,83 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store/sqlite"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+func chain(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"StartAt":"T0","States":{`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		next := fmt.Sprintf(`"Next":"T%d"`, i+1)
+		if i == n-1 {
+			next = `"End":true`
+		}
+		fmt.Fprintf(&b, `"T%d":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f",%s}`, i, next)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// BenchmarkDurable runs Standard executions of a 10-Task chain on the
+// SQLite store with 1, 100 and 1000 executions at once; every task result
+// is a committed step. It reports state transitions (states entered) per
+// second.
+func BenchmarkDurable(b *testing.B) {
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		return task.Result{Output: value.ObjectOf("ok", true)}
+	})
+	const states = 10
+	for _, conc := range []int{1, 100, 1000} {
+		b.Run(fmt.Sprintf("executions=%d", conc), func(b *testing.B) {
+			ctx := context.Background()
+			st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "stepd.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			svc := service.New(service.Config{Store: st, Invoker: inv})
+			defer svc.Close()
+			sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "bench", RoleARN: "arn:aws:iam::1:role/r", Definition: chain(states)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			total := max(b.N, conc)
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, conc)
+			for i := 0; i < total; i++ {
+				sem <- struct{}{}
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					defer func() { <-sem }()
+					e, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: fmt.Sprintf("e%d", i)})
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					if d, err := svc.Wait(ctx, e.ARN); err != nil || d.Status != "SUCCEEDED" {
+						b.Errorf("%v %v", d, err)
+					}
+				}(i)
+			}
+			wg.Wait()
+			b.ReportMetric(float64(total*states)/time.Since(start).Seconds(), "transitions/s")
+		})
+	}
+}
