@@ -305,24 +305,29 @@ func (th *thread) finishJSONata(vars map[string]any, def any, next *state) {
 }
 
 func (th *thread) finishFields(m map[string]*jsonata.Template, vars map[string]any, def any, next *state) {
-	assigned, f := th.assignJSONata(m, vars)
+	out, assigned, f := th.outputAndAssign(m, vars, def)
 	if f != nil {
 		th.fail(f)
 		return
 	}
+	th.exitAssigned(out, next, assigned)
+}
+
+// outputAndAssign evaluates Output (default: def) and Assign of a state,
+// Choice rule or catcher, both against the same variables.
+func (th *thread) outputAndAssign(m map[string]*jsonata.Template, vars map[string]any, def any) (any, *value.Object, *Failure) {
+	assigned, f := th.assignJSONata(m, vars)
+	if f != nil {
+		return nil, nil, f
+	}
 	out, ok, f := th.evalField(m, "Output", vars)
 	if f != nil {
-		th.fail(f)
-		return
+		return nil, nil, f
 	}
 	if !ok {
 		out = def
 	}
-	if th.cur.Type == "Succeed" || next == nil && th.cur.Type != "Choice" {
-		th.exitAssigned(out, next, assigned)
-		return
-	}
-	th.exitAssigned(out, next, assigned)
+	return out, assigned, nil
 }
 
 func (th *thread) runTaskJSONata(vars map[string]any) {
@@ -472,18 +477,10 @@ func (th *thread) caughtJSONata(c *catcher, f *Failure, errOut *value.Object) {
 	}
 	m := st.jx.catchers[idx]
 	vars := th.jvars(th.statesVar(th.stateInput, nil, errOut, false, true))
-	assigned, fl := th.assignJSONata(m, vars)
+	out, assigned, fl := th.outputAndAssign(m, vars, errOut)
 	if fl != nil {
-		th.propagate(fl)
+		th.propagate(fl) // a catcher's own failure is not caught again
 		return
-	}
-	out, ok, fl := th.evalField(m, "Output", vars)
-	if fl != nil {
-		th.propagate(fl)
-		return
-	}
-	if !ok {
-		out = errOut
 	}
 	th.exitAssigned(out, c.next, assigned)
 }

@@ -435,6 +435,17 @@ func hashFn(c *Call, a []any) (any, error) {
 	if n := utf16Len(data); n > maxHashInput {
 		return nil, failf("The input to %s is %d characters long; at most %d are allowed", c.Name, n, maxHashInput)
 	}
+	sum, ok := Hash(data, alg)
+	if !ok {
+		return nil, failf("The hash algorithm '%s' of %s is not supported; use MD5, SHA-1, SHA-256, SHA-384 or SHA-512", alg, c.Name)
+	}
+	return sum, nil
+}
+
+// Hash returns the hex digest of data with one of the algorithms AWS
+// offers (MD5, SHA-1, SHA-256, SHA-384, SHA-512); ok is false for any
+// other name. JSONata's $hash uses it too.
+func Hash(data, alg string) (sum string, ok bool) {
 	var h hash.Hash
 	switch alg {
 	case "MD5":
@@ -448,10 +459,10 @@ func hashFn(c *Call, a []any) (any, error) {
 	case "SHA-512":
 		h = sha512.New()
 	default:
-		return nil, failf("The hash algorithm '%s' of %s is not supported; use MD5, SHA-1, SHA-256, SHA-384 or SHA-512", alg, c.Name)
+		return "", false
 	}
 	h.Write([]byte(data))
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), true
 }
 
 func jsonMerge(c *Call, a []any) (any, error) {

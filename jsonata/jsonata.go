@@ -10,21 +10,16 @@ package jsonata
 
 import (
 	"context"
-	"crypto/md5"
 	"crypto/rand"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"math"
 	mrand "math/rand/v2"
 	"strings"
 
 	"github.com/recolabs/gnata"
+	"github.com/stepd/stepd/intrinsic"
 	"github.com/stepd/stepd/value"
 )
 
@@ -330,23 +325,11 @@ func fnHash(args []any, _ any) (any, error) {
 		s = string(b)
 	}
 	alg, _ := args[1].(string)
-	var h hash.Hash
-	switch alg {
-	case "MD5":
-		h = md5.New()
-	case "SHA-1":
-		h = sha1.New()
-	case "SHA-256":
-		h = sha256.New()
-	case "SHA-384":
-		h = sha512.New384()
-	case "SHA-512":
-		h = sha512.New()
-	default:
+	sum, ok := intrinsic.Hash(s, alg)
+	if !ok {
 		return nil, &Error{Message: fmt.Sprintf("Unsupported hash algorithm '%s' (supported: MD5, SHA-1, SHA-256, SHA-384, SHA-512)", alg)}
 	}
-	h.Write([]byte(s))
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return sum, nil
 }
 
 func fnRandom(args []any, _ any) (any, error) {
