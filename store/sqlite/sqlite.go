@@ -40,8 +40,7 @@ CREATE TABLE IF NOT EXISTS executions (
 	seq INTEGER PRIMARY KEY AUTOINCREMENT, arn TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
 	state_machine_arn TEXT NOT NULL, state_machine_name TEXT NOT NULL, definition TEXT NOT NULL, type TEXT NOT NULL,
 	role_arn TEXT NOT NULL, test_case TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL,
-	output TEXT NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, started INTEGER NOT NULL, stopped INTEGER NOT NULL,
-	steps INTEGER NOT NULL);
+	output TEXT NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, started INTEGER NOT NULL, stopped INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS executions_by_machine ON executions (state_machine_arn, seq DESC);
 CREATE INDEX IF NOT EXISTS executions_running ON executions (status) WHERE status = 'RUNNING';
 CREATE TABLE IF NOT EXISTS steps (
@@ -63,6 +62,16 @@ type Store struct {
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
 	insStep, updExec, selSteps *sql.Stmt
+	// cache holds, for the writer goroutine only, each recent execution's
+	// row key and next step number, so that a step costs one insert (the
+	// executions row is only rewritten when the execution ends). It is
+	// dropped whenever a transaction rolls back.
+	cache map[string]*execState
+}
+
+type execState struct {
+	key  int64
+	next int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -91,14 +100,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: r, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{})}
+	s := &Store{db: r, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
 	}{
 		{&s.insStep, `INSERT INTO steps VALUES (?,?,?,?,?,?,?)`},
-		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=?, steps=? WHERE seq=?`},
-		{&s.selSteps, `SELECT seq, steps FROM executions WHERE arn=?`},
+		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
+		{&s.selSteps, `SELECT e.seq, (SELECT COALESCE(MAX(s.seq), -1) FROM steps s WHERE s.exec = e.seq) FROM executions e WHERE e.arn=?`},
 	} {
 		if *p.dst, err = w.PrepareContext(ctx, p.sql); err != nil {
 			w.Close()
@@ -173,6 +182,7 @@ func (s *Store) commitAll(batch []*request) bool {
 	for _, r := range batch {
 		if err := r.fn(tx); err != nil {
 			_ = tx.Rollback()
+			clear(s.cache)
 			if len(batch) > 1 {
 				return false
 			}
@@ -182,6 +192,7 @@ func (s *Store) commitAll(batch []*request) bool {
 	}
 	err = tx.Commit()
 	if err != nil {
+		clear(s.cache)
 		err = fmt.Errorf("commit: %w", err)
 	}
 	for _, r := range batch {
@@ -353,8 +364,8 @@ func pageResult[T any](list []T, off, limit int, err error) ([]T, string, error)
 	return list, "", nil
 }
 
-// insertStep writes a step — one row holding its events — and updates
-// the execution (whose row key is exec).
+// insertStep writes a step — one row holding its events — and, when the
+// execution's summary changes, updates the execution (row key exec).
 func (s *Store) insertStep(tx *sql.Tx, exec int64, st *store.Step) error {
 	first, last := int64(0), int64(-1)
 	if n := len(st.Events); n > 0 {
@@ -363,8 +374,35 @@ func (s *Store) insertStep(tx *sql.Tx, exec int64, st *store.Step) error {
 	if _, err := tx.Stmt(s.insStep).Exec(exec, st.Seq, ms(st.At), st.Input, first, last, encodeEvents(st.Events)); err != nil {
 		return err
 	}
-	_, err := tx.Stmt(s.updExec).Exec(st.Status, st.Output, st.Error, st.Cause, ms(st.Stopped), st.Seq+1, exec)
-	return err
+	if st.Status != "RUNNING" || st.Seq == 0 {
+		if _, err := tx.Stmt(s.updExec).Exec(st.Status, st.Output, st.Error, st.Cause, ms(st.Stopped), exec); err != nil {
+			return err
+		}
+	}
+	if c := s.cache[st.ExecutionARN]; c != nil {
+		c.next = st.Seq + 1
+	}
+	return nil
+}
+
+// execState returns an execution's row key and next step number.
+func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
+	if c := s.cache[arn]; c != nil {
+		return c, nil
+	}
+	var key, last int64
+	if err := tx.Stmt(s.selSteps).QueryRow(arn).Scan(&key, &last); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+		}
+		return nil, err
+	}
+	if len(s.cache) >= 100000 {
+		clear(s.cache)
+	}
+	c := &execState{key: key, next: last + 1}
+	s.cache[arn] = c
+	return c, nil
 }
 
 // encodeEvents packs events as: id (8 bytes), type length (2), type,
@@ -414,17 +452,17 @@ func decodeEvents(b []byte) ([]store.Event, error) {
 // CreateExecution implements store.Store.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped, steps)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,0)`, e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, ms(e.Started), ms(e.Stopped))
+		_, err := tx.Exec(`INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped)
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, ms(e.Started), ms(e.Stopped))
 		if err != nil {
 			return err
 		}
 		if first != nil {
-			var exec int64
-			if err := tx.Stmt(s.selSteps).QueryRow(e.ARN).Scan(&exec, new(int64)); err != nil {
+			c, err := s.execState(tx, e.ARN)
+			if err != nil {
 				return err
 			}
-			return s.insertStep(tx, exec, first)
+			return s.insertStep(tx, c.key, first)
 		}
 		return nil
 	})
@@ -493,17 +531,14 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 // AppendStep implements store.Store.
 func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		var exec, steps int64
-		if err := tx.Stmt(s.selSteps).QueryRow(st.ExecutionARN).Scan(&exec, &steps); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
-			}
+		c, err := s.execState(tx, st.ExecutionARN)
+		if err != nil {
 			return err
 		}
-		if st.Seq != steps {
-			return fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, steps)
+		if st.Seq != c.next {
+			return fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, c.next)
 		}
-		return s.insertStep(tx, exec, st)
+		return s.insertStep(tx, c.key, st)
 	})
 }
 
