@@ -8,6 +8,7 @@
 package history
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/stepd/stepd/value"
@@ -41,6 +42,31 @@ func (e *Event) Value(withTimestamp bool) *value.Object {
 		o.Set(e.DetailsName, e.Details)
 	}
 	return o
+}
+
+// AppendJSON appends the event as GetExecutionHistory's JSON object (the
+// same text as value.String(e.Value(withTimestamp))), without building an
+// intermediate object.
+func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
+	dst = append(dst, '{')
+	if withTimestamp {
+		dst = append(dst, `"timestamp":`...)
+		dst = value.Append(dst, value.Float(float64(e.Timestamp.UnixMilli())/1000))
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"type":`...)
+	dst = value.AppendString(dst, e.Type)
+	dst = append(dst, `,"id":`...)
+	dst = strconv.AppendInt(dst, e.ID, 10)
+	dst = append(dst, `,"previousEventId":`...)
+	dst = strconv.AppendInt(dst, e.PreviousEventID, 10)
+	if e.DetailsName != "" {
+		dst = append(dst, ',')
+		dst = value.AppendString(dst, e.DetailsName)
+		dst = append(dst, ':')
+		dst = value.Append(dst, e.Details)
+	}
+	return append(dst, '}')
 }
 
 // Values returns the events as a JSON array.

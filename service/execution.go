@@ -167,8 +167,14 @@ func (r *runner) step(x *interp.Execution, seq int64, at time.Time, in *interp.I
 	if in != nil {
 		st.Input = encodeInput(in)
 	}
+	// One buffer holds every event of the step; each event's JSON is a
+	// slice of it.
+	buf := make([]byte, 0, 384*len(evs))
+	st.Events = make([]store.Event, 0, len(evs))
 	for _, ev := range evs {
-		st.Events = append(st.Events, store.Event{ID: ev.ID, Type: ev.Type, JSON: []byte(value.String(ev.Value(true)))})
+		start := len(buf)
+		buf = ev.AppendJSON(buf, true)
+		st.Events = append(st.Events, store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[start:len(buf):len(buf)]})
 	}
 	if x.Status() != interp.Running {
 		st.Stopped = at
