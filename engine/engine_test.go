@@ -151,3 +151,19 @@ func TestRealClockWaits(t *testing.T) {
 		t.Fatalf("status %s", x.Status())
 	}
 }
+
+func TestHistoryLimit(t *testing.T) {
+	t.Parallel()
+	loop, err := asl.Parse([]byte(`{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Choice","Choices":[{"Variable":"$.x","IsPresent":false,"Next":"A"}],"Default":"C"},"C":{"Type":"Succeed"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := (&engine.Local{}).Run(context.Background(), loop, engine.Execution{StateMachineName: "loop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := x.History()
+	if x.Status() != interp.Failed || x.Failure().Error != "States.Runtime" || len(h) != interp.MaxStandardEvents || h[len(h)-1].Type != "ExecutionFailed" {
+		t.Fatalf("status %s %v, %d events", x.Status(), x.Failure(), len(h))
+	}
+}

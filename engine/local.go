@@ -23,6 +23,8 @@ type Execution struct {
 	RoleArn          string
 	TestCase         string
 	Input            any
+	// Express lifts the history limit of Standard workflows.
+	Express bool
 }
 
 // Run compiles sm and runs one execution of it to completion.
@@ -53,6 +55,9 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 		TestCase:         e.TestCase,
 		Region:           region,
 		Account:          account,
+	}
+	if !e.Express {
+		info.MaxEvents = interp.MaxStandardEvents
 	}
 	return Run(ctx, p, info, e.Input, l.Options), nil
 }

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -34,6 +35,9 @@ type Info struct {
 	// Region and Account are used in task event details and ARNs.
 	Region  string
 	Account string
+	// MaxEvents fails the execution when its history reaches this many
+	// events (AWS: 25,000 for Standard workflows); 0 means no limit.
+	MaxEvents int
 }
 
 // CommandKind tells the engine what to do.
@@ -128,9 +132,24 @@ type pending struct {
 	input any
 }
 
+// MaxStandardEvents is AWS's limit on a Standard execution's history.
+const MaxStandardEvents = 25000
+
+// checkHistoryLimit fails a running execution whose history reached the
+// limit.
+func (x *Execution) checkHistoryLimit() {
+	if x.info.MaxEvents > 0 && x.status == Running && len(x.events) >= x.info.MaxEvents-1 {
+		x.fail(x.root, &Failure{Error: ErrRuntime, Cause: fmt.Sprintf("The execution history reached the limit of %d events.", x.info.MaxEvents)})
+	}
+}
+
 // drain runs queued continuations until every thread is blocked or done.
 func (x *Execution) drain() {
 	for i := 0; i < len(x.runq) && x.status == Running; i++ {
+		x.checkHistoryLimit()
+		if x.status != Running {
+			break
+		}
 		p := x.runq[i]
 		if p.th.dead {
 			continue
@@ -161,6 +180,7 @@ func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Comm
 	x.root = &thread{x: x, m: p.root}
 	x.root.begin(p.root.start, input)
 	x.drain()
+	x.checkHistoryLimit()
 	return x, x.takeCommands()
 }
 
@@ -191,6 +211,7 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 		o.fire(in)
 	}
 	x.drain()
+	x.checkHistoryLimit()
 	return x.takeCommands()
 }
 

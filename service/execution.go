@@ -156,7 +156,14 @@ func (r *runner) info(now time.Time) interp.Info {
 	}
 	return interp.Info{ExecutionArn: r.e.ARN, Name: r.e.Name, StateMachineArn: r.e.StateMachineARN,
 		StateMachineName: r.e.StateMachineName, RoleArn: r.e.RoleARN, StartTime: started, TestCase: r.e.TestCase,
-		Region: r.s.cfg.Region, Account: r.s.cfg.Account}
+		Region: r.s.cfg.Region, Account: r.s.cfg.Account, MaxEvents: maxEvents(r.e.Type)}
+}
+
+func maxEvents(typ string) int {
+	if typ == "EXPRESS" {
+		return 0
+	}
+	return interp.MaxStandardEvents
 }
 
 // step builds the store step for the events produced since the last one.

@@ -115,7 +115,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if f.realTime {
 		l.Clock = engine.RealClock{}
 	}
-	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: f.name, Name: f.execName, TestCase: f.testCase, Input: input})
+	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: f.name, Name: f.execName, TestCase: f.testCase, Input: input, Express: f.typ == "EXPRESS"})
 	if err != nil {
 		printDefinitionError(stderr, defPath, err)
 		return exitUsage
