@@ -136,10 +136,44 @@ func TestCallbacks(t *testing.T) {
 	if d := waitDone(t, c, ex2); aws.ToString(d.Output) != `"rejected"` {
 		t.Fatalf("failure: %+v", d)
 	}
-	// Heartbeat timeout.
+	// Heartbeat timeout; the token then answers TaskTimedOut while the
+	// execution's runner lives, and TaskDoesNotExist once it has ended.
 	ex3 := start()
-	<-tokens
+	late := <-tokens
 	if d := waitDone(t, c, ex3); d.Status != types.ExecutionStatusFailed || aws.ToString(d.Error) != "States.HeartbeatTimeout" {
 		t.Fatalf("heartbeat timeout: %+v", d)
+	}
+	if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(late), Output: aws.String(`{}`)}); apiCode(err) != "TaskDoesNotExist" {
+		t.Errorf("token of a timed-out task after the execution ended: %v", err)
+	}
+}
+
+func TestExpiredToken(t *testing.T) {
+	t.Parallel()
+	tokens := make(chan string, 1)
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		tokens <- req.TaskToken
+		return task.Result{Output: value.NewObject(0)}
+	})
+	c, _ := newClient(t, memory.New(), inv)
+	ctx := context.Background()
+	def := `{"StartAt":"Ask","States":{"Ask":{"Type":"Task","Resource":"arn:aws:states:::sns:publish.waitForTaskToken","TimeoutSeconds":1,
+		"Parameters":{"t.$":"$$.Task.Token"},"Catch":[{"ErrorEquals":["States.Timeout"],"Next":"Linger"}],"End":true},
+		"Linger":{"Type":"Wait","Seconds":30,"End":true}}}`
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("expire"), RoleArn: aws.String(role), Definition: aws.String(def)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := <-tokens
+	time.Sleep(1500 * time.Millisecond) // the task times out; the execution waits in Linger
+	if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(tk), Output: aws.String(`{}`)}); apiCode(err) != "TaskTimedOut" {
+		t.Errorf("expired token: %v", err)
+	}
+	if _, err := c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: ex.ExecutionArn}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -174,8 +174,9 @@ func (r *runner) deliver(cb callback) error {
 
 // tokens tracks the operations waiting for task tokens in a runner.
 type tokens struct {
-	mu   sync.Mutex
-	byTk map[string]int64
+	mu      sync.Mutex
+	byTk    map[string]int64
+	expired map[string]bool // tokens of tasks that timed out or were cancelled
 }
 
 func (t *tokens) add(token string, id int64) {
@@ -202,4 +203,26 @@ func (t *tokens) remove(id int64) {
 			delete(t.byTk, k)
 		}
 	}
+}
+
+// expire removes the token of a task that will not complete (timed out or
+// cancelled), remembering it so that a late callback gets TaskTimedOut.
+func (t *tokens) expire(id int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, v := range t.byTk {
+		if v == id {
+			delete(t.byTk, k)
+			if t.expired == nil {
+				t.expired = map[string]bool{}
+			}
+			t.expired[k] = true
+		}
+	}
+}
+
+func (t *tokens) isExpired(token string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.expired[token]
 }

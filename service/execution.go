@@ -244,7 +244,11 @@ func (r *runner) loop(ctx context.Context, cmds []interp.Command) {
 		case cb := <-r.callbacks:
 			id, ok := r.tk.get(cb.token)
 			if !ok {
-				cb.reply <- errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+				if r.tk.isExpired(cb.token) {
+					cb.reply <- errorf("TaskTimedOut", "Task Timed Out: the task of this token timed out or was cancelled")
+				} else {
+					cb.reply <- errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+				}
 				continue
 			}
 			in, reply = cb.in, cb.reply
@@ -305,7 +309,7 @@ func (r *runner) apply(ctx context.Context, cmds []interp.Command) {
 				}
 			}(c.ID, req)
 		case interp.CancelTask:
-			r.tk.remove(c.ID)
+			r.tk.expire(c.ID)
 			if cancel, ok := r.inflight[c.ID]; ok {
 				cancel()
 				delete(r.inflight, c.ID)
