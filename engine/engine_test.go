@@ -167,3 +167,12 @@ func TestHistoryLimit(t *testing.T) {
 		t.Fatalf("status %s %v, %d events", x.Status(), x.Failure(), len(h))
 	}
 }
+
+func TestStateOutputLimit(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("a", 300*1024)
+	x := run(t, `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":"`+big+`","End":true}}}`, nil)
+	if x.Status() != interp.Failed || x.Failure().Error != "States.DataLimitExceeded" {
+		t.Fatalf("status %s %v", x.Status(), x.Failure())
+	}
+}

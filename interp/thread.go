@@ -151,6 +151,12 @@ func formatTime(t time.Time) string {
 // exit leaves the current state with output and moves on.
 func (th *thread) exit(output any, next *state) {
 	st := th.cur
+	text := value.String(output)
+	if len(text) > maxPayload {
+		th.pendingAssigned = nil
+		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})
+		return
+	}
 	d := value.NewObject(5)
 	if a := th.pendingAssigned; a != nil {
 		for k, v := range a.All {
@@ -161,7 +167,7 @@ func (th *thread) exit(output any, next *state) {
 		th.pendingAssigned = nil
 	}
 	d.Set("name", st.Name)
-	d.Set("output", value.String(output))
+	d.Set("output", text)
 	d.Set("outputDetails", truncatedFalse())
 	th.x.emit(th, st.Type+"StateExited", "stateExitedEventDetails", d)
 	th.moveOn(output, next)
