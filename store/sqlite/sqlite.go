@@ -30,7 +30,7 @@ import (
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
-const maxBatch = 512
+const maxBatch = 1024
 
 const schema = `
 CREATE TABLE IF NOT EXISTS state_machines (
