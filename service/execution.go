@@ -137,7 +137,7 @@ type result struct {
 }
 
 func (s *Service) newRunner(e *store.Execution, p *interp.Program) (*runner, error) {
-	inv := s.cfg.Invoker
+	inv := s.withNested(e, s.cfg.Invoker)
 	if e.TestCase != "" && s.cfg.Mocks != nil {
 		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
 		if err != nil {

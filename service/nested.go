@@ -1,0 +1,129 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+const startExecutionResource = "arn:aws:states:::states:startExecution"
+
+// withNested serves arn:aws:states:::states:startExecution (fire and
+// forget, .sync, .sync:2 and .waitForTaskToken) by starting executions of
+// this service; every other resource goes to inv.
+func (s *Service) withNested(parent *store.Execution, inv task.Invoker) task.Invoker {
+	return task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		if !strings.HasPrefix(req.Resource, startExecutionResource) {
+			if inv == nil {
+				return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s", req.Resource, req.StateName)}
+			}
+			return inv.Invoke(ctx, req)
+		}
+		return s.startNested(ctx, parent, req)
+	})
+}
+
+func (s *Service) startNested(ctx context.Context, parent *store.Execution, req *task.Request) task.Result {
+	pattern := strings.TrimPrefix(req.Resource, startExecutionResource)
+	params, _ := req.Input.(*value.Object)
+	arnV, _ := params.Get("StateMachineArn")
+	smARN, _ := arnV.(string)
+	if smARN == "" {
+		return task.Result{Error: "States.Runtime", Cause: "the parameter StateMachineArn is required for " + req.Resource}
+	}
+	// The child's input: an object or JSON text, with the parent's id.
+	var input any = value.NewObject(0)
+	if in, ok := params.Get("Input"); ok {
+		input = in
+		if text, isStr := in.(string); isStr {
+			if v, err := value.ParseString(text); err == nil {
+				input = v
+			}
+		}
+	}
+	if o, ok := input.(*value.Object); ok {
+		input = o.With("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID", parent.ARN)
+	}
+	name, _ := params.Get("Name")
+	nameText, _ := name.(string)
+	if nameText == "" {
+		// Deterministic, so that a parent resumed after a restart finds the
+		// child it had started instead of starting another.
+		sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d", parent.ARN, req.StateName, req.Attempt)))
+		nameText = hex.EncodeToString(sum[:16])
+	}
+	e, err := s.StartExecution(ctx, StartInput{StateMachineARN: smARN, Name: nameText, Input: value.String(input)})
+	if err != nil {
+		if se, ok := err.(*Error); ok {
+			return task.Result{Error: "StepFunctions." + se.Code + "Exception", Cause: se.Message}
+		}
+		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
+	}
+	if pattern != ".sync" && pattern != ".sync:2" {
+		return task.Result{Output: value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))}
+	}
+	done, err := s.Wait(ctx, e.ARN)
+	if err != nil {
+		if s.ctx.Err() == nil {
+			// The parent's task was cancelled (the parent stopped or a
+			// sibling failed): stop the child too.
+			_, _ = s.StopExecution(context.Background(), e.ARN, "States.Aborted", "the parent execution's task was cancelled")
+		}
+		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
+	}
+	desc := describeValue(done, pattern == ".sync:2")
+	if done.Status != "SUCCEEDED" {
+		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
+	}
+	return task.Result{Output: desc}
+}
+
+func epochMillis(e *store.Execution) any {
+	return value.Int(e.Started.UnixMilli())
+}
+
+// describeValue is the .sync result: the child's DescribeExecution, with
+// Input and Output as JSON text (.sync) or JSON values (.sync:2).
+func describeValue(e *store.Execution, jsonValues bool) *value.Object {
+	o := value.NewObject(14)
+	o.Set("ExecutionArn", e.ARN)
+	o.Set("Input", jsonOrText(e.Input, jsonValues))
+	o.Set("InputDetails", value.ObjectOf("Included", true))
+	o.Set("Name", e.Name)
+	if e.Status == "SUCCEEDED" {
+		o.Set("Output", jsonOrText(e.Output, jsonValues))
+		o.Set("OutputDetails", value.ObjectOf("Included", true))
+	}
+	if e.Error != "" {
+		o.Set("Error", e.Error)
+	}
+	if e.Cause != "" {
+		o.Set("Cause", e.Cause)
+	}
+	o.Set("RedriveCount", value.Int(0))
+	o.Set("RedriveStatus", "NOT_REDRIVABLE")
+	o.Set("StartDate", value.Int(e.Started.UnixMilli()))
+	o.Set("StateMachineArn", e.StateMachineARN)
+	o.Set("Status", e.Status)
+	if !e.Stopped.IsZero() {
+		o.Set("StopDate", value.Int(e.Stopped.UnixMilli()))
+	}
+	return o
+}
+
+func jsonOrText(text string, parse bool) any {
+	if !parse {
+		return text
+	}
+	v, err := value.ParseString(text)
+	if err != nil {
+		return text
+	}
+	return v
+}
