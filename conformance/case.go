@@ -53,8 +53,13 @@ type Case struct {
 	RoleArn          string
 	Placeholders     [][2]string // placeholder → concrete value, in file order
 	Features         []string
-	SortedParallel   bool // compare.parallelBranchEventsSorted
-	Raw              *value.Object
+	Waits            []any         // the "waits" list, when the machine has Wait states
+	Compare          *value.Object // the "compare" hints, nil when absent
+	SortedParallel   bool          // compare.parallelBranchEventsSorted
+	Request          *value.Object // test-state: the TestState call parameters
+	Recorded         string        // recording date, as the corpus writes it
+	Validated        any           // last AWS validation (ISO-8601 text) or nil
+	Raw              *value.Object // the whole case as read
 }
 
 // Has reports whether the case lists a feature.
@@ -218,11 +223,22 @@ func fromObject(o *value.Object, defaultName string) (*Case, error) {
 		}
 	}
 	if cmp, ok := o.Get("compare"); ok {
-		co, _ := cmp.(*value.Object)
-		if v, _ := co.Get("parallelBranchEventsSorted"); v == true {
+		c.Compare, _ = cmp.(*value.Object)
+		if v, _ := c.Compare.Get("parallelBranchEventsSorted"); v == true {
 			c.SortedParallel = true
 		}
 	}
+	if w, ok := o.Get("waits"); ok {
+		c.Waits, _ = w.([]any)
+	}
+	if r, ok := o.Get("request"); ok {
+		c.Request, _ = r.(*value.Object)
+	}
+	if c.Kind == "test-state" && c.Request == nil {
+		return nil, fmt.Errorf("case %s: a test-state case needs a request object", c.Name)
+	}
+	c.Recorded = str(o, "recorded")
+	c.Validated, _ = o.Get("validated")
 	if c.Category == "" {
 		if i := strings.IndexByte(c.Name, '.'); i > 0 {
 			c.Category = c.Name[:i]
@@ -237,9 +253,25 @@ func fromObject(o *value.Object, defaultName string) (*Case, error) {
 // workflow variables (the selection issue 3 measures; the complement is
 // the JSONPath-only selection of issue 2).
 func (c *Case) UsesJSONataOrVariables() bool {
-	if c.Has("jsonata") || c.Has("assign") {
-		return true
+	return c.Has("jsonata") || c.Has("assign") || usesJSONataOrAssign(c.Definition)
+}
+
+// usesJSONataOrAssign reports whether a definition has a QueryLanguage
+// of JSONata or an Assign field anywhere.
+func usesJSONataOrAssign(v any) bool {
+	switch v := v.(type) {
+	case *value.Object:
+		for k, e := range v.All {
+			if k == "Assign" || (k == "QueryLanguage" && e == "JSONata") || usesJSONataOrAssign(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if usesJSONataOrAssign(e) {
+				return true
+			}
+		}
 	}
-	def := value.String(c.Definition)
-	return strings.Contains(def, `"QueryLanguage":"JSONata"`) || strings.Contains(def, `"Assign":`)
+	return false
 }

@@ -3,8 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -75,185 +73,9 @@ func OutcomeOf(x *interp.Execution) *Outcome {
 	return o
 }
 
-// Result is how one case fared.
-type Result struct {
-	Case       *Case
-	Outcome    *Outcome
-	Err        error // the case could not run
-	OutcomeOK  bool
-	OutcomeErr []Diff
-	History    *HistoryResult // nil when not recorded
-	Elapsed    time.Duration
-}
-
-// Passed reports whether the outcome and (when recorded) the history match.
-func (r *Result) Passed() bool {
-	return r.Err == nil && r.OutcomeOK && (r.History == nil || r.History.Tolerant)
-}
-
-// Check runs an execution case and compares it.
-func Check(ctx context.Context, c *Case) *Result {
-	start := time.Now()
-	r := &Result{Case: c}
-	out, err := RunExecution(ctx, c)
-	r.Elapsed = time.Since(start)
-	if err != nil {
-		r.Err = err
-		return r
-	}
-	r.Outcome = out
-	r.OutcomeErr = CompareOutcome(c, out)
-	r.OutcomeOK = len(r.OutcomeErr) == 0
-	r.History = CompareHistory(c, out)
-	return r
-}
-
-// Known is a known-failures list: aspect ("outcome" or "history") → case
-// name → reason.
-type Known map[string]map[string]string
-
-// LoadKnown reads a known-failures file.
-func LoadKnown(path string) (Known, error) {
-	k := Known{"outcome": {}, "history": {}}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return k, nil
-		}
-		return nil, err
-	}
-	for n, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		f := strings.SplitN(line, " ", 3)
-		if len(f) < 3 || (f[0] != "outcome" && f[0] != "history") {
-			return nil, fmt.Errorf("%s:%d: want '<outcome|history> <case> <reason>'", path, n+1)
-		}
-		k[f[0]][f[1]] = strings.TrimSpace(f[2])
-	}
-	return k, nil
-}
-
-// Complaints checks results against the known-failures list: a failing
-// case must be listed, and a listed case must exist and still fail.
-func (k Known) Complaints(results []*Result) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range results {
-		name := r.Case.Name
-		seen[name] = true
-		outcomeFails := r.Err != nil || !r.OutcomeOK
-		historyFails := r.History != nil && !r.History.Tolerant
-		check := func(aspect string, fails bool) {
-			_, listed := k[aspect][name]
-			switch {
-			case fails && !listed:
-				out = append(out, fmt.Sprintf("%s %s: fails but is not a known failure", aspect, name))
-			case !fails && listed:
-				out = append(out, fmt.Sprintf("%s %s: passes now; remove it from the known failures", aspect, name))
-			}
-		}
-		check("outcome", outcomeFails)
-		check("history", historyFails && r.History != nil)
-	}
-	for aspect, m := range k {
-		for name := range m {
-			if !seen[name] {
-				out = append(out, fmt.Sprintf("%s %s: listed as a known failure but there is no such case", aspect, name))
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Write rewrites a known-failures file from results, keeping the reasons
-// already given and marking new entries for a person to explain.
-func (k Known) Write(path string, results []*Result) error {
-	var b strings.Builder
-	b.WriteString("# Conformance cases that stepd does not pass yet: <outcome|history> <case> <reason>.\n")
-	b.WriteString("# The list may only shrink: the test fails when a listed case passes.\n")
-	for _, aspect := range []string{"outcome", "history"} {
-		for _, r := range results {
-			outcomeFails := r.Err != nil || !r.OutcomeOK
-			historyFails := r.History != nil && !r.History.Tolerant
-			fails := outcomeFails
-			if aspect == "history" {
-				fails = historyFails
-			}
-			if !fails {
-				continue
-			}
-			reason := k[aspect][r.Case.Name]
-			if reason == "" {
-				reason = "TODO: explain"
-			}
-			fmt.Fprintf(&b, "%s %s %s\n", aspect, r.Case.Name, reason)
-		}
-	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-// Summary counts passes per category and selection.
-type Summary struct {
-	rows map[string]*[4]int // category → outcome pass, outcome total, history pass, history total
-}
-
-// Add counts a result.
-func (s *Summary) Add(key string, r *Result) {
-	if s.rows == nil {
-		s.rows = map[string]*[4]int{}
-	}
-	row := s.rows[key]
-	if row == nil {
-		row = &[4]int{}
-		s.rows[key] = row
-	}
-	row[1]++
-	if r.Err == nil && r.OutcomeOK {
-		row[0]++
-	}
-	if r.History != nil {
-		row[3]++
-		if r.Err == nil && r.OutcomeOK && r.History.Tolerant {
-			row[2]++
-		}
-	}
-}
-
-// String prints the summary as a table.
-func (s *Summary) String() string {
-	keys := make([]string, 0, len(s.rows))
-	for k := range s.rows {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-40s %15s %15s\n", "selection", "outcome", "history")
-	for _, k := range keys {
-		r := s.rows[k]
-		fmt.Fprintf(&b, "%-40s %6d/%-4d %3.0f%% %6d/%-4d %3.0f%%\n", k, r[0], r[1], pct(r[0], r[1]), r[2], r[3], pct(r[2], r[3]))
-	}
-	return b.String()
-}
-
-// Row returns the counts of a selection.
-func (s *Summary) Row(key string) (outcomePass, outcomeTotal, historyPass, historyTotal int) {
-	r := s.rows[key]
-	if r == nil {
-		return
-	}
-	return r[0], r[1], r[2], r[3]
-}
-
-func pct(a, b int) float64 {
-	if b == 0 {
-		return 100
-	}
-	return float64(a) * 100 / float64(b)
-}
+// Check runs an execution case on stepd's engine (RunExecution) and
+// compares it.
+func Check(ctx context.Context, c *Case) *Result { return CheckWith(ctx, c, RunExecution) }
 
 // CheckDefinition runs an invalid-definition or validate-definition case
 // through the validator and compares AWS's recorded answer.
@@ -264,25 +86,20 @@ func CheckDefinition(c *Case) *Result {
 		data = []byte(value.String(c.Definition))
 	}
 	vr := validate.Definition(data, c.Type)
-	r := &Result{Case: c, OutcomeOK: true}
+	r := &Result{Case: c}
 	switch c.Kind {
 	case "invalid-definition":
-		want := str(c.Expected, "message")
-		got := validate.Message(vr.Diagnostics)
-		m := newMatcher(c)
-		if vr.OK() || !m.matchString(want, got) {
-			r.OutcomeOK = false
-			r.OutcomeErr = []Diff{{Where: "InvalidDefinition message", Want: want, Got: got}}
+		var got *DefinitionError
+		if !vr.OK() {
+			got = &DefinitionError{Code: "InvalidDefinition", Message: validate.Message(vr.Diagnostics)}
 		}
+		r.OutcomeErr = CompareInvalidDefinition(c, got)
 	case "validate-definition":
-		got := validate.Response(vr)
-		if !value.Equal(c.Expected, got) {
-			r.OutcomeOK = false
-			r.OutcomeErr = []Diff{{Where: "ValidateStateMachineDefinition response", Want: value.String(c.Expected), Got: value.String(got)}}
-		}
+		r.OutcomeErr = CompareValidation(c, validate.Response(vr))
 	default:
-		r.Err = fmt.Errorf("case kind %q is not a definition check", c.Kind)
+		r.Err = fmt.Errorf("case %s: kind %q is not a definition check", c.Name, c.Kind)
 	}
+	r.OutcomeOK = r.Err == nil && len(r.OutcomeErr) == 0
 	r.Elapsed = time.Since(start)
 	return r
 }
