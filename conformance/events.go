@@ -165,7 +165,6 @@ func CompareHistory(c *Case, got *Outcome) *HistoryResult {
 	return r
 }
 
-
 func evType(e *value.Object) string {
 	t, _ := e.Get("type")
 	s, _ := t.(string)

@@ -104,4 +104,3 @@ func compareMembers(m *matcher, want, got *value.Object) []Diff {
 	}
 	return diffs
 }
-
