@@ -61,6 +61,9 @@ func (th *thread) startParallel(in any) {
 		c.children = append(c.children, ch)
 	}
 	c.running = len(c.children)
+	if th.mocked(c) {
+		return
+	}
 	for _, ch := range c.children {
 		if c.over {
 			break
@@ -80,6 +83,7 @@ func (th *thread) runMap() {
 		th.fail(f)
 		return
 	}
+	th.inspect("afterInputPath", in)
 	items := any(in)
 	if st.itemsPath != nil {
 		v, err := st.itemsPath.get(th.env(in))
@@ -88,6 +92,7 @@ func (th *thread) runMap() {
 			return
 		}
 		items = v
+		th.inspect("afterItemsPath", v)
 	}
 	arr, ok := items.([]any)
 	if !ok {
@@ -105,6 +110,7 @@ func (th *thread) runMap() {
 // startMap starts the iterations of a Map state.
 func (th *thread) startMap(c *container) {
 	arr := c.items
+	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
 	th.x.emit(th, "MapStateStarted", "mapStateStartedEventDetails", value.ObjectOf("length", value.Int(int64(len(arr)))))
 	if !c.st.jsonata {
 		if f := c.tolerance(th, c.input); f != nil {
@@ -123,6 +129,9 @@ func (th *thread) startMap(c *container) {
 	c.last = th.last
 	c.results = make([]any, len(arr))
 	th.ctr = c
+	if th.mocked(c) {
+		return
+	}
 	if len(arr) == 0 {
 		c.succeed()
 		return
@@ -200,6 +209,12 @@ func (c *container) tolerance(th *thread, in any) *Failure {
 	}
 	if c.hasTol && (c.tolPercent < 0 || c.tolPercent > 100) {
 		return runtimeFailure(st.Name, th.enteredID, "ToleratedFailurePercentage must be between 0 and 100.")
+	}
+	if c.tolCount >= 0 && c.hasTol {
+		th.inspect("toleratedFailureCount", value.Int(int64(c.tolCount)))
+	}
+	if st.ToleratedFailurePercentage.Set || st.toleratedPctPath != nil {
+		th.inspect("toleratedFailurePercentage", value.Float(c.tolPercent))
 	}
 	return nil
 }
@@ -366,11 +381,16 @@ func (c *container) succeed() {
 		}
 		th.last = x.nextID - 1
 	}
-	results := any(c.results)
-	if c.isMap && c.st.jsonata || !c.isMap && c.st.jsonata {
+	th.containerResult(c, c.results)
+}
+
+// containerResult finishes a Parallel or Map state with its results.
+func (th *thread) containerResult(c *container, results any) {
+	if c.st.jsonata {
 		th.completeJSONata(results)
 		return
 	}
+	th.inspect("result", results)
 	if c.st.resultSelector != nil {
 		var f *Failure
 		if results, f = th.evalPayload(c.st.resultSelector, results); f != nil {

@@ -38,6 +38,8 @@ type Info struct {
 	// MaxEvents fails the execution when its history reaches this many
 	// events (AWS: 25,000 for Standard workflows); 0 means no limit.
 	MaxEvents int
+	// Test runs one state only (the TestState API).
+	Test *Test
 }
 
 // CommandKind tells the engine what to do.
@@ -120,6 +122,7 @@ type Execution struct {
 
 	ctxExecution *value.Object
 	tokens       int // task tokens issued
+	test         *testRun
 
 	runq []pending
 }
@@ -178,7 +181,23 @@ func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Comm
 		x.timer(nil, opExecTimeout, now.Add(time.Duration(p.Def.TimeoutSeconds)*time.Second))
 	}
 	x.root = &thread{x: x, m: p.root}
-	x.root.begin(p.root.start, input)
+	start := p.root.start
+	if info.Test != nil {
+		x.test = &testRun{Test: *info.Test}
+		if info.Test.Inspect {
+			x.test.inspection = value.NewObject(8)
+		}
+		if st := p.root.states[info.Test.State]; st != nil {
+			start = st
+		}
+		if vars := info.Test.Variables; vars != nil {
+			x.root.vars = &scope{}
+			for k, v := range vars.All {
+				x.root.vars.set(k, v)
+			}
+		}
+	}
+	x.root.begin(start, input)
 	x.drain()
 	x.checkHistoryLimit()
 	return x, x.takeCommands()

@@ -345,6 +345,8 @@ func (th *thread) runTaskJSONata(vars map[string]any) {
 	}
 	if !ok {
 		args = th.stateInput
+	} else {
+		th.inspect("afterArguments", args)
 	}
 	var timeout, heartbeat int64
 	for _, name := range []string{"TimeoutSeconds", "HeartbeatSeconds"} {
@@ -373,6 +375,7 @@ func (th *thread) runTaskJSONata(vars map[string]any) {
 
 // completeJSONata finishes a Task, Parallel or Map state with its result.
 func (th *thread) completeJSONata(result any) {
+	th.inspect("result", result)
 	vars := th.jvars(th.statesVar(th.stateInput, result, nil, true, false))
 	th.finishJSONata(vars, result, th.cur.next)
 }

@@ -98,6 +98,7 @@ func (th *thread) begin(st *state, input any) {
 	d.Set("input", value.String(input))
 	d.Set("inputDetails", truncatedFalse())
 	d.Set("name", st.Name)
+	th.inspect("input", input)
 	e := th.x.emit(th, st.Type+"StateEntered", "stateEnteredEventDetails", d)
 	th.enteredID = e.ID
 	th.enteredPrev = e.PreviousEventID
@@ -120,7 +121,9 @@ func (th *thread) contextObject() any {
 		e.Set("StartTime", formatTime(x.info.StartTime))
 		e.Set("Name", x.info.Name)
 		e.Set("RoleArn", x.info.RoleArn)
-		e.Set("RedriveCount", value.Int(0))
+		if x.test == nil { // TestState's context has no RedriveCount
+			e.Set("RedriveCount", value.Int(0))
+		}
 		x.ctxExecution = e
 	}
 	c := value.NewObject(5)
@@ -177,6 +180,10 @@ func (th *thread) exit(output any, next *state) {
 // nil. The continuation is queued rather than called, so long runs of
 // synchronous states do not deepen the stack.
 func (th *thread) moveOn(output any, next *state) {
+	if t := th.x.test; t != nil && th == th.x.root {
+		t.stop(th.x, output, next)
+		return
+	}
 	th.gen++
 	th.x.runq = append(th.x.runq, pending{th: th, st: next, input: output})
 }
@@ -374,15 +381,20 @@ func (th *thread) runPass() {
 		th.fail(f)
 		return
 	}
+	th.inspect("afterInputPath", in)
 	result := in
-	if st.parameters != nil {
+	switch {
+	case st.Result.Set:
+		// A Pass state's Result takes precedence over Parameters.
+		result = st.result
+	case st.parameters != nil:
 		if result, f = th.evalPayload(st.parameters, in); f != nil {
 			th.fail(f)
 			return
 		}
-	} else if st.Result.Set {
-		result = st.result
+		th.inspect("afterParameters", result)
 	}
+	th.inspect("result", result)
 	th.complete(result)
 }
 
@@ -394,11 +406,13 @@ func (th *thread) complete(result any) {
 		th.fail(f)
 		return
 	}
+	th.inspect("afterResultSelector", result)
 	out, f := th.applyResultPath(th.stateInput, result)
 	if f != nil {
 		th.fail(f)
 		return
 	}
+	th.inspect("afterResultPath", out)
 	if out, f = th.applyOutputPath(out); f != nil {
 		th.fail(f)
 		return
@@ -477,6 +491,7 @@ func (th *thread) runChoice() {
 		th.fail(f)
 		return
 	}
+	th.inspect("afterInputPath", in)
 	e := th.env(in)
 	var next *state
 	var matched *choice
@@ -612,6 +627,10 @@ func (th *thread) fail(f *Failure) {
 		}
 		th.failEvent = ""
 		delay := retryDelay(r, th.retries[i])
+		if t := th.x.test; t != nil && th == th.x.root {
+			t.retriable(th.x, f, i, delay)
+			return
+		}
 		th.retries[i]++
 		th.retryCount++
 		th.gen++
@@ -622,9 +641,12 @@ func (th *thread) fail(f *Failure) {
 		th.x.emit(th, th.failEvent, "", nil)
 		th.failEvent = ""
 	}
-	for _, c := range st.catch {
+	for i, c := range st.catch {
 		if !matches(c.ErrorEquals, f.Error) {
 			continue
+		}
+		if t := th.x.test; t != nil && th == th.x.root {
+			t.caught, t.catchIndex = f, i
 		}
 		th.caught(c, f)
 		return
@@ -793,6 +815,7 @@ func (th *thread) runTask() {
 		return
 	}
 	th.effInput = in
+	th.inspect("afterInputPath", in)
 	params := in
 	if st.parameters != nil {
 		if params, f = th.evalPayload(st.parameters, in); f != nil {
@@ -800,6 +823,7 @@ func (th *thread) runTask() {
 			return
 		}
 	}
+	th.inspect("afterParameters", params)
 	timeout, heartbeat, f := th.taskTimeouts(in)
 	if f != nil {
 		th.fail(f)
@@ -1010,6 +1034,7 @@ func (th *thread) taskDone(r task.Result) {
 // completion.
 func (th *thread) taskResult(result any) {
 	st := th.cur
+	th.inspect("result", result)
 	if st.jsonata {
 		th.completeJSONata(result)
 		return

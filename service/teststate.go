@@ -1,0 +1,166 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// TestStateInput is a TestState request.
+type TestStateInput struct {
+	Definition      string // one state, or a whole machine when StateName is set
+	StateName       string
+	Input           string // JSON text; {} when empty
+	Variables       string // JSON object text, optional
+	InspectionLevel string // INFO (default), DEBUG or TRACE
+	// Mock, when set, answers the state's task: Result (JSON text) or
+	// ErrorOutput.
+	Mock *TestMock
+	// Invoker serves the task when there is no mock; nil uses the
+	// service's.
+	Invoker task.Invoker
+}
+
+// TestMock is TestState's mock parameter.
+type TestMock struct {
+	Result      *string
+	Error       string
+	Cause       string
+	ErrorOutput bool
+}
+
+// testStateName is the name a single tested state runs under.
+const testStateName = "StateName"
+
+// TestState runs one state with an input and returns what it did, as the
+// TestState API does.
+func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.TestOutcome, error) {
+	def, err := value.ParseString(in.Definition)
+	if err != nil {
+		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: 'INVALID_JSON_DESCRIPTION: %v'", err)
+	}
+	defObj, ok := def.(*value.Object)
+	if !ok {
+		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: the definition must be a JSON object at /'")
+	}
+	name := in.StateName
+	machine := defObj
+	if name == "" {
+		name = testStateName
+		machine = value.ObjectOf("StartAt", name, "States", value.ObjectOf(name, defObj))
+		if ql, ok := defObj.Get("QueryLanguage"); ok {
+			machine.Set("QueryLanguage", ql)
+		}
+	}
+	machine = withTargets(machine)
+	sm, err := asl.FromValue(machine)
+	if err != nil {
+		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: '%v'", err)
+	}
+	if sm.States[name] == nil {
+		return nil, errorf("ValidationException", "State '%s' does not exist in the definition", name)
+	}
+	p, err := interp.Compile(sm)
+	if err != nil {
+		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: '%v'", err)
+	}
+	input, err := parseInput(in.Input)
+	if err != nil {
+		return nil, err
+	}
+	test := &interp.Test{State: name, Inspect: in.InspectionLevel == "DEBUG" || in.InspectionLevel == "TRACE"}
+	if in.Variables != "" {
+		v, err := value.ParseString(in.Variables)
+		if err != nil {
+			return nil, errorf("ValidationException", "Invalid variables: %v", err)
+		}
+		test.Variables, _ = v.(*value.Object)
+	}
+	inv := in.Invoker
+	if inv == nil {
+		inv = s.cfg.Invoker
+	}
+	if m := in.Mock; m != nil {
+		res := task.Result{}
+		switch {
+		case m.ErrorOutput:
+			res = task.Result{Error: m.Error, Cause: m.Cause}
+		case m.Result != nil:
+			v, err := value.ParseString(*m.Result)
+			if err != nil {
+				return nil, errorf("ValidationException", "the mock result is not valid JSON: %v", err)
+			}
+			res.Output = v
+		}
+		test.Mock = &res
+		inv = task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result { return res })
+	}
+	execName := newID()
+	info := interp.Info{
+		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:express:%s:%s", s.cfg.Region, s.cfg.Account, "TestStateStateMachine", execName),
+		Name:             execName,
+		StateMachineArn:  s.stateMachineARN("TestStateStateMachine"),
+		StateMachineName: "TestStateStateMachine",
+		RoleArn:          fmt.Sprintf("arn:aws:iam::%s:role/TestState", s.cfg.Account),
+		StartTime:        s.clock.Now(),
+		Region:           s.cfg.Region,
+		Account:          s.cfg.Account,
+		Test:             test,
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	x := engine.Run(ctx, p, info, input, engine.Options{Invoker: inv})
+	out := x.TestOutcome()
+	return &out, nil
+}
+
+// withTargets adds a terminal placeholder state for every transition
+// target the machine names but does not define (a single tested state
+// points at states outside it).
+func withTargets(machine *value.Object) *value.Object {
+	statesV, _ := machine.Get("States")
+	states, ok := statesV.(*value.Object)
+	if !ok {
+		return machine
+	}
+	var missing []string
+	need := func(v any) {
+		if n, ok := v.(string); ok && n != "" && !states.Has(n) {
+			missing = append(missing, n)
+		}
+	}
+	for _, sv := range states.All {
+		st, ok := sv.(*value.Object)
+		if !ok {
+			continue
+		}
+		for _, k := range []string{"Next", "Default"} {
+			v, _ := st.Get(k)
+			need(v)
+		}
+		for _, list := range []string{"Choices", "Catch"} {
+			arr, _ := st.Get(list)
+			items, _ := arr.([]any)
+			for _, it := range items {
+				if o, ok := it.(*value.Object); ok {
+					v, _ := o.Get("Next")
+					need(v)
+				}
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return machine
+	}
+	ns := states.Clone()
+	for _, n := range missing {
+		ns.Set(n, value.ObjectOf("Type", "Succeed"))
+	}
+	return machine.With("States", ns)
+}
