@@ -139,24 +139,45 @@ func (m *matcher) matchString(want, got string) bool {
 	if want == got || isWildcard(want) {
 		return true
 	}
-	got = m.repl.Replace(got)
-	if want == got {
+	replaced := m.repl.Replace(got)
+	if want == replaced {
 		return true
 	}
 	if !strings.Contains(want, "<") {
 		return false
 	}
+	// The recording may have kept a concrete value where the placeholder
+	// could have been: try the engine's text as it is, then with
+	// placeholders.
 	p := compile(want)
-	sub := p.re.FindStringSubmatch(got)
-	if sub == nil {
-		return false
-	}
-	for i, ph := range p.uuids {
-		if !m.bindUUID(ph, sub[i+1]) {
-			return false
+	for _, s := range []string{got, replaced} {
+		sub := p.re.FindStringSubmatch(s)
+		if sub == nil {
+			continue
 		}
+		saved := m.snapshot()
+		ok := true
+		for i, ph := range p.uuids {
+			ok = ok && m.bindUUID(ph, sub[i+1])
+		}
+		if ok {
+			return true
+		}
+		m.bind = saved
 	}
-	return true
+	return false
+}
+
+// snapshot returns a copy of the <uuid:N> bindings.
+func (m *matcher) snapshot() map[string]string {
+	if m.bind == nil {
+		return nil
+	}
+	c := make(map[string]string, len(m.bind))
+	for k, v := range m.bind {
+		c[k] = v
+	}
+	return c
 }
 
 // match compares JSON values: numbers by value, object members in any
