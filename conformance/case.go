@@ -1,20 +1,42 @@
 // Package conformance loads, runs and compares test cases in the format of
-// the AWS-recorded conformance corpus (see ../shared/conformance/README.md):
-// a state machine definition, an input, mocks and the expected outcome and
+// the AWS-recorded conformance corpus (see the corpus README): a state
+// machine definition, an input, mocks and the expected outcome and
 // execution history as AWS Step Functions produced them.
 //
 // The project's own tests use it to run every recorded case, and `stepd
-// test` uses it to run users' case files. Comparison applies the corpus's
-// placeholder rules: the case's placeholders map, ARN partition and region
-// parts, and wildcards (any "<...>" part of a string, and the bare words
-// date, datetime and timestamp).
+// test` uses it to run users' case files (Load, Check, Reporter).
+//
+// Comparison (CompareOutcome, CompareHistory, CompareTestState,
+// CompareInvalidDefinition, CompareValidation) applies the corpus's
+// placeholder rules to expected values: the case's placeholders map
+// (concrete values in the engine's strings are replaced by their
+// placeholders, longest first), the ARN partition and region (aws,
+// us-east-1), wildcards (any "<...>" part of a string, and the bare words
+// date, datetime and timestamp; a wildcard that is a whole value matches
+// any JSON value), <uuid:N> placeholders (the same N must stand for the
+// same text throughout one comparison, except inside Map and Parallel
+// segments where it is a plain wildcard), and the contents of
+// SdkHttpMetadata and SdkResponseMetadata objects are ignored.
+//
+// Histories are compared in two modes. Strict: every event, id and
+// previousEventId in order. Tolerant (the one pass/fail uses): the events
+// outside top-level Map and Parallel states in order, with ids while the
+// histories stay aligned; the events of each Map or Parallel state (from
+// its Entered to its Exited event) as a multiset without ids, since AWS
+// interleaves concurrent iterations and branches in no particular order.
+// Recordings with compare.parallelBranchEventsSorted only match
+// tolerantly, and their lost ParallelStateSucceeded/Failed events are not
+// required.
 //
 // Known failures are listed in a text file, one case per line:
 //
 //	<aspect> <case name> <one-line reason>
 //
-// where aspect is "outcome" (status, output, error, cause) or "history"
-// (the full event history). Lines starting with # are comments.
+// where aspect is "outcome" (status, output, error, cause; or the
+// response of a definition check) or "history" (the full event history).
+// Blank lines and lines starting with # are ignored. Known.Complaints
+// reports a failing case that is not listed, a listed case that passes
+// (the list only shrinks) and a listed case that does not exist.
 package conformance
 
 import (

@@ -3,12 +3,14 @@ package conformance_test
 import (
 	"context"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stepd/stepd/conformance"
+	"github.com/stepd/stepd/value"
 )
 
 const casesDir = "../../shared/conformance/cases"
@@ -19,7 +21,8 @@ var (
 	update  = flag.Bool("conformance.update", false, "rewrite the known-failures file from this run, keeping existing reasons")
 )
 
-// TestConformance runs every AWS-recorded execution case, prints the pass
+// TestConformance runs every AWS-recorded execution and definition case
+// (test-state cases need the TestState API), prints the pass
 // counts and enforces the known-failures list.
 func TestConformance(t *testing.T) {
 	if _, err := os.Stat(casesDir); err != nil {
@@ -36,18 +39,20 @@ func TestConformance(t *testing.T) {
 	var results []*conformance.Result
 	var sum conformance.Summary
 	for _, c := range cases {
-		if c.Kind != "execution" || !strings.Contains(c.Name, *only) {
+		if !strings.Contains(c.Name, *only) {
 			continue
 		}
-		r := conformance.Check(context.Background(), c)
-		results = append(results, r)
-		sum.Add("category "+c.Category, r)
-		if c.UsesJSONataOrVariables() {
-			sum.Add("selection: JSONata or variables", r)
-		} else {
-			sum.Add("selection: JSONPath only", r)
+		var r *conformance.Result
+		switch c.Kind {
+		case "execution":
+			r = conformance.Check(context.Background(), c)
+		case "invalid-definition", "validate-definition":
+			r = conformance.CheckDefinition(c)
+		default:
+			continue // test-state cases need the TestState API
 		}
-		sum.Add("all execution cases", r)
+		results = append(results, r)
+		sum.AddResult(r)
 		if *verbose && !r.Passed() {
 			t.Logf("FAIL %s: %s", c.Name, describe(r))
 		}
@@ -73,13 +78,50 @@ func describe(r *conformance.Result) string {
 		b.WriteString("error: " + r.Err.Error())
 		return b.String()
 	}
-	for _, d := range r.OutcomeErr {
-		b.WriteString("\n  " + d.String())
+	b.WriteString("\n" + r.Explain())
+	return b.String()
+}
+
+// TestCorpus loads the whole corpus, checks the counts the README gives,
+// and compares each recorded history with itself turned back into the
+// API's shape: the normaliser must undo exactly what the recording did.
+func TestCorpus(t *testing.T) {
+	if _, err := os.Stat(casesDir); err != nil {
+		t.Skipf("conformance cases not found at %s; skipping", casesDir)
 	}
-	if r.History != nil && !r.History.Tolerant {
-		for _, d := range r.History.Diffs {
-			b.WriteString("\n  history " + d.String())
+	cases, err := conformance.Load(casesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	withHistory, sorted := 0, 0
+	for _, c := range cases {
+		kinds[c.Kind]++
+		if c.History == nil {
+			continue
+		}
+		withHistory++
+		if c.SortedParallel {
+			sorted++
+		}
+		api := make([]any, len(c.History))
+		for i, e := range c.History {
+			api[i] = conformance.Denormalize(e.(*value.Object))
+		}
+		r := conformance.CompareHistory(c, &conformance.Outcome{History: api})
+		want := conformance.Strict
+		if c.SortedParallel {
+			want = conformance.Tolerant
+		}
+		if r.Mode() != want {
+			t.Errorf("%s: its own history compares %q, want %q:\n%s", c.Name, r.Mode(), want, conformance.Format(r.Diffs))
 		}
 	}
-	return b.String()
+	want := map[string]int{"execution": 685, "test-state": 121, "invalid-definition": 11, "validate-definition": 8}
+	if len(cases) != 825 || !maps.Equal(kinds, want) {
+		t.Errorf("%d cases by kind %v, want 825 by kind %v", len(cases), kinds, want)
+	}
+	if withHistory != 343 || sorted != 4 {
+		t.Errorf("%d cases with history (%d with sorted Parallel branches), want 343 (4)", withHistory, sorted)
+	}
 }
