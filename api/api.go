@@ -70,6 +70,7 @@ func New(svc *service.Service, log *slog.Logger) *Handler {
 		"SendTaskSuccess":                  h.sendTaskSuccess,
 		"SendTaskFailure":                  h.sendTaskFailure,
 		"SendTaskHeartbeat":                h.sendTaskHeartbeat,
+		"TestState":                        h.testState,
 	}
 	return h
 }

@@ -1,0 +1,48 @@
+package api_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/stepd/stepd/store/memory"
+)
+
+func TestTestState(t *testing.T) {
+	t.Parallel()
+	c, _ := newClient(t, memory.New(), nil)
+	ctx := context.Background()
+	out, err := c.TestState(ctx, &sfn.TestStateInput{
+		Definition: aws.String(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f","Payload.$":"$.p"},
+			"ResultSelector":{"v.$":"$.Payload"},"ResultPath":"$.r","Next":"After",
+			"Catch":[{"ErrorEquals":["Boom"],"Next":"Handle"}]}`),
+		RoleArn:         aws.String(role),
+		Input:           aws.String(`{"p":{"x":1}}`),
+		InspectionLevel: types.InspectionLevelDebug,
+		Mock:            &types.MockInput{Result: aws.String(`{"Payload":{"ok":true},"StatusCode":200}`)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Status != types.TestExecutionStatusSucceeded || aws.ToString(out.NextState) != "After" || aws.ToString(out.Output) != `{"p":{"x":1},"r":{"v":{"ok":true}}}` {
+		t.Fatalf("TestState: %+v", out)
+	}
+	if d := out.InspectionData; d == nil || aws.ToString(d.AfterParameters) != `{"FunctionName":"f","Payload":{"x":1}}` || aws.ToString(d.AfterResultSelector) != `{"v":{"ok":true}}` {
+		t.Fatalf("inspection data: %+v", out.InspectionData)
+	}
+	caught, err := c.TestState(ctx, &sfn.TestStateInput{
+		Definition: aws.String(`{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"f"},"End":true,
+			"Catch":[{"ErrorEquals":["Boom"],"Next":"Handle"}]}`),
+		RoleArn: aws.String(role),
+		Mock:    &types.MockInput{ErrorOutput: &types.MockErrorOutput{Error: aws.String("Boom"), Cause: aws.String("bad")}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if caught.Status != types.TestExecutionStatusCaughtError || aws.ToString(caught.NextState) != "Handle" || aws.ToString(caught.Error) != "Boom" {
+		t.Fatalf("caught: %+v", caught)
+	}
+}
