@@ -32,6 +32,7 @@ Usage:
   stepd test PATH... [flags]          run case files (the conformance format)
   stepd validate FILE... [flags]      check definitions as AWS does, with positioned diagnostics
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
+  stepd test-state FILE [flags]       run one state with an input (the TestState API)
   stepd help                          show this help
 
 Run "stepd COMMAND -h" for the flags of a command.
@@ -52,6 +53,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return validateCommand(args[1:], stdout, stderr)
 	case "serve":
 		return serveCommand(ctx, args[1:], stdout, stderr)
+	case "test-state":
+		return testStateCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

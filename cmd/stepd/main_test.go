@@ -109,3 +109,12 @@ func TestValidate(t *testing.T) {
 		t.Errorf("exit %d:\n%s\nwant\n%s", code, stdout, want)
 	}
 }
+
+func TestTestStateCommand(t *testing.T) {
+	t.Parallel()
+	def := writeFile(t, "state.json", `{"Type":"Pass","InputPath":"$.a","Parameters":{"b.$":"$.x"},"Next":"Later"}`)
+	code, stdout, stderr := runMain(t, "", "test-state", def, "--input", `{"a":{"x":7}}`)
+	if code != 0 || !strings.Contains(stdout, `"status": "SUCCEEDED"`) || !strings.Contains(stdout, `"nextState": "Later"`) || !strings.Contains(stdout, `"afterParameters": {`) {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
