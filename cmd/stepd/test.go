@@ -61,6 +61,8 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			r = conformance.Check(ctx, c)
 		case "invalid-definition", "validate-definition":
 			r = conformance.CheckDefinition(c)
+		case "test-state":
+			r = conformance.CheckTestState(ctx, c)
 		default:
 			skipped++
 			if *format == "text" {
