@@ -1,62 +1,30 @@
 package jsonpath
 
 import (
-	"strconv"
+	"fmt"
 	"strings"
-
-	"github.com/stepd/stepd/value"
+	"unicode/utf8"
 )
 
-// Compile parses a JSONPath.
+// SyntaxError is a path that does not compile.
+type SyntaxError struct {
+	Path   string // the path as written
+	Offset int    // byte offset of the problem in Path
+	Msg    string // what is wrong
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSONPath '%s' at offset %d: %s", e.Path, e.Offset, e.Msg)
+}
+
+// Compile parses a JSONPath starting with "$" or "$$".
 func Compile(path string) (*Path, error) {
 	c := compiler{src: path}
-	p, err := c.path()
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// CompileReference parses a reference path: "$" followed by member names
-// and indexes only.
-func CompileReference(path string) (*Path, error) {
-	p, err := Compile(path)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range p.segs {
-		if s.kind != segName && s.kind != segIndex {
-			return nil, &SyntaxError{Path: path, Msg: "a reference path may only contain member names and array indexes"}
-		}
-	}
-	if p.context {
-		return nil, &SyntaxError{Path: path, Msg: "a reference path cannot address the Context object"}
-	}
-	return p, nil
-}
-
-type compiler struct {
-	src string
-	pos int
-}
-
-func (c *compiler) errf(msg string) error {
-	return &SyntaxError{Path: c.src, Offset: c.pos, Msg: msg}
-}
-
-func (c *compiler) peek() byte {
-	if c.pos < len(c.src) {
-		return c.src[c.pos]
-	}
-	return 0
-}
-
-func (c *compiler) path() (*Path, error) {
-	p := &Path{text: c.src, definite: true}
 	if c.peek() != '$' {
 		return nil, c.errf("a path must start with '$'")
 	}
 	c.pos++
+	p := &Path{text: path}
 	if c.peek() == '$' {
 		c.pos++
 		p.context = true
@@ -66,86 +34,65 @@ func (c *compiler) path() (*Path, error) {
 		return nil, err
 	}
 	p.segs = segs
-	for _, s := range segs {
-		if s.kind != segName && s.kind != segIndex {
+	p.definite = true
+	for i := range segs {
+		switch segs[i].kind {
+		case segName, segIndex, segNames:
+		case segFunction:
+			p.function = true
+		default:
 			p.definite = false
 		}
 	}
 	return p, nil
 }
 
-// segments parses segments until the end of input, or (inFilter) until a
-// character that cannot continue a path.
-func (c *compiler) segments(inFilter bool) ([]segment, error) {
-	var segs []segment
-	for c.pos < len(c.src) {
-		switch c.peek() {
-		case '.':
-			c.pos++
-			if c.peek() == '.' {
-				c.pos++
-				var sub segment
-				if c.peek() == '[' {
-					s, err := c.bracket()
-					if err != nil {
-						return nil, err
-					}
-					sub = s
-				} else {
-					s, err := c.dotName(inFilter)
-					if err != nil {
-						return nil, err
-					}
-					sub = s
-				}
-				segs = append(segs, segment{kind: segDescend, sub: &sub})
-				continue
-			}
-			s, err := c.dotName(inFilter)
-			if err != nil {
-				return nil, err
-			}
-			segs = append(segs, s)
-		case '[':
-			s, err := c.bracket()
-			if err != nil {
-				return nil, err
-			}
-			segs = append(segs, s)
-		default:
-			if inFilter {
-				return segs, nil
-			}
-			return nil, c.errf("unexpected character '" + string(c.peek()) + "'")
+// CompileReference parses a reference path: "$" followed by member names and
+// single array indexes only, as AWS requires for ResultPath. It rejects
+// Context object paths ("$$"); use Compile and IsReference for fields that
+// accept them.
+func CompileReference(path string) (*Path, error) {
+	p, err := Compile(path)
+	if err != nil {
+		return nil, err
+	}
+	if p.context {
+		return nil, &SyntaxError{Path: path, Offset: 0, Msg: "a reference path cannot address the Context object ($$)"}
+	}
+	for i := range p.segs {
+		s := &p.segs[i]
+		if s.kind != segName && s.kind != segIndex {
+			return nil, &SyntaxError{Path: path, Offset: s.pos,
+				Msg: "a reference path may only contain member names and array indexes, not " + s.kind.describe()}
 		}
 	}
-	return segs, nil
+	return p, nil
 }
 
-func (c *compiler) dotName(inFilter bool) (segment, error) {
-	if c.peek() == '*' {
-		c.pos++
-		return segment{kind: segWildcard}, nil
+// MustCompile is Compile that panics on error, for paths known when the
+// program is written.
+func MustCompile(path string) *Path {
+	p, err := Compile(path)
+	if err != nil {
+		panic(err)
 	}
-	start := c.pos
-	for c.pos < len(c.src) {
-		ch := c.src[c.pos]
-		if ch == '.' || ch == '[' {
-			break
-		}
-		if inFilter && strings.IndexByte(" )=!<>&|", ch) >= 0 {
-			break
-		}
-		c.pos++
+	return p
+}
+
+type compiler struct {
+	src string
+	pos int
+}
+
+func (c *compiler) errf(format string, args ...any) error {
+	return &SyntaxError{Path: c.src, Offset: c.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *compiler) peek() byte {
+	if c.pos < len(c.src) {
+		return c.src[c.pos]
 	}
-	name := c.src[start:c.pos]
-	if name == "" {
-		return segment{}, c.errf("expected a member name")
-	}
-	if c.peek() == '(' || strings.HasSuffix(name, "()") {
-		return segment{}, c.errf("functions are not supported")
-	}
-	return segment{kind: segName, name: name}, nil
+	return 0
 }
 
 func (c *compiler) skipSpace() {
@@ -154,409 +101,371 @@ func (c *compiler) skipSpace() {
 	}
 }
 
+// segments parses segments up to the end of the input or, in a filter, up to
+// a character that cannot continue a path.
+func (c *compiler) segments(inFilter bool) ([]segment, error) {
+	var segs []segment
+	for c.pos < len(c.src) {
+		start := c.pos
+		var s segment
+		var err error
+		switch c.peek() {
+		case '.':
+			c.pos++
+			switch {
+			case c.peek() == '.':
+				c.pos++
+				var sub segment
+				if c.peek() == '[' {
+					sub, err = c.bracket()
+				} else {
+					sub, err = c.dotName(inFilter)
+				}
+				if err != nil {
+					return nil, err
+				}
+				if sub.kind == segFunction {
+					return nil, &SyntaxError{Path: c.src, Offset: start, Msg: "a function cannot follow '..'"}
+				}
+				sub.pos = start + 2
+				sub.leaf = c.atPathEnd(inFilter)
+				s = segment{kind: segDescend, sub: &sub}
+			case c.peek() == '[':
+				s, err = c.bracket()
+			default:
+				s, err = c.dotName(inFilter)
+			}
+		case '[':
+			s, err = c.bracket()
+		default:
+			if inFilter {
+				return segs, nil
+			}
+			return nil, c.errf("unexpected character %q", c.peek())
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.pos = start
+		if len(segs) > 0 && segs[len(segs)-1].kind == segFunction {
+			return nil, &SyntaxError{Path: c.src, Offset: start, Msg: "a function must be the last segment of a path"}
+		}
+		segs = append(segs, s)
+	}
+	if len(segs) > 0 {
+		segs[len(segs)-1].leaf = true
+	}
+	return segs, nil
+}
+
+// atPathEnd reports whether the path ends at the current position.
+func (c *compiler) atPathEnd(inFilter bool) bool {
+	if c.pos >= len(c.src) {
+		return true
+	}
+	ch := c.peek()
+	return inFilter && ch != '.' && ch != '['
+}
+
+// dotName parses what follows '.' (or '..'): a member name, '*', or a
+// function call name(...). Like Jayway, a name runs up to '.', '[' or '('
+// and may not contain blanks.
+func (c *compiler) dotName(inFilter bool) (segment, error) {
+	if c.pos >= len(c.src) {
+		return segment{}, c.errf("a path must not end with '.' or '..'")
+	}
+	start := c.pos
+	for c.pos < len(c.src) {
+		ch := c.src[c.pos]
+		if ch == '.' || ch == '[' || ch == '(' {
+			break
+		}
+		if inFilter && strings.IndexByte(" )]=!<>&|,", ch) >= 0 {
+			break
+		}
+		if ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' {
+			return segment{}, c.errf("a member name cannot contain blanks: use bracket notation, ['my name']")
+		}
+		c.pos++
+	}
+	name := c.src[start:c.pos]
+	if name == "" {
+		return segment{}, c.errf("expected a member name")
+	}
+	if c.peek() == '(' {
+		if err := c.skipArgs(); err != nil {
+			return segment{}, err
+		}
+		return segment{kind: segFunction, name: name}, nil
+	}
+	if name == "*" {
+		return segment{kind: segWildcard}, nil
+	}
+	return segment{kind: segName, name: name}, nil
+}
+
+// skipArgs skips a function's parenthesised arguments.
+func (c *compiler) skipArgs() error {
+	depth := 0
+	var quote byte
+	for c.pos < len(c.src) {
+		ch := c.src[c.pos]
+		c.pos++
+		switch {
+		case quote != 0:
+			if ch == '\\' {
+				c.pos++
+			} else if ch == quote {
+				quote = 0
+			}
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '(':
+			depth++
+		case ch == ')':
+			depth--
+			if depth == 0 {
+				return nil
+			}
+		}
+	}
+	return c.errf("unterminated function arguments")
+}
+
 func (c *compiler) bracket() (segment, error) {
+	open := c.pos
 	c.pos++ // [
 	c.skipSpace()
 	var s segment
+	var err error
 	switch ch := c.peek(); {
 	case ch == '*':
 		c.pos++
 		s = segment{kind: segWildcard}
 	case ch == '\'' || ch == '"':
-		var names []string
-		for {
-			c.skipSpace()
-			name, err := c.quoted()
-			if err != nil {
-				return s, err
-			}
-			names = append(names, name)
-			c.skipSpace()
-			if c.peek() != ',' {
-				break
-			}
-			c.pos++
-		}
-		if len(names) == 1 {
-			s = segment{kind: segName, name: names[0]}
-		} else {
-			s = segment{kind: segUnionNames, names: names}
-		}
+		s, err = c.names()
 	case ch == '?':
-		c.pos++
-		if c.peek() != '(' {
-			return s, c.errf("expected '(' after '?'")
-		}
-		c.pos++
-		e, err := c.orExpr()
-		if err != nil {
-			return s, err
-		}
-		c.skipSpace()
-		if c.peek() != ')' {
-			return s, c.errf("expected ')' to close the filter")
-		}
-		c.pos++
-		s = segment{kind: segFilter, filter: e}
+		s, err = c.filterSegment()
 	case ch == '-' || ch == ':' || (ch >= '0' && ch <= '9'):
-		var err error
 		s, err = c.indexes()
-		if err != nil {
-			return s, err
-		}
+	case ch == 0:
+		return s, c.errf("unterminated '['")
 	default:
-		return s, c.errf("unexpected character in brackets")
+		return s, c.errf("unexpected character %q in brackets", ch)
+	}
+	if err != nil {
+		return s, err
 	}
 	c.skipSpace()
 	if c.peek() != ']' {
-		return s, c.errf("expected ']'")
+		if c.pos >= len(c.src) {
+			return s, &SyntaxError{Path: c.src, Offset: open, Msg: "unterminated '['"}
+		}
+		return s, c.errf("expected ']' but found %q", c.peek())
 	}
 	c.pos++
 	return s, nil
 }
 
-func (c *compiler) integer() (*int, error) {
-	start := c.pos
-	if c.peek() == '-' {
+func (c *compiler) names() (segment, error) {
+	var names []string
+	for {
+		c.skipSpace()
+		name, err := c.quoted()
+		if err != nil {
+			return segment{}, err
+		}
+		names = append(names, name)
+		c.skipSpace()
+		if c.peek() != ',' {
+			break
+		}
 		c.pos++
 	}
-	for c.pos < len(c.src) && c.src[c.pos] >= '0' && c.src[c.pos] <= '9' {
-		c.pos++
+	if len(names) == 1 {
+		return segment{kind: segName, name: names[0]}, nil
 	}
-	if c.pos == start {
-		return nil, nil
-	}
-	n, err := strconv.Atoi(c.src[start:c.pos])
-	if err != nil {
-		return nil, c.errf("invalid integer")
-	}
-	return &n, nil
+	return segment{kind: segNames, names: names}, nil
 }
 
+func (c *compiler) filterSegment() (segment, error) {
+	c.pos++ // ?
+	if c.peek() != '(' {
+		return segment{}, c.errf("expected '(' after '?'")
+	}
+	c.pos++
+	e, err := c.orExpr()
+	if err != nil {
+		return segment{}, err
+	}
+	c.skipSpace()
+	if c.peek() != ')' {
+		if c.pos >= len(c.src) {
+			return segment{}, c.errf("unterminated filter")
+		}
+		return segment{}, c.errf("unexpected %q in filter", c.peek())
+	}
+	c.pos++
+	return segment{kind: segFilter, filter: e}, nil
+}
+
+// integer reads an optional signed integer.
+func (c *compiler) integer() (n int, ok bool, err error) {
+	start := c.pos
+	neg := c.peek() == '-'
+	if neg {
+		c.pos++
+	}
+	digits := c.pos
+	for c.pos < len(c.src) && c.src[c.pos] >= '0' && c.src[c.pos] <= '9' {
+		if n > (1<<31-1)/10 {
+			c.pos = start
+			return 0, false, c.errf("index out of range")
+		}
+		n = n*10 + int(c.src[c.pos]-'0')
+		c.pos++
+	}
+	if c.pos == digits {
+		if neg {
+			return 0, false, c.errf("expected digits after '-'")
+		}
+		return 0, false, nil
+	}
+	if neg {
+		n = -n
+	}
+	return n, true, nil
+}
+
+// indexes parses [n], [n,m,...] and slices [from:to] (a third, step part is
+// accepted and ignored, as Jayway does).
 func (c *compiler) indexes() (segment, error) {
-	first, err := c.integer()
+	start := c.pos
+	first, ok, err := c.integer()
 	if err != nil {
 		return segment{}, err
 	}
 	c.skipSpace()
 	if c.peek() == ':' {
-		s := segment{kind: segSlice, start: first, step: 1}
+		s := segment{kind: segSlice, from: first, hasFrom: ok}
 		c.pos++
 		c.skipSpace()
-		if s.end, err = c.integer(); err != nil {
+		if s.to, s.hasTo, err = c.integer(); err != nil {
 			return s, err
 		}
 		c.skipSpace()
 		if c.peek() == ':' {
 			c.pos++
 			c.skipSpace()
-			st, err := c.integer()
-			if err != nil {
+			if _, _, err := c.integer(); err != nil {
 				return s, err
 			}
-			if st != nil {
-				if *st == 0 {
-					return s, c.errf("slice step cannot be zero")
-				}
-				s.step = *st
-			}
+		}
+		if !s.hasFrom && !s.hasTo {
+			return s, &SyntaxError{Path: c.src, Offset: start,
+				Msg: "Failed to parse SliceOperation: " + c.src[start:c.pos]}
 		}
 		return s, nil
 	}
-	if first == nil {
+	if !ok {
 		return segment{}, c.errf("expected an index")
 	}
-	idx := []int{*first}
+	idx := []int{first}
 	for c.peek() == ',' {
 		c.pos++
 		c.skipSpace()
-		n, err := c.integer()
+		n, ok, err := c.integer()
 		if err != nil {
 			return segment{}, err
 		}
-		if n == nil {
+		if !ok {
 			return segment{}, c.errf("expected an index")
 		}
-		idx = append(idx, *n)
+		idx = append(idx, n)
 		c.skipSpace()
 	}
 	if len(idx) == 1 {
-		return segment{kind: segIndex, index: idx[0]}, nil
+		return segment{kind: segIndex, index: first}, nil
 	}
-	return segment{kind: segUnionIndexes, indexes: idx}, nil
+	return segment{kind: segIndexes, indexes: idx}, nil
 }
 
+// quoted reads a quoted name or string with backslash escapes.
 func (c *compiler) quoted() (string, error) {
 	q := c.peek()
 	if q != '\'' && q != '"' {
 		return "", c.errf("expected a quoted name")
 	}
+	open := c.pos
 	c.pos++
-	var b strings.Builder
+	start := c.pos
+	var b []byte
 	for c.pos < len(c.src) {
 		ch := c.src[c.pos]
 		switch {
 		case ch == q:
 			c.pos++
-			return b.String(), nil
-		case ch == '\\' && c.pos+1 < len(c.src):
+			if b == nil {
+				return c.src[start : c.pos-1], nil
+			}
+			return string(b), nil
+		case ch == '\\':
+			if b == nil {
+				b = append(make([]byte, 0, len(c.src)-start), c.src[start:c.pos]...)
+			}
 			c.pos++
-			switch e := c.src[c.pos]; e {
+			if c.pos >= len(c.src) {
+				return "", c.errf("unterminated escape")
+			}
+			e := c.src[c.pos]
+			c.pos++
+			switch e {
 			case 'n':
-				b.WriteByte('\n')
+				b = append(b, '\n')
 			case 't':
-				b.WriteByte('\t')
+				b = append(b, '\t')
+			case 'r':
+				b = append(b, '\r')
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'u':
+				r, ok := c.hex4()
+				if !ok {
+					return "", c.errf("invalid \\u escape")
+				}
+				b = utf8.AppendRune(b, r)
 			default:
-				b.WriteByte(e)
+				b = append(b, e)
 			}
-			c.pos++
 		default:
-			b.WriteByte(ch)
+			if b != nil {
+				b = append(b, ch)
+			}
 			c.pos++
 		}
 	}
-	return "", c.errf("unterminated quoted name")
+	return "", &SyntaxError{Path: c.src, Offset: open, Msg: "unterminated quoted string"}
 }
 
-// --- filter expressions ---
-
-type expr interface {
-	eval(cur, root any) any
-}
-
-// missing marks a path operand that matched nothing.
-type missingT struct{}
-
-var missing = missingT{}
-
-type orExpr struct{ l, r expr }
-type andExpr struct{ l, r expr }
-type notExpr struct{ e expr }
-type cmpExpr struct {
-	op   string
-	l, r expr
-}
-type litExpr struct{ v any }
-type pathExpr struct {
-	rel  bool // @ (else $)
-	segs []segment
-	def  bool
-}
-
-func (e orExpr) eval(cur, root any) any {
-	return truthy(e.l.eval(cur, root)) || truthy(e.r.eval(cur, root))
-}
-func (e andExpr) eval(cur, root any) any {
-	return truthy(e.l.eval(cur, root)) && truthy(e.r.eval(cur, root))
-}
-func (e notExpr) eval(cur, root any) any { return !truthy(e.e.eval(cur, root)) }
-func (e litExpr) eval(cur, root any) any { return e.v }
-
-func (e pathExpr) eval(cur, root any) any {
-	start := root
-	if e.rel {
-		start = cur
+func (c *compiler) hex4() (rune, bool) {
+	if c.pos+4 > len(c.src) {
+		return 0, false
 	}
-	nodes := []any{start}
-	for i := range e.segs {
-		nodes = e.segs[i].apply(nodes, root)
-	}
-	if e.def {
-		if len(nodes) == 0 {
-			return missing
-		}
-		return nodes[0]
-	}
-	if nodes == nil {
-		return []any{}
-	}
-	return nodes
-}
-
-func (e cmpExpr) eval(cur, root any) any {
-	a, b := e.l.eval(cur, root), e.r.eval(cur, root)
-	if a == missing || b == missing {
-		return e.op == "!="
-	}
-	switch e.op {
-	case "==":
-		return value.Equal(a, b)
-	case "!=":
-		return !value.Equal(a, b)
-	}
-	var c int
-	switch x := a.(type) {
-	case value.Number:
-		y, ok := b.(value.Number)
-		if !ok {
-			return false
-		}
-		fx, fy := x.Float64(), y.Float64()
+	var r rune
+	for _, h := range []byte(c.src[c.pos : c.pos+4]) {
 		switch {
-		case fx < fy:
-			c = -1
-		case fx > fy:
-			c = 1
-		}
-	case string:
-		y, ok := b.(string)
-		if !ok {
-			return false
-		}
-		c = strings.Compare(x, y)
-	default:
-		return false
-	}
-	switch e.op {
-	case "<":
-		return c < 0
-	case "<=":
-		return c <= 0
-	case ">":
-		return c > 0
-	case ">=":
-		return c >= 0
-	}
-	return false
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return x
-	case missingT:
-		return false
-	case nil:
-		return false
-	}
-	return true
-}
-
-func (c *compiler) orExpr() (expr, error) {
-	l, err := c.andExpr()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		c.skipSpace()
-		if !strings.HasPrefix(c.src[c.pos:], "||") {
-			return l, nil
-		}
-		c.pos += 2
-		r, err := c.andExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = orExpr{l, r}
-	}
-}
-
-func (c *compiler) andExpr() (expr, error) {
-	l, err := c.unary()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		c.skipSpace()
-		if !strings.HasPrefix(c.src[c.pos:], "&&") {
-			return l, nil
-		}
-		c.pos += 2
-		r, err := c.unary()
-		if err != nil {
-			return nil, err
-		}
-		l = andExpr{l, r}
-	}
-}
-
-func (c *compiler) unary() (expr, error) {
-	c.skipSpace()
-	if c.peek() == '!' && !strings.HasPrefix(c.src[c.pos:], "!=") {
-		c.pos++
-		e, err := c.unary()
-		if err != nil {
-			return nil, err
-		}
-		return notExpr{e}, nil
-	}
-	if c.peek() == '(' {
-		c.pos++
-		e, err := c.orExpr()
-		if err != nil {
-			return nil, err
-		}
-		c.skipSpace()
-		if c.peek() != ')' {
-			return nil, c.errf("expected ')'")
-		}
-		c.pos++
-		return e, nil
-	}
-	l, err := c.operand()
-	if err != nil {
-		return nil, err
-	}
-	c.skipSpace()
-	for _, op := range []string{"==", "!=", "<=", ">=", "<", ">"} {
-		if strings.HasPrefix(c.src[c.pos:], op) {
-			c.pos += len(op)
-			c.skipSpace()
-			r, err := c.operand()
-			if err != nil {
-				return nil, err
-			}
-			return cmpExpr{op: op, l: l, r: r}, nil
+		case h >= '0' && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case h >= 'a' && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case h >= 'A' && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return 0, false
 		}
 	}
-	if strings.HasPrefix(c.src[c.pos:], "=~") {
-		return nil, c.errf("regular expressions are not supported in filters")
-	}
-	return l, nil
-}
-
-func (c *compiler) operand() (expr, error) {
-	c.skipSpace()
-	switch ch := c.peek(); {
-	case ch == '@' || ch == '$':
-		c.pos++
-		segs, err := c.segments(true)
-		if err != nil {
-			return nil, err
-		}
-		def := true
-		for _, s := range segs {
-			if s.kind != segName && s.kind != segIndex {
-				def = false
-			}
-		}
-		return pathExpr{rel: ch == '@', segs: segs, def: def}, nil
-	case ch == '\'' || ch == '"':
-		s, err := c.quoted()
-		if err != nil {
-			return nil, err
-		}
-		return litExpr{s}, nil
-	case ch == '-' || (ch >= '0' && ch <= '9'):
-		start := c.pos
-		c.pos++
-		for c.pos < len(c.src) && strings.IndexByte("0123456789.eE+-", c.src[c.pos]) >= 0 {
-			c.pos++
-		}
-		v, err := value.ParseString(c.src[start:c.pos])
-		if err != nil {
-			return nil, c.errf("invalid number")
-		}
-		return litExpr{v}, nil
-	}
-	for _, w := range []struct {
-		word string
-		v    any
-	}{{"true", true}, {"false", false}, {"null", nil}} {
-		if strings.HasPrefix(c.src[c.pos:], w.word) {
-			c.pos += len(w.word)
-			return litExpr{w.v}, nil
-		}
-	}
-	return nil, c.errf("expected a value in the filter")
+	c.pos += 4
+	return r, true
 }
