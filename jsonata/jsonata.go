@@ -1,26 +1,28 @@
 // Package jsonata evaluates JSONata 2.0 expressions as AWS Step Functions
 // does, over stepd's JSON values. It is a thin adapter over
-// github.com/recolabs/gnata, the only package in stepd that imports it.
+// github.com/recolabs/gnata and the only package in stepd that imports it.
 //
 // AWS's environment differs from plain JSONata: $eval is disabled, and
-// $partition, $range, $hash, $random, $uuid and $parse are added. Values
-// cross the boundary as JSON (objects keep their key order); results come
-// back as stepd values, with "undefined" reported separately from null.
+// $partition, $range, $hash, $random, $uuid and $parse are added (see
+// AWSFunctions). Values cross the boundary without a JSON round trip:
+// objects keep their key order, numbers keep their text until arithmetic
+// turns them into doubles, and results come back as stepd values with
+// JSONata's "undefined" reported apart from null.
+//
+// Fields of JSONata-mode states are Templates: JSON values in which every
+// string "{% expression %}" is evaluated (ParseTemplate). Errors are *Error
+// values carrying JSONata's error code; the Cause helpers build the
+// expression-dependent text of AWS's States.QueryEvaluationError causes.
 package jsonata
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	mrand "math/rand/v2"
+	"reflect"
 	"strings"
 
 	"github.com/recolabs/gnata"
-	"github.com/stepd/stepd/intrinsic"
-	"github.com/stepd/stepd/value"
 )
 
 // Expr is a compiled expression. It is safe for concurrent use.
@@ -31,10 +33,17 @@ type Expr struct {
 
 // Error is a JSONata compile or evaluation error.
 type Error struct {
-	Code    string // JSONata error code such as T1006, or ""
+	// Code is JSONata's error code, such as "S0201" (syntax), "T2001"
+	// (type) or "D3030" (dynamic); empty when the error has none.
+	Code string
+	// Token is the operator or function the error is about, when known.
+	Token string
+	// Message is jsonata-js's wording where the adapter knows it, gnata's
+	// otherwise.
 	Message string
 }
 
+// Error returns "CODE: message", the form AWS puts in causes.
 func (e *Error) Error() string {
 	if e.Code != "" {
 		return e.Code + ": " + e.Message
@@ -43,7 +52,13 @@ func (e *Error) Error() string {
 }
 
 // Compile compiles an expression.
-func Compile(src string) (*Expr, error) {
+func Compile(src string) (x *Expr, err error) {
+	defer func() {
+		// gnata recovers evaluation panics but not parser ones.
+		if p := recover(); p != nil {
+			x, err = nil, &Error{Code: "S0201", Message: fmt.Sprintf("Syntax error: %v", p)}
+		}
+	}()
 	e, err := gnata.Compile(src)
 	if err != nil {
 		return nil, wrapErr(err)
@@ -51,74 +66,131 @@ func Compile(src string) (*Expr, error) {
 	return &Expr{src: src, e: e}, nil
 }
 
+// MustCompile is Compile for expressions known to be valid; it panics on
+// an error.
+func MustCompile(src string) *Expr {
+	x, err := Compile(src)
+	if err != nil {
+		panic(fmt.Sprintf("jsonata: %q: %v", src, err))
+	}
+	return x
+}
+
 // Source returns the expression text.
 func (x *Expr) Source() string { return x.src }
 
-// errUndefined marks a result that is JSONata's undefined.
-var errUndefined = errors.New("undefined")
-
-// Eval evaluates the expression with the given input ($) and variables
-// (stepd values, keyed by name without the $). ok is false when the result
-// is undefined.
+// Eval evaluates the expression with the given input (the context value $)
+// and variables (keyed by name without the $), all stepd values, in AWS's
+// function environment. A nil input is no input ($ is undefined), which is
+// how Step Functions evaluates its fields. ok is false when the result is
+// JSONata's undefined.
 func (x *Expr) Eval(ctx context.Context, input any, vars map[string]any) (result any, ok bool, err error) {
 	return x.eval(ctx, input, input != nil, vars, true)
 }
 
-// eval evaluates with an explicit input (hasInput false: undefined) and,
-// when aws is set, AWS's function environment.
-func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool) (result any, ok bool, err error) {
-	gvars := make(map[string]any, len(vars)+len(awsFuncs))
+// eval evaluates with an explicit input (hasInput false: undefined) in
+// AWS's environment (aws) or plain JSONata's.
+func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool) (any, bool, error) {
+	var c converter
+	used := func(name string) bool { return strings.Contains(x.src, "$"+name) }
+	var gvars map[string]any
 	if aws {
-		for k, v := range awsFuncs {
-			gvars[k] = v
+		gvars = c.vars(vars, used)
+	} else {
+		gvars = make(map[string]any, len(vars))
+		for k, v := range vars {
+			if used(k) {
+				gvars[k] = c.toGnata(v)
+			}
 		}
-	}
-	for k, v := range vars {
-		gv, err := toGnata(v)
-		if err != nil {
-			return nil, false, err
-		}
-		gvars[k] = gv
 	}
 	var data any
 	if hasInput {
-		if data, err = toGnata(input); err != nil {
-			return nil, false, err
-		}
+		data = c.toGnata(input)
 	}
-	r, err := x.e.EvalWithVars(ctx, data, gvars)
-	if err != nil {
-		return nil, false, wrapErr(err)
-	}
-	if r == nil {
-		return nil, false, nil
-	}
-	v, err := fromGnata(r)
-	if err != nil {
-		return nil, false, err
-	}
-	return v, true, nil
+	return x.run(ctx, &c, data, gvars)
 }
 
+// run evaluates with gnata values and converts the result back.
+func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
+	r, err := x.e.EvalWithVars(ctx, data, gvars)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return nil, false, fmt.Errorf("jsonata: evaluation stopped: %w", err)
+		}
+		return nil, false, wrapErr(err)
+	}
+	return c.fromGnata(r)
+}
+
+// vars converts variables for gnata and adds AWS's functions. When used is
+// not nil, only the variables it reports as used are converted (the others
+// cannot be referenced, so converting them would be wasted work).
+func (c *converter) vars(vars map[string]any, used func(name string) bool) map[string]any {
+	g := make(map[string]any, len(vars)+len(awsFuncs))
+	for k, f := range awsFuncs {
+		g[k] = f
+	}
+	for k, v := range vars {
+		if used != nil && !used(k) {
+			continue
+		}
+		if _, isFunc := awsFuncs[k]; isFunc {
+			continue // AWS's functions cannot be shadowed from outside
+		}
+		g[k] = c.toGnata(v)
+	}
+	return g
+}
+
+// gnataBuiltin returns one of gnata's functions, as a sample of its native
+// function type.
+func gnataBuiltin(name string) (any, bool) {
+	env := gnata.NewCustomEnv(map[string]gnata.CustomFunc{
+		name: func([]any, any) (any, error) { return nil, nil },
+	})
+	return env.Lookup(name)
+}
+
+// wrapErr turns a gnata error into an *Error with jsonata-js's code and,
+// where known, wording.
 func wrapErr(err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
 	}
-	msg := err.Error()
-	// gnata errors read "CODE: message".
-	if i := strings.Index(msg, ": "); i > 0 && i <= 6 && isCode(msg[:i]) {
-		e := &Error{Code: msg[:i], Message: msg[i+2:]}
-		if text, ok := messages[e.Code]; ok {
-			e.Message = text
+	e = &Error{Message: err.Error()}
+	// Evaluation errors have exported Code, Token and Message fields.
+	if code, token, msg, ok := jsonataFields(err); ok {
+		e.Code, e.Token, e.Message = code, token, msg
+	} else if rest, found := strings.CutPrefix(e.Message, "JSONata error "); found {
+		// Compile errors read "JSONata error S0201 at token \"x\": text"
+		// or "JSONata error S0101: text".
+		code, rest, _ := strings.Cut(rest, ":")
+		if c, tok, found := strings.Cut(code, " at token "); found {
+			code = c
+			if t, err := unquote(tok); err == nil {
+				e.Token = t
+			}
 		}
-		return e
+		if isCode(code) {
+			e.Code, e.Message = code, strings.TrimSpace(rest)
+		}
+	} else if c, rest, found := strings.Cut(e.Message, ": "); found && isCode(c) {
+		e.Code, e.Message = c, rest
 	}
-	return &Error{Message: msg}
+	fixup(e)
+	return e
+}
+
+func unquote(s string) (string, error) {
+	var out string
+	_, err := fmt.Sscanf(s, "%q", &out)
+	return out, err
 }
 
 func isCode(s string) bool {
-	if len(s) != 5 {
+	if len(s) != 5 || s[0] < 'A' || s[0] > 'Z' {
 		return false
 	}
 	for _, c := range s[1:] {
@@ -126,263 +198,91 @@ func isCode(s string) bool {
 			return false
 		}
 	}
-	return s[0] >= 'A' && s[0] <= 'Z'
+	return true
 }
 
-// messages are jsonata-js's texts for error codes whose gnata wording
-// differs (AWS reports jsonata-js's).
+// messages are jsonata-js's texts for codes whose text has no parameters
+// the adapter cannot fill (AWS reports jsonata-js's wording).
 var messages = map[string]string{
 	"T1006": "Attempted to invoke a non-function",
+	"S0101": "String literal must be terminated by a matching quote",
+	"S0102": "Number out of range",
+	"S0103": "Unsupported escape sequence",
+	"S0104": "The escape sequence \\u must be followed by 4 hex digits",
+	"S0211": "The symbol %% cannot be used as a unary operator",
+	"S0217": "The object representing the 'parent' cannot be derived from this expression",
+	"T1003": "Key in object structure must evaluate to a string",
+	"T2003": "The left side of the range operator (..) must evaluate to an integer",
+	"T2004": "The right side of the range operator (..) must evaluate to an integer",
+	"D1001": "Number out of range",
+	"D3030": "Unable to cast value to a number",
 }
 
-// toGnata converts a stepd value into gnata's representation, keeping key
-// order.
-func toGnata(v any) (any, error) {
-	switch x := v.(type) {
-	case nil, bool, string:
-		if v == nil {
-			return gnata.DecodeJSON(json.RawMessage("null"))
+// fixup corrects the codes gnata assigns differently from jsonata-js and
+// replaces gnata's wording with jsonata-js's where it is known.
+func fixup(e *Error) {
+	switch e.Code {
+	case "T2001", "T2002":
+		// jsonata-js: T2001 for the left operand, T2002 for the right;
+		// gnata picks by whether the operand is null.
+		side := ""
+		switch {
+		case strings.HasPrefix(e.Message, "the left operand"):
+			e.Code, side = "T2001", "left"
+		case strings.HasPrefix(e.Message, "the right operand"):
+			e.Code, side = "T2002", "right"
 		}
-		return x, nil
-	case value.Number:
-		return json.Number(x), nil
-	}
-	return gnata.DecodeJSON(json.RawMessage(value.String(v)))
-}
-
-// orderedMap is what gnata's ordered objects offer.
-type orderedMap interface {
-	Keys() []string
-	Get(string) (any, bool)
-}
-
-// fromGnata converts a gnata result into a stepd value.
-func fromGnata(v any) (any, error) {
-	if v == nil || gnata.IsNull(v) {
-		return nil, nil
-	}
-	switch x := v.(type) {
-	case bool, string:
-		return x, nil
-	case json.Number:
-		return normalizeNumber(string(x)), nil
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return nil, &Error{Code: "D1001", Message: "Number out of range"}
-		}
-		return value.Float(x), nil
-	case int:
-		return value.Int(int64(x)), nil
-	case int64:
-		return value.Int(x), nil
-	case []any:
-		out := make([]any, 0, len(x))
-		for _, e := range x {
-			if e == nil {
-				continue // undefined inside an array is dropped
+		if side != "" {
+			op := between(e.Message, "the "+side+" operand of the ", " operator")
+			if t, err := unquote(op); err == nil {
+				op = t
 			}
-			ev, err := fromGnata(e)
-			if err != nil {
-				return nil, err
+			if op != "" {
+				e.Token = op
+				e.Message = fmt.Sprintf("The %s side of the %s operator must evaluate to a number", side, op)
 			}
-			out = append(out, ev)
 		}
-		return out, nil
-	case map[string]any:
-		return value.FromGo(x), nil
-	case orderedMap:
-		keys := x.Keys()
-		o := value.NewObject(len(keys))
-		for _, k := range keys {
-			e, _ := x.Get(k)
-			if e == nil {
-				continue
-			}
-			ev, err := fromGnata(e)
-			if err != nil {
-				return nil, err
-			}
-			o.Set(k, ev)
+		return
+	case "D3137":
+		if strings.HasPrefix(e.Message, "$decodeUrl") {
+			e.Code = "D3140" // a malformed URL, as jsonata-js reports it
 		}
-		return o, nil
+		return
 	}
-	// A sequence or function: normalise through gnata.
-	n := gnata.NormalizeValue(v)
-	switch n.(type) {
-	case nil, bool, string, float64, json.Number, []any, map[string]any:
-		if fmt.Sprintf("%T", n) != fmt.Sprintf("%T", v) {
-			return fromGnata(n)
-		}
+	if m, ok := messages[e.Code]; ok {
+		e.Message = m
 	}
-	return nil, &Error{Message: fmt.Sprintf("unsupported result type %T", v)}
 }
 
-// normalizeNumber writes an input number as JavaScript would print it.
-func normalizeNumber(s string) any {
-	if !strings.ContainsAny(s, ".eE") && len(s) < 16 && s != "-0" {
-		return value.Number(s)
+// jsonataFields reads gnata's evaluation error type (an internal struct
+// with exported Code, Token and Message fields) anywhere in err's chain.
+func jsonataFields(err error) (code, token, msg string, ok bool) {
+	for ; err != nil; err = errors.Unwrap(err) {
+		rv := reflect.ValueOf(err)
+		if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+			continue
+		}
+		s := rv.Elem()
+		c, t, m := s.FieldByName("Code"), s.FieldByName("Token"), s.FieldByName("Message")
+		if c.Kind() != reflect.String || m.Kind() != reflect.String {
+			continue
+		}
+		if t.Kind() == reflect.String {
+			token = t.String()
+		}
+		return c.String(), token, m.String(), true
 	}
-	var f float64
-	if _, err := fmt.Sscan(s, &f); err != nil {
-		return value.Number(s)
-	}
-	return value.Float(f)
+	return "", "", "", false
 }
 
-// awsFuncs are the functions AWS Step Functions adds to JSONata, bound as
-// variables of every evaluation.
-var awsFuncs = func() map[string]any {
-	fns := map[string]gnata.CustomFunc{
-		"partition": fnPartition,
-		"range":     fnRange,
-		"hash":      fnHash,
-		"random":    fnRandom,
-		"uuid":      fnUUID,
-		"parse":     fnParse,
-		"eval": func(args []any, focus any) (any, error) {
-			return nil, &Error{Code: "T1006", Message: "Attempted to invoke a non-function"}
-		},
+func between(s, prefix, suffix string) string {
+	_, rest, ok := strings.Cut(s, prefix)
+	if !ok {
+		return ""
 	}
-	env := gnata.NewCustomEnv(fns)
-	out := map[string]any{}
-	for name := range fns {
-		f, _ := env.Lookup(name)
-		out[name] = f
+	out, _, ok := strings.Cut(rest, suffix)
+	if !ok {
+		return ""
 	}
 	return out
-}()
-
-func number(args []any, i int, fn string) (float64, error) {
-	if i >= len(args) {
-		return 0, &Error{Code: "T0410", Message: fmt.Sprintf("Argument %d of function %s is missing", i+1, fn)}
-	}
-	switch x := args[i].(type) {
-	case float64:
-		return x, nil
-	case json.Number:
-		return x.Float64()
-	case int:
-		return float64(x), nil
-	}
-	return 0, &Error{Code: "T0410", Message: fmt.Sprintf("Argument %d of function %s does not match function signature", i+1, fn)}
-}
-
-func fnPartition(args []any, _ any) (any, error) {
-	arr, ok := args[0].([]any)
-	if len(args) < 2 || !ok {
-		return nil, &Error{Code: "T0410", Message: "Argument 1 of function $partition does not match function signature"}
-	}
-	n, err := number(args, 1, "$partition")
-	if err != nil {
-		return nil, err
-	}
-	size := int(n)
-	if size <= 0 || float64(size) != n {
-		return nil, &Error{Message: "The size argument of $partition must be a positive integer"}
-	}
-	out := make([]any, 0, (len(arr)+size-1)/size)
-	for i := 0; i < len(arr); i += size {
-		chunk := make([]any, 0, size)
-		chunk = append(chunk, arr[i:min(i+size, len(arr))]...)
-		out = append(out, chunk)
-	}
-	return out, nil
-}
-
-func fnRange(args []any, _ any) (any, error) {
-	var v [3]float64
-	for i := range v {
-		n, err := number(args, i, "$range")
-		if err != nil {
-			return nil, err
-		}
-		v[i] = n
-	}
-	start, end, step := v[0], v[1], v[2]
-	if step == 0 {
-		return nil, &Error{Message: "The step argument of $range must not be 0"}
-	}
-	var out []any
-	for x := start; (step > 0 && x <= end) || (step < 0 && x >= end); x += step {
-		if len(out) == 1000 {
-			return nil, &Error{Message: "$range produced more than 1000 items"}
-		}
-		out = append(out, x)
-	}
-	if len(out) == 1 {
-		return out[0], nil // a singleton sequence is its item
-	}
-	return out, nil
-}
-
-func fnHash(args []any, _ any) (any, error) {
-	if len(args) < 2 {
-		return nil, &Error{Code: "T0410", Message: "Function $hash takes a value and an algorithm"}
-	}
-	s, ok := args[0].(string)
-	if !ok {
-		b, _ := json.Marshal(args[0])
-		s = string(b)
-	}
-	alg, _ := args[1].(string)
-	sum, ok := intrinsic.Hash(s, alg)
-	if !ok {
-		return nil, &Error{Message: fmt.Sprintf("Unsupported hash algorithm '%s' (supported: MD5, SHA-1, SHA-256, SHA-384, SHA-512)", alg)}
-	}
-	return sum, nil
-}
-
-func fnRandom(args []any, _ any) (any, error) {
-	if len(args) > 0 && args[0] != nil {
-		seed, err := number(args, 0, "$random")
-		if err != nil {
-			return nil, err
-		}
-		r := mrand.New(mrand.NewPCG(uint64(int64(seed)), 0x9e3779b97f4a7c15))
-		return r.Float64(), nil
-	}
-	return mrand.Float64(), nil
-}
-
-func fnUUID(_ []any, _ any) (any, error) {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:]), nil
-}
-
-func fnParse(args []any, _ any) (any, error) {
-	if len(args) < 1 {
-		return nil, &Error{Code: "T0410", Message: "Function $parse takes a JSON string"}
-	}
-	s, ok := args[0].(string)
-	if !ok {
-		return nil, &Error{Code: "T0410", Message: "Argument 1 of function $parse does not match function signature"}
-	}
-	v, err := value.ParseString(s)
-	if err != nil {
-		return nil, &Error{Message: fmt.Sprintf("The argument of $parse is not valid JSON: %s", s)}
-	}
-	return toGnata(normalize(v))
-}
-
-// normalize rewrites parsed numbers as AWS re-serialises them.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case value.Number:
-		if n, ok := normalizeNumber(string(x)).(value.Number); ok {
-			return n
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = normalize(e)
-		}
-	case *value.Object:
-		for i := 0; i < x.Len(); i++ {
-			k, e := x.At(i)
-			x.Set(k, normalize(e))
-		}
-	}
-	return v
 }

@@ -2,6 +2,7 @@ package jsonata
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,6 +27,7 @@ type Template struct {
 	keys  []string
 	subs  []*Template
 	whole string // the source of a whole-field expression
+	srcs  string // the sources of all expressions, for Template.uses
 }
 
 type tkind uint8
@@ -48,10 +50,17 @@ type TemplateError struct {
 }
 
 func (e *TemplateError) Error() string {
-	if e.Undefined {
-		return fmt.Sprintf("the JSONata expression '%s' returned nothing (undefined)", e.Expr)
+	where := ""
+	if e.Path != "" {
+		where = " at " + e.Path
 	}
-	return fmt.Sprintf("the JSONata expression '%s' failed: %v", e.Expr, e.Err)
+	switch {
+	case e.Undefined:
+		return fmt.Sprintf("jsonata: the expression '%s'%s returned nothing (undefined)", e.Expr, where)
+	case errors.Is(e.Err, errUnsupported):
+		return fmt.Sprintf("jsonata: the expression '%s'%s returned an unsupported result type", e.Expr, where)
+	}
+	return fmt.Sprintf("jsonata: the expression '%s'%s failed: %v", e.Expr, where, e.Err)
 }
 
 // Message returns the JSONata error text ("T1006: Attempted to invoke a
@@ -68,7 +77,35 @@ func (e *TemplateError) Unwrap() error { return e.Err }
 // ParseTemplate compiles a template. Errors name the member that holds the
 // bad expression.
 func ParseTemplate(v any) (*Template, error) {
-	return parseTemplate(v, "")
+	t, err := parseTemplate(v, "")
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	t.walk(func(x *Template) {
+		b.WriteString(x.whole)
+		b.WriteByte(0)
+	})
+	t.srcs = b.String()
+	return t, nil
+}
+
+// walk calls fn for each expression of the template.
+func (t *Template) walk(fn func(*Template)) {
+	if t.kind == tExpr {
+		fn(t)
+	}
+	for _, s := range t.subs {
+		s.walk(fn)
+	}
+}
+
+// Expressions returns the sources of the template's expressions, in
+// document order.
+func (t *Template) Expressions() []string {
+	var out []string
+	t.walk(func(x *Template) { out = append(out, x.whole) })
+	return out
 }
 
 // SyntaxError is an expression that does not compile.
@@ -151,18 +188,32 @@ func (t *Template) Source() string {
 	return value.String(t.lit)
 }
 
-// Eval evaluates the template with the given variables. An expression that
-// returns nothing is an error, as in AWS Step Functions.
+// Eval evaluates the template with the given variables (keyed by name
+// without the $; Step Functions binds "states" and the workflow
+// variables). Expressions see no context value ($ is undefined). An
+// expression that returns nothing is an error, as in AWS Step Functions,
+// also inside an object or array.
 func (t *Template) Eval(ctx context.Context, vars map[string]any) (any, error) {
-	return t.eval(ctx, vars, "")
+	if t.kind == tLiteral {
+		return t.lit, nil
+	}
+	var c converter
+	gvars := c.vars(vars, t.uses)
+	return t.eval(ctx, &c, gvars, "")
 }
 
-func (t *Template) eval(ctx context.Context, vars map[string]any, path string) (any, error) {
+// uses reports whether an expression of the template may refer to the
+// variable: variables are only reachable as $name.
+func (t *Template) uses(name string) bool {
+	return strings.Contains(t.srcs, "$"+name)
+}
+
+func (t *Template) eval(ctx context.Context, c *converter, gvars map[string]any, path string) (any, error) {
 	switch t.kind {
 	case tLiteral:
 		return t.lit, nil
 	case tExpr:
-		v, ok, err := t.expr.Eval(ctx, nil, vars)
+		v, ok, err := t.expr.run(ctx, c, nil, gvars)
 		if err != nil {
 			return nil, &TemplateError{Path: path, Expr: t.whole, Err: err}
 		}
@@ -173,7 +224,7 @@ func (t *Template) eval(ctx context.Context, vars map[string]any, path string) (
 	case tArray:
 		out := make([]any, len(t.subs))
 		for i, s := range t.subs {
-			v, err := s.eval(ctx, vars, join(path, strconv.Itoa(i)))
+			v, err := s.eval(ctx, c, gvars, join(path, strconv.Itoa(i)))
 			if err != nil {
 				return nil, err
 			}
@@ -183,7 +234,7 @@ func (t *Template) eval(ctx context.Context, vars map[string]any, path string) (
 	}
 	o := value.NewObject(len(t.keys))
 	for i, s := range t.subs {
-		v, err := s.eval(ctx, vars, join(path, t.keys[i]))
+		v, err := s.eval(ctx, c, gvars, join(path, t.keys[i]))
 		if err != nil {
 			return nil, err
 		}
