@@ -229,6 +229,7 @@ func (c *compiler) skipArgs() error {
 			}
 		}
 	}
+	c.pos = len(c.src)
 	return c.errf("unterminated function arguments")
 }
 
