@@ -135,7 +135,9 @@ func (c *converter) fromGnata(v any) (any, bool, error) {
 	case bool, string:
 		return x, true, nil
 	case json.Number:
-		return jsNumber(string(x)), true, nil
+		// A number no arithmetic touched keeps its text (lossless
+		// pass-through, as for whole objects returned unchanged).
+		return value.Number(x), true, nil
 	case float64:
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			return nil, false, &Error{Code: "D1001", Message: fmt.Sprintf("Number out of range: %v", x)}
@@ -228,9 +230,10 @@ func sequence(v any) (vals []any, keep, ok bool) {
 	return vals, keep, true
 }
 
-// jsNumber returns a number as JavaScript (and so AWS) prints it: integers
-// that a double holds exactly keep their text, others are reformatted
-// ("1.0" is 1, "1e2" is 100, 2^53+1 loses its last digit).
+// jsNumber returns a number as JavaScript (and so AWS's $parse) prints it:
+// integers that a double holds exactly keep their text, others are
+// reformatted ("1.0" is 1, "1e2" is 100, "-0" is 0, 2^53+1 loses its last
+// digit).
 func jsNumber(s string) value.Number {
 	if len(s) < 16 && !strings.ContainsAny(s, ".eE") && s != "-0" {
 		return value.Number(s)
@@ -240,11 +243,4 @@ func jsNumber(s string) value.Number {
 		return value.Number(s)
 	}
 	return value.Float(f)
-}
-
-// fromPlain converts a value without gnata's internal types; arguments of
-// custom functions are converted with it.
-func fromPlain(v any) (any, bool, error) {
-	var c converter
-	return c.fromGnata(v)
 }

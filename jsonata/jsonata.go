@@ -92,7 +92,7 @@ func (x *Expr) Eval(ctx context.Context, input any, vars map[string]any) (result
 // AWS's environment (aws) or plain JSONata's.
 func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool) (any, bool, error) {
 	var c converter
-	used := func(name string) bool { return strings.Contains(x.src, "$"+name) }
+	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any
 	if aws {
 		gvars = c.vars(vars, used)
@@ -123,24 +123,42 @@ func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string
 	return c.fromGnata(r)
 }
 
-// vars converts variables for gnata and adds AWS's functions. When used is
-// not nil, only the variables it reports as used are converted (the others
-// cannot be referenced, so converting them would be wasted work).
+// vars converts variables for gnata and adds AWS's functions. Only what
+// the expression sources can name is bound: used reports whether "$name"
+// occurs in them (variables and functions are reachable only that way), so
+// a large variable a field does not mention is never converted.
 func (c *converter) vars(vars map[string]any, used func(name string) bool) map[string]any {
-	g := make(map[string]any, len(vars)+len(awsFuncs))
+	g := make(map[string]any) // usually a handful: most fields name few variables
 	for k, f := range awsFuncs {
-		g[k] = f
+		if used(k) {
+			g[k] = f
+		}
 	}
 	for k, v := range vars {
-		if used != nil && !used(k) {
-			continue
-		}
-		if _, isFunc := awsFuncs[k]; isFunc {
+		if _, isFunc := awsFuncs[k]; isFunc || !used(k) {
 			continue // AWS's functions cannot be shadowed from outside
 		}
 		g[k] = c.toGnata(v)
 	}
 	return g
+}
+
+// mentions reports whether src contains "$"+name (without building that
+// string).
+func mentions(src, name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(src[i:], name)
+		if j < 0 {
+			return false
+		}
+		if i+j > 0 && src[i+j-1] == '$' {
+			return true
+		}
+		i += j + 1
+	}
 }
 
 // gnataBuiltin returns one of gnata's functions, as a sample of its native

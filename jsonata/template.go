@@ -205,7 +205,7 @@ func (t *Template) Eval(ctx context.Context, vars map[string]any) (any, error) {
 // uses reports whether an expression of the template may refer to the
 // variable: variables are only reachable as $name.
 func (t *Template) uses(name string) bool {
-	return strings.Contains(t.srcs, "$"+name)
+	return mentions(t.srcs, name)
 }
 
 func (t *Template) eval(ctx context.Context, c *converter, gvars map[string]any, path string) (any, error) {
