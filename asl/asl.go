@@ -150,6 +150,7 @@ type Diagnostic struct {
 	Code     string // e.g. SCHEMA_VALIDATION_FAILED, MISSING_TRANSITION_TARGET
 	Message  string
 	Severity string // ERROR (also when empty) or WARNING
+	Err      error  // the underlying error, if any (a *value.SyntaxError for malformed JSON)
 }
 
 // Severities.
@@ -201,6 +202,18 @@ func (d Diagnostics) Error() string {
 		return d[0].String()
 	}
 	return fmt.Sprintf("%s (and %d more errors)", d[0].String(), len(d)-1)
+}
+
+// Unwrap returns the underlying errors of the diagnostics, so that
+// errors.As finds, for example, the *value.SyntaxError of malformed JSON.
+func (d Diagnostics) Unwrap() []error {
+	var errs []error
+	for _, x := range d {
+		if x.Err != nil {
+			errs = append(errs, x.Err)
+		}
+	}
+	return errs
 }
 
 // Err returns d as an error, or nil when d is empty.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/stepd/stepd/value"
 )
@@ -21,7 +22,7 @@ func Parse(data []byte) (*StateMachine, error) {
 			line, col := lineCol(data, se.Offset)
 			msg = fmt.Sprintf("%s at line %d, column %d", se.Msg, line, col)
 		}
-		return nil, Diagnostics{{Pointer: "/", Code: CodeInvalidJSON, Message: msg}}
+		return nil, Diagnostics{{Pointer: "/", Code: CodeInvalidJSON, Message: msg, Err: err}}
 	}
 	return FromValue(v)
 }
@@ -53,11 +54,11 @@ func FromValue(v any) (*StateMachine, error) {
 // missing transition targets, so that a validator can go on checking it.
 func Build(v any) (*StateMachine, Diagnostics) {
 	p := &parser{}
-	o, ok := v.(*value.Object)
+	o, ok := object(v)
 	if !ok {
 		return nil, Diagnostics{{Pointer: "/", Code: CodeSchema, Message: "The definition must be a JSON object"}}
 	}
-	sm := p.machine(o, "", JSONPath)
+	sm := p.machine(o, "", scopeTop)
 	for _, d := range p.diags {
 		if d.Code != CodeMissingTarget {
 			return nil, p.diags
@@ -103,8 +104,6 @@ func set(names ...string) map[string]bool {
 	}
 	return m
 }
-
-var machineFields = set("Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage", "ProcessorConfig")
 
 func (p *parser) str(o *value.Object, key, ptr string) string {
 	v, ok := o.Get(key)
@@ -172,7 +171,17 @@ func (p *parser) path(o *value.Object, key, ptr string) PathField {
 	return PathField{}
 }
 
+// object returns v as an object. A nil *value.Object (possible only in
+// values built by hand) counts as null, so that no method is called on it.
+func object(v any) (*value.Object, bool) {
+	o, ok := v.(*value.Object)
+	return o, ok && o != nil
+}
+
 func typeName(v any) string {
+	if o, ok := v.(*value.Object); ok && o == nil {
+		return "Null"
+	}
 	switch value.KindOf(v) {
 	case value.KindNull:
 		return "Null"
@@ -207,7 +216,25 @@ func (p *parser) queryLanguage(o *value.Object, ptr, inherited string) string {
 	return ql
 }
 
-func (p *parser) machine(o *value.Object, ptr, inherited string) *StateMachine {
+// The members a machine object may have, by where it sits. AWS rejects
+// QueryLanguage on an ItemProcessor or Iterator: the states inside inherit
+// the top-level language (or declare their own).
+var (
+	topFields       = set("Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage")
+	branchFields    = set("Comment", "StartAt", "States", "TimeoutSeconds", "Version", "QueryLanguage")
+	processorFields = set("Comment", "StartAt", "States", "TimeoutSeconds", "Version", "ProcessorConfig")
+)
+
+// scope says where a machine sits.
+type scope int
+
+const (
+	scopeTop scope = iota
+	scopeBranch
+	scopeProcessor
+)
+
+func (p *parser) machine(o *value.Object, ptr string, where scope) *StateMachine {
 	sm := &StateMachine{Pointer: ptr, Raw: o, States: map[string]*State{}}
 	var missing []string
 	if !o.Has("States") {
@@ -219,8 +246,15 @@ func (p *parser) machine(o *value.Object, ptr, inherited string) *StateMachine {
 	if len(missing) > 0 {
 		p.errorf(ptr, CodeSchema, "These fields are required: [%s]", strings.Join(missing, ", "))
 	}
+	allowed := topFields
+	switch where {
+	case scopeBranch:
+		allowed = branchFields
+	case scopeProcessor:
+		allowed = processorFields
+	}
 	for _, k := range o.Keys() {
-		if !machineFields[k] {
+		if !allowed[k] {
 			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
 		}
 	}
@@ -228,26 +262,34 @@ func (p *parser) machine(o *value.Object, ptr, inherited string) *StateMachine {
 	sm.StartAt = p.str(o, "StartAt", ptr)
 	sm.Version = p.str(o, "Version", ptr)
 	sm.TimeoutSeconds, sm.HasTimeout = p.integer(o, "TimeoutSeconds", ptr, 0)
-	if ptr == "" {
-		sm.QueryLanguage = JSONPath
+	if where == scopeTop {
+		p.topQL = JSONPath
 		if o.Has("QueryLanguage") {
-			sm.QueryLanguage = p.queryLanguage(o, ptr, JSONPath)
+			p.topQL = p.queryLanguage(o, ptr, JSONPath)
 		}
-		p.topQL = sm.QueryLanguage
-	} else {
-		sm.QueryLanguage = inherited
 	}
+	// Nested machines run in the top-level language: states inside a Map or
+	// Parallel inherit it, not the language of the Map or Parallel state.
+	sm.QueryLanguage = p.topQL
 	states, ok := o.Get("States")
-	so, isObj := states.(*value.Object)
+	so, isObj := object(states)
 	if ok && !isObj {
 		p.errorf(ptr+"/States", CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(states))
 	}
+	if ok && isObj && so.Len() == 0 {
+		p.errorf(ptr+"/States", CodeSchema, "There must be at least one state")
+	}
+	// declared holds every state name of this scope, including states too
+	// malformed to build, so that transitions to them are not also
+	// reported as missing.
+	declared := make(map[string]bool, so.Len())
 	for name, sv := range so.All {
+		declared[name] = true
 		sptr := ptr + "/States/" + escape(name)
-		if len(name) > 80 {
+		if javaLen(name) > 80 {
 			p.errorf(sptr, CodeSchema, "State name is longer than 80 characters")
 		}
-		stObj, isObj := sv.(*value.Object)
+		stObj, isObj := object(sv)
 		if !isObj {
 			p.errorf(sptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(sv))
 			continue
@@ -256,26 +298,34 @@ func (p *parser) machine(o *value.Object, ptr, inherited string) *StateMachine {
 		if st == nil {
 			continue
 		}
+		if _, dup := sm.States[name]; !dup {
+			sm.Names = append(sm.Names, name)
+		}
 		sm.States[name] = st
-		sm.Names = append(sm.Names, name)
 	}
-	if ok && isObj && so.Len() == 0 {
-		p.errorf(ptr+"/States", CodeSchema, "There must be at least one state")
+	if isObj {
+		p.targets(sm, declared)
 	}
-	if sm.StartAt != "" && ok && sm.States[sm.StartAt] == nil && so.Has(sm.StartAt) == false {
-		p.errorf(ptr+"/StartAt", CodeMissingTarget, "Missing 'Next' target: %s", sm.StartAt)
-	}
-	p.targets(sm)
 	return sm
 }
 
-// targets reports transitions to states that do not exist in sm.
-func (p *parser) targets(sm *StateMachine) {
+// javaLen is the length of s in UTF-16 code units, as AWS (Java) counts.
+func javaLen(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// targets reports transitions to states that are not declared in sm.
+func (p *parser) targets(sm *StateMachine, declared map[string]bool) {
 	check := func(ptr, name string) {
-		if name != "" && sm.States[name] == nil {
+		if name != "" && !declared[name] {
 			p.errorf(ptr, CodeMissingTarget, "Missing 'Next' target: %s", name)
 		}
 	}
+	check(sm.Pointer+"/StartAt", sm.StartAt)
 	for _, name := range sm.Names {
 		st := sm.States[name]
 		check(st.Pointer+"/Next", st.Next)
@@ -392,7 +442,7 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 		}
 		st.Credentials = field(o, "Credentials")
 		if st.Credentials.Set {
-			co, isObj := st.Credentials.Value.(*value.Object)
+			co, isObj := object(st.Credentials.Value)
 			if !isObj || !(co.Has("RoleArn") || co.Has("RoleArn.$")) {
 				p.errorf(ptr+"/Credentials", CodeSchema, "The field 'RoleArn' is required but was missing")
 			}
@@ -428,15 +478,17 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 			p.errorf(ptr, CodeSchema, "These fields are required: [Branches]")
 		case !isArr:
 			p.errorf(ptr+"/Branches", CodeSchema, "Expected value of type 'Array' but got '%s'", typeName(bv))
+		case len(arr) == 0:
+			p.errorf(ptr+"/Branches", CodeSchema, "There must be at least one branch")
 		}
 		for i, b := range arr {
 			bptr := fmt.Sprintf("%s/Branches/%d", ptr, i)
-			bo, isObj := b.(*value.Object)
+			bo, isObj := object(b)
 			if !isObj {
 				p.errorf(bptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(b))
 				continue
 			}
-			st.Branches = append(st.Branches, p.machine(bo, bptr, st.QueryLanguage))
+			st.Branches = append(st.Branches, p.machine(bo, bptr, scopeBranch))
 		}
 	case "Map":
 		p.mapState(st, o, ptr)
@@ -452,7 +504,7 @@ func (p *parser) objectField(f Field, ptr string) {
 	if !f.Set {
 		return
 	}
-	if _, ok := f.Value.(*value.Object); !ok {
+	if _, ok := object(f.Value); !ok {
 		p.errorf(ptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(f.Value))
 	}
 }
@@ -519,12 +571,12 @@ func (p *parser) mapState(st *State, o *value.Object, ptr string) {
 	}
 	if !ok {
 		p.errorf(ptr, CodeSchema, "These fields are required: [ItemProcessor]")
-	} else if po, isObj := pv.(*value.Object); !isObj {
+	} else if po, isObj := object(pv); !isObj {
 		p.errorf(ptr+"/"+procKey, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(pv))
 	} else {
 		st.ProcessorMode = "INLINE"
 		if cv, ok := po.Get("ProcessorConfig"); ok {
-			if co, isObj := cv.(*value.Object); isObj {
+			if co, isObj := object(cv); isObj {
 				if m := p.str(co, "Mode", ptr+"/"+procKey+"/ProcessorConfig"); m != "" {
 					st.ProcessorMode = m
 					if m != "INLINE" && m != "DISTRIBUTED" {
@@ -536,7 +588,7 @@ func (p *parser) mapState(st *State, o *value.Object, ptr string) {
 				p.errorf(ptr+"/"+procKey+"/ProcessorConfig", CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(cv))
 			}
 		}
-		st.ItemProcessor = p.machine(po, ptr+"/"+procKey, st.QueryLanguage)
+		st.ItemProcessor = p.machine(po, ptr+"/"+procKey, scopeProcessor)
 	}
 	st.ItemsPath = p.path(o, "ItemsPath", ptr)
 	st.Items = field(o, "Items")
@@ -594,7 +646,7 @@ func (p *parser) retriers(o *value.Object, ptr string) []*Retrier {
 	var out []*Retrier
 	for i, e := range arr {
 		rptr := fmt.Sprintf("%s/Retry/%d", ptr, i)
-		ro, isObj := e.(*value.Object)
+		ro, isObj := object(e)
 		if !isObj {
 			p.errorf(rptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(e))
 			continue
@@ -648,7 +700,7 @@ func (p *parser) catchers(o *value.Object, ptr, ql string) []*Catcher {
 	var out []*Catcher
 	for i, e := range arr {
 		cptr := fmt.Sprintf("%s/Catch/%d", ptr, i)
-		co, isObj := e.(*value.Object)
+		co, isObj := object(e)
 		if !isObj {
 			p.errorf(cptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(e))
 			continue
@@ -707,7 +759,7 @@ func (p *parser) choices(st *State, o *value.Object, ptr string) {
 }
 
 func (p *parser) rule(v any, ptr string, top bool, ql string) *ChoiceRule {
-	o, ok := v.(*value.Object)
+	o, ok := object(v)
 	if !ok {
 		p.errorf(ptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(v))
 		return nil
@@ -750,6 +802,9 @@ func (p *parser) rule(v any, ptr string, top bool, ql string) *ChoiceRule {
 				continue
 			}
 			nOps++
+			if len(arr) == 0 {
+				p.errorf(ptr+"/"+k, CodeSchema, "'%s' must have at least one choice rule", k)
+			}
 			for i, e := range arr {
 				sr := p.rule(e, fmt.Sprintf("%s/%s/%d", ptr, k, i), false, ql)
 				if sr == nil {
