@@ -105,6 +105,8 @@ type State struct {
 	ToleratedFailureCountPath, ToleratedFailurePercentagePath string
 	ItemReader, ItemBatcher, ResultWriter                     Field
 	Label                                                     string
+
+	hasNext, hasDefault bool // Next, Default present (a state may be named "")
 }
 
 // Retrier is one element of a Retry list.
@@ -128,6 +130,8 @@ type Catcher struct {
 	Output, Assign Field
 	Comment        string
 	Pointer        string
+
+	hasNext bool
 }
 
 // ChoiceRule is a Choice rule or a nested boolean expression.
@@ -142,6 +146,8 @@ type ChoiceRule struct {
 	Output, Assign Field
 	Comment        string
 	Pointer        string
+
+	hasNext bool
 }
 
 // Diagnostic is one problem found in a definition.

@@ -117,6 +117,15 @@ func (p *parser) str(o *value.Object, key, ptr string) string {
 	return s
 }
 
+// target reads a transition target: a state name, which may be empty. ok
+// reports whether the member is present and a string.
+func (p *parser) target(o *value.Object, key, ptr string) (name string, ok bool) {
+	name = p.str(o, key, ptr)
+	v, _ := o.Get(key)
+	_, ok = v.(string)
+	return name, ok
+}
+
 func (p *parser) boolean(o *value.Object, key, ptr string) bool {
 	v, ok := o.Get(key)
 	if !ok {
@@ -320,22 +329,24 @@ func javaLen(s string) int {
 
 // targets reports transitions to states that are not declared in sm.
 func (p *parser) targets(sm *StateMachine, declared map[string]bool) {
-	check := func(ptr, name string) {
-		if name != "" && !declared[name] {
+	check := func(ptr, name string, present bool) {
+		if present && !declared[name] {
 			p.errorf(ptr, CodeMissingTarget, "Missing 'Next' target: %s", name)
 		}
 	}
-	check(sm.Pointer+"/StartAt", sm.StartAt)
+	start, _ := sm.Raw.Get("StartAt")
+	_, hasStart := start.(string)
+	check(sm.Pointer+"/StartAt", sm.StartAt, hasStart)
 	for _, name := range sm.Names {
 		st := sm.States[name]
-		check(st.Pointer+"/Next", st.Next)
-		check(st.Pointer+"/Default", st.Default)
+		check(st.Pointer+"/Next", st.Next, st.hasNext)
+		check(st.Pointer+"/Default", st.Default, st.hasDefault)
 		// AWS locates these with brackets: /States/C/Choices[0]/Next.
 		for i, c := range st.Choices {
-			check(fmt.Sprintf("%s/Choices[%d]/Next", st.Pointer, i), c.Next)
+			check(fmt.Sprintf("%s/Choices[%d]/Next", st.Pointer, i), c.Next, c.hasNext)
 		}
 		for i, c := range st.Catch {
-			check(fmt.Sprintf("%s/Catch[%d]/Next", st.Pointer, i), c.Next)
+			check(fmt.Sprintf("%s/Catch[%d]/Next", st.Pointer, i), c.Next, c.hasNext)
 		}
 	}
 }
@@ -389,14 +400,14 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 	}
 	st.Comment = p.str(o, "Comment", ptr)
 	st.QueryLanguage = p.queryLanguage(o, ptr, inherited)
-	st.Next = p.str(o, "Next", ptr)
+	st.Next, st.hasNext = p.target(o, "Next", ptr)
 	st.End = p.boolean(o, "End", ptr)
 	switch st.Type {
 	case "Task", "Pass", "Wait", "Parallel", "Map":
 		switch {
-		case st.Next == "" && !st.End:
+		case !st.hasNext && !st.End:
 			p.errorf(ptr, CodeSchema, "These fields are required: [Next | End]")
-		case st.Next != "" && st.End:
+		case st.hasNext && st.End:
 			p.errorf(ptr, CodeSchema, "Only one of 'Next' or 'End' can be specified")
 		}
 	}
@@ -449,7 +460,7 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 		}
 	case "Choice":
 		p.choices(st, o, ptr)
-		st.Default = p.str(o, "Default", ptr)
+		st.Default, st.hasDefault = p.target(o, "Default", ptr)
 	case "Wait":
 		p.wait(st, o, ptr)
 	case "Fail":
@@ -710,7 +721,7 @@ func (p *parser) catchers(o *value.Object, ptr, ql string) []*Catcher {
 		if ev, ok := co.Get("ErrorEquals"); ok {
 			c.ErrorEquals = p.stringList(ev, cptr+"/ErrorEquals")
 		}
-		c.Next = p.str(co, "Next", cptr)
+		c.Next, c.hasNext = p.target(co, "Next", cptr)
 		c.ResultPath = p.path(co, "ResultPath", cptr)
 		c.Output = field(co, "Output")
 		c.Assign = field(co, "Assign")
@@ -767,7 +778,7 @@ func (p *parser) rule(v any, ptr string, top bool, ql string) *ChoiceRule {
 	r := &ChoiceRule{Pointer: ptr}
 	r.Comment = p.str(o, "Comment", ptr)
 	if top {
-		r.Next = p.str(o, "Next", ptr)
+		r.Next, r.hasNext = p.target(o, "Next", ptr)
 		if !o.Has("Next") {
 			p.errorf(ptr, CodeSchema, "These fields are required: [Next]")
 		}
