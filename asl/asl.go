@@ -10,7 +10,12 @@
 // legacy Iterator and Parameters). It checks structure — field types,
 // required fields, Next/End, unknown state types and missing transition
 // targets — and reports every problem it finds as a Diagnostic located by a
-// JSON pointer, with AWS's error codes. Deeper validation (reachability,
+// JSON pointer, with AWS's error codes. Each Parallel branch and Map item
+// processor is its own scope for transitions. A state's effective query
+// language is its own QueryLanguage, else the top-level one — also inside
+// a Map or Parallel, whose language nested states do not inherit; a state
+// may opt into JSONata but not back into JSONPath in a JSONata machine, and
+// an item processor cannot declare one. Deeper validation (reachability,
 // field legality per query language, path syntax) belongs to the validator.
 package asl
 
