@@ -1,48 +1,63 @@
 // Package sqlite is the durable store.Store of `stepd serve`: one SQLite
 // database file (modernc.org/sqlite, pure Go) in WAL mode with
-// synchronous=FULL.
+// synchronous=FULL, so that a write is on disk when its call returns.
 //
 // All writes go through one writer goroutine. It takes every write request
 // that is waiting (up to maxBatch) and commits them in one transaction, so
 // that many executions' steps share one fsync (group commit); each caller
-// learns its own outcome, and a request that fails (a step out of order, a
-// duplicate name) does not fail the others of its batch (the batch is then
-// replayed one request per transaction). Reads use their own connections.
+// learns its own outcome. A request that is refused (a step out of order,
+// a duplicate name, a missing row) is refused before it writes anything,
+// so the rest of its batch commits; when a request fails in a way that may
+// have left part of its change in the transaction, the batch is rolled back
+// and replayed one request per transaction. Reads use their own
+// connections.
 //
 // An execution's steps are rows keyed by the execution's integer key; a
 // step's events are packed into its row, so a transition costs one insert
-// and one update.
+// (and an update of the executions row when the summary changes).
+//
+// List tokens are opaque, checksummed keys of the last item returned
+// (keyset pagination), so that a page does not shift when executions are
+// started between calls; a token is only valid for the list it came from.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"hash/crc32"
+	"hash/fnv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepd/stepd/store"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	sqlite "modernc.org/sqlite" // the "sqlite" database/sql driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// maxBatch is the most write requests committed in one transaction.
 const maxBatch = 1024
 
 const schema = `
 CREATE TABLE IF NOT EXISTS state_machines (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, definition TEXT NOT NULL,
 	role_arn TEXT NOT NULL, created INTEGER NOT NULL, updated INTEGER NOT NULL, revision TEXT NOT NULL, tags TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS state_machines_by_name ON state_machines (name, arn);
 CREATE TABLE IF NOT EXISTS executions (
 	seq INTEGER PRIMARY KEY AUTOINCREMENT, arn TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
 	state_machine_arn TEXT NOT NULL, state_machine_name TEXT NOT NULL, definition TEXT NOT NULL, type TEXT NOT NULL,
 	role_arn TEXT NOT NULL, test_case TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL,
 	output TEXT NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, started INTEGER NOT NULL, stopped INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS executions_by_machine ON executions (state_machine_arn, seq DESC);
-CREATE INDEX IF NOT EXISTS executions_running ON executions (status) WHERE status = 'RUNNING';
+CREATE INDEX IF NOT EXISTS executions_by_machine_status ON executions (state_machine_arn, status, seq DESC);
+CREATE INDEX IF NOT EXISTS executions_running ON executions (seq) WHERE status = 'RUNNING';
 CREATE TABLE IF NOT EXISTS steps (
 	exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, input BLOB,
 	first_event INTEGER NOT NULL, last_event INTEGER NOT NULL, events BLOB NOT NULL,
@@ -50,28 +65,45 @@ CREATE TABLE IF NOT EXISTS steps (
 CREATE INDEX IF NOT EXISTS steps_by_event ON steps (exec, last_event);
 CREATE TABLE IF NOT EXISTS activities (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS activities_by_name ON activities (name, arn);
 `
+
+// stepSummary are the columns added to steps for the execution's summary
+// after the step; databases created before them get them on open.
+var stepSummary = []string{"status TEXT NOT NULL DEFAULT ''", "output TEXT NOT NULL DEFAULT ''", "error TEXT NOT NULL DEFAULT ''",
+	"cause TEXT NOT NULL DEFAULT ''", "stopped INTEGER NOT NULL DEFAULT 0"}
+
+// errClosed is returned by writes after Close.
+var errClosed = errors.New("sqlite store: closed")
 
 // Store is the SQLite store.
 type Store struct {
 	db     *sql.DB // readers
 	w      *sql.DB // the writer's single connection
 	reqs   chan *request
-	done   chan struct{}
-	closed chan struct{}
+	done   chan struct{} // closed by Close
+	closed chan struct{} // closed by the writer when it stops
+
+	closeOnce sync.Once
+	closeErr  error
+
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
-	insStep, updExec, selSteps *sql.Stmt
-	// cache holds, for the writer goroutine only, each recent execution's
-	// row key and next step number, so that a step costs one insert (the
-	// executions row is only rewritten when the execution ends). It is
-	// dropped whenever a transaction rolls back.
+	insStep, updExec, selExec *sql.Stmt
+	// cache holds, for the writer goroutine only, recent executions' row
+	// key, next step number and summary, so that a step costs one insert
+	// (the executions row is only rewritten when the summary changes). It
+	// is dropped whenever a transaction rolls back.
 	cache map[string]*execState
+
+	commits atomic.Int64 // transactions committed, for tests
 }
 
 type execState struct {
-	key  int64
-	next int64
+	key    int64
+	next   int64  // the Seq the next step must have
+	status string // the executions row's status
+	dirty  bool   // the row has an output, error, cause or stop time
 }
 
 var _ store.Store = (*Store)(nil)
@@ -82,15 +114,26 @@ type request struct {
 	err chan error
 }
 
-// Open opens (creating if needed) the database at path.
+// refusal is an error of a request that wrote nothing: the transaction
+// goes on with the other requests of the batch.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
+
+func refuse(err error) error { return &refusal{err} }
+
+// Open opens the database at path, creating it and its schema if needed,
+// and starts the writer.
 func Open(ctx context.Context, path string) (*Store, error) {
-	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(ON)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)"
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)"
 	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
-	if _, err := w.ExecContext(ctx, schema); err != nil {
+	w.SetConnMaxIdleTime(0)
+	if err := migrate(ctx, w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, err)
 	}
@@ -105,9 +148,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insStep, `INSERT INTO steps VALUES (?,?,?,?,?,?,?)`},
+		{&s.insStep, `INSERT INTO steps (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
-		{&s.selSteps, `SELECT e.seq, (SELECT COALESCE(MAX(s.seq), -1) FROM steps s WHERE s.exec = e.seq) FROM executions e WHERE e.arn=?`},
+		{&s.selExec, `SELECT e.seq, (SELECT COALESCE(MAX(s.seq), -1) FROM steps s WHERE s.exec = e.seq), e.status,
+			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0 FROM executions e WHERE e.arn=?`},
 	} {
 		if *p.dst, err = w.PrepareContext(ctx, p.sql); err != nil {
 			w.Close()
@@ -119,7 +163,29 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// writer commits queued requests in batches.
+// migrate creates the schema and adds the columns that older databases
+// lack.
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	for _, col := range stepSummary {
+		name, _, _ := strings.Cut(col, " ")
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('steps') WHERE name=?`, name).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			if _, err := db.ExecContext(ctx, `ALTER TABLE steps ADD COLUMN `+col); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writer commits queued requests in batches until Close, then commits what
+// is still queued.
 func (s *Store) writer() {
 	defer close(s.closed)
 	for {
@@ -128,59 +194,63 @@ func (s *Store) writer() {
 		case r := <-s.reqs:
 			batch = append(batch, r)
 		case <-s.done:
-			// Drain what is left, then stop.
 			for {
-				select {
-				case r := <-s.reqs:
-					s.commit([]*request{r})
-				default:
+				batch = s.more(nil)
+				if len(batch) == 0 {
 					return
 				}
+				s.commit(batch)
 			}
 		}
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-s.reqs:
-				batch = append(batch, r)
-			default:
-				break more
-			}
-		}
-		s.commit(batch)
+		s.commit(s.more(batch))
 	}
 }
 
-// commit runs a batch in one transaction. When a request fails, the
-// transaction is rolled back and every request of the batch is run again
-// in a transaction of its own, so that one failing request (a duplicate, a
-// step out of order) does not fail the others.
-func (s *Store) commit(batch []*request) {
-	if len(batch) > 1 {
-		if s.commitAll(batch) {
-			return
+// more adds the waiting requests to batch, up to maxBatch.
+func (s *Store) more(batch []*request) []*request {
+	for len(batch) < maxBatch {
+		select {
+		case r := <-s.reqs:
+			batch = append(batch, r)
+		default:
+			return batch
 		}
+	}
+	return batch
+}
+
+// commit runs a batch in one transaction and answers its callers. When a
+// request fails other than by a refusal, the transaction is rolled back
+// and every request of the batch is run again in a transaction of its
+// own.
+func (s *Store) commit(batch []*request) {
+	if !s.commitAll(batch) {
 		for _, r := range batch {
 			s.commitAll([]*request{r})
 		}
-		return
 	}
-	s.commitAll(batch)
 }
 
 // commitAll commits the batch in one transaction and answers its callers;
 // it returns false, answering nobody, when a request of a batch of several
-// failed.
+// failed and the transaction was rolled back.
 func (s *Store) commitAll(batch []*request) bool {
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	if err != nil {
 		for _, r := range batch {
-			r.err <- err
+			r.err <- fmt.Errorf("begin: %w", err)
 		}
 		return true
 	}
-	for _, r := range batch {
-		if err := r.fn(tx); err != nil {
+	errs := make([]error, len(batch))
+	for i, r := range batch {
+		err := r.fn(tx)
+		var ref *refusal
+		if errors.As(err, &ref) {
+			errs[i] = ref.err
+			continue
+		}
+		if err != nil {
 			_ = tx.Rollback()
 			clear(s.cache)
 			if len(batch) > 1 {
@@ -190,90 +260,194 @@ func (s *Store) commitAll(batch []*request) bool {
 			return true
 		}
 	}
-	err = tx.Commit()
-	if err != nil {
+	if err := tx.Commit(); err == nil {
+		s.commits.Add(1)
+	} else {
 		clear(s.cache)
 		err = fmt.Errorf("commit: %w", err)
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
 	}
-	for _, r := range batch {
-		r.err <- err
+	for i, r := range batch {
+		r.err <- errs[i]
 	}
 	return true
 }
 
-// write queues fn and waits until its batch is committed.
+// write queues fn and waits until its batch is committed. When ctx ends
+// first, the write may still commit.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	r := &request{fn: fn, err: make(chan error, 1)}
 	select {
+	case <-s.done:
+		return errClosed
+	default:
+	}
+	select {
 	case s.reqs <- r:
 	case <-s.done:
-		return errors.New("sqlite store: closed")
+		return errClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	select {
 	case err := <-r.err:
 		return err
+	case <-s.closed:
+		// The writer has stopped; it answered r if it took it.
+		select {
+		case err := <-r.err:
+			return err
+		default:
+			return errClosed
+		}
 	case <-ctx.Done():
-		// The write may still commit; the caller must treat it as unknown.
 		return ctx.Err()
 	}
 }
 
-// Close drains pending writes and closes the database.
+// Close commits the pending writes, stops the writer and closes the
+// database. Later writes return an error.
 func (s *Store) Close() error {
-	select {
-	case <-s.done:
-	default:
+	s.closeOnce.Do(func() {
 		close(s.done)
-	}
-	<-s.closed
-	err1 := s.w.Close()
-	err2 := s.db.Close()
-	return errors.Join(err1, err2)
+		<-s.closed
+		s.closeErr = errors.Join(s.insStep.Close(), s.updExec.Close(), s.selExec.Close(), s.w.Close(), s.db.Close())
+	})
+	return s.closeErr
 }
 
-func ms(t time.Time) int64 {
+// isDuplicate reports whether err is a violation of a primary key or
+// unique constraint. SQLite undoes the failing statement only, so a
+// request whose first statement fails so has written nothing.
+func isDuplicate(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
+}
+
+// Tokens. A token is base64url(kind, filter hash, key..., crc32).
+
+const (
+	kindStateMachines = 's'
+	kindExecutions    = 'x'
+	kindActivities    = 'a'
+)
+
+func filterHash(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// makeToken encodes the key of the last item of a page.
+func makeToken(kind byte, filter uint64, num int64, strs ...string) string {
+	b := []byte{kind}
+	b = binary.BigEndian.AppendUint64(b, filter)
+	b = binary.AppendVarint(b, num)
+	for _, s := range strs {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// parseToken decodes a token made by makeToken for the same kind and
+// filter, with nstrs strings.
+func parseToken(tok string, kind byte, filter uint64, nstrs int) (num int64, strs []string, err error) {
+	bad := fmt.Errorf("token %.40q: %w", tok, store.ErrBadToken)
+	b, err := base64.RawURLEncoding.DecodeString(tok)
+	if err != nil || len(b) < 1+8+1+4 {
+		return 0, nil, bad
+	}
+	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
+	if crc32.ChecksumIEEE(body) != sum || body[0] != kind || binary.BigEndian.Uint64(body[1:]) != filter {
+		return 0, nil, bad
+	}
+	body = body[9:]
+	num, n := binary.Varint(body)
+	if n <= 0 {
+		return 0, nil, bad
+	}
+	body = body[n:]
+	for range nstrs {
+		l, n := binary.Uvarint(body)
+		if n <= 0 || uint64(len(body)-n) < l {
+			return 0, nil, bad
+		}
+		strs = append(strs, string(body[n:n+int(l)]))
+		body = body[n+int(l):]
+	}
+	if len(body) != 0 {
+		return 0, nil, bad
+	}
+	return num, strs, nil
+}
+
+func pageLimit(p store.Page) int {
+	if p.Limit <= 0 {
+		return 100
+	}
+	return p.Limit
+}
+
+// nanos is the stored form of a time: Unix nanoseconds, 0 for the zero
+// time.
+func nanos(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
 	return t.UnixNano()
 }
 
-func fromMS(n int64) time.Time {
+func fromNanos(n int64) time.Time {
 	if n == 0 {
 		return time.Time{}
 	}
 	return time.Unix(0, n).UTC()
 }
 
-func isUnique(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "UNIQUE constraint failed") || strings.Contains(err.Error(), "PRIMARY KEY"))
-}
+type scanner interface{ Scan(...any) error }
 
 // CreateStateMachine implements store.Store.
 func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) error {
-	tags, _ := json.Marshal(sm.Tags)
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO state_machines VALUES (?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, ms(sm.Created), ms(sm.Updated), sm.RevisionID, string(tags))
+	tags, err := json.Marshal(sm.Tags)
+	if err != nil {
+		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO state_machines VALUES (?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, nanos(sm.Created), nanos(sm.Updated), sm.RevisionID, string(tags))
+		if isDuplicate(err) {
+			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists))
+		}
 		return err
 	})
-	if isUnique(err) {
-		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists)
-	}
-	return err
 }
 
 // UpdateStateMachine implements store.Store.
 func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) error {
-	tags, _ := json.Marshal(sm.Tags)
+	tags, err := json.Marshal(sm.Tags)
+	if err != nil {
+		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=? WHERE arn=?`, sm.Definition, sm.RoleARN, ms(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
+		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=? WHERE arn=?`, sm.Definition, sm.RoleARN, nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound)
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound))
 		}
 		return nil
 	})
@@ -281,15 +455,17 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 
 const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags`
 
-func scanSM(row interface{ Scan(...any) error }) (*store.StateMachine, error) {
+func scanSM(row scanner) (*store.StateMachine, error) {
 	var sm store.StateMachine
 	var created, updated int64
 	var tags string
 	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags); err != nil {
 		return nil, err
 	}
-	sm.Created, sm.Updated = fromMS(created), fromMS(updated)
-	_ = json.Unmarshal([]byte(tags), &sm.Tags)
+	sm.Created, sm.Updated = fromNanos(created), fromNanos(updated)
+	if err := json.Unmarshal([]byte(tags), &sm.Tags); err != nil {
+		return nil, fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+	}
 	return &sm, nil
 }
 
@@ -299,7 +475,10 @@ func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMa
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
 	}
-	return sm, err
+	if err != nil {
+		return nil, err
+	}
+	return sm, nil
 }
 
 // DeleteStateMachine implements store.Store.
@@ -309,98 +488,101 @@ func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return refuse(fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound))
 		}
 		return nil
 	})
 }
 
-// offsetPage decodes an offset token.
-func offsetPage(p store.Page) (offset, limit int, err error) {
-	limit = p.Limit
-	if limit <= 0 {
-		limit = 100
+// query runs a list query and scans its rows.
+func query[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
 	}
-	if p.Token == "" {
-		return 0, limit, nil
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 	}
-	n, err := strconv.Atoi(p.Token)
-	if err != nil || n < 0 {
-		return 0, 0, store.ErrBadToken
+	return out, rows.Err()
+}
+
+// byName lists a page of a table ordered by (name, arn).
+func byName[T any](ctx context.Context, db *sql.DB, kind byte, table, columns string, p store.Page, scan func(scanner) (T, error), key func(T) (name, arn string)) ([]T, string, error) {
+	limit := pageLimit(p)
+	q, args := `SELECT `+columns+` FROM `+table, []any{}
+	if p.Token != "" {
+		_, k, err := parseToken(p.Token, kind, 0, 2)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` WHERE (name, arn) > (?, ?)`
+		args = append(args, k[0], k[1])
 	}
-	return n, limit, nil
+	q += ` ORDER BY name, arn LIMIT ?`
+	list, err := query(ctx, db, scan, q, append(args, limit+1)...)
+	if err != nil || len(list) <= limit {
+		return list, "", err
+	}
+	list = list[:limit]
+	name, arn := key(list[limit-1])
+	return list, makeToken(kind, 0, 0, name, arn), nil
 }
 
 // ListStateMachines implements store.Store.
 func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.StateMachine, string, error) {
-	off, limit, err := offsetPage(p)
-	if err != nil {
-		return nil, "", err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT `+smColumns+` FROM state_machines ORDER BY name LIMIT ? OFFSET ?`, limit+1, off)
-	if err != nil {
-		return nil, "", err
-	}
-	defer rows.Close()
-	var out []*store.StateMachine
-	for rows.Next() {
-		sm, err := scanSM(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		out = append(out, sm)
-	}
-	return pageResult(out, off, limit, rows.Err())
+	return byName(ctx, s.db, kindStateMachines, "state_machines", smColumns, p, scanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
 }
 
-func pageResult[T any](list []T, off, limit int, err error) ([]T, string, error) {
-	if err != nil {
-		return nil, "", err
-	}
-	if len(list) > limit {
-		return list[:limit], strconv.Itoa(off + limit), nil
-	}
-	return list, "", nil
-}
-
-// insertStep writes a step — one row holding its events — and, when the
-// execution's summary changes, updates the execution (row key exec).
-func (s *Store) insertStep(tx *sql.Tx, exec int64, st *store.Step) error {
+// insertStep writes a step — one row holding its events — and applies its
+// summary to the execution c.
+func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	first, last := int64(0), int64(-1)
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
-	if _, err := tx.Stmt(s.insStep).Exec(exec, st.Seq, ms(st.At), st.Input, first, last, encodeEvents(st.Events)); err != nil {
+	if _, err := tx.Stmt(s.insStep).Exec(c.key, st.Seq, nanos(st.At), st.Input, first, last, encodeEvents(st.Events),
+		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)); err != nil {
 		return err
 	}
-	if st.Status != "RUNNING" || st.Seq == 0 {
-		if _, err := tx.Stmt(s.updExec).Exec(st.Status, st.Output, st.Error, st.Cause, ms(st.Stopped), exec); err != nil {
+	status := c.status
+	if st.Status != "" {
+		status = st.Status
+	}
+	dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
+	if status != c.status || dirty || c.dirty {
+		if _, err := tx.Stmt(s.updExec).Exec(status, st.Output, st.Error, st.Cause, nanos(st.Stopped), c.key); err != nil {
 			return err
 		}
 	}
-	if c := s.cache[st.ExecutionARN]; c != nil {
-		c.next = st.Seq + 1
-	}
+	c.next, c.status, c.dirty = st.Seq+1, status, dirty
 	return nil
 }
 
-// execState returns an execution's row key and next step number.
+// execState returns an execution's row key, next step number and summary.
 func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 	if c := s.cache[arn]; c != nil {
 		return c, nil
 	}
-	var key, last int64
-	if err := tx.Stmt(s.selSteps).QueryRow(arn).Scan(&key, &last); err != nil {
+	c := &execState{}
+	if err := tx.Stmt(s.selExec).QueryRow(arn).Scan(&c.key, &c.next, &c.status, &c.dirty); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+			return nil, refuse(fmt.Errorf("execution %s: %w", arn, store.ErrNotFound))
 		}
 		return nil, err
 	}
+	c.next++
 	if len(s.cache) >= 100000 {
 		clear(s.cache)
 	}
-	c := &execState{key: key, next: last + 1}
 	s.cache[arn] = c
 	return c, nil
 }
@@ -423,24 +605,26 @@ func encodeEvents(evs []store.Event) []byte {
 	return b
 }
 
+var errCorrupt = errors.New("sqlite store: corrupt event record")
+
 func decodeEvents(b []byte) ([]store.Event, error) {
 	var out []store.Event
 	for len(b) > 0 {
 		if len(b) < 10 {
-			return nil, errors.New("sqlite store: corrupt event record")
+			return nil, errCorrupt
 		}
 		var ev store.Event
 		ev.ID = int64(binary.BigEndian.Uint64(b))
 		tl := int(binary.BigEndian.Uint16(b[8:]))
 		b = b[10:]
 		if len(b) < tl+4 {
-			return nil, errors.New("sqlite store: corrupt event record")
+			return nil, errCorrupt
 		}
 		ev.Type = string(b[:tl])
 		jl := int(binary.BigEndian.Uint32(b[tl:]))
 		b = b[tl+4:]
 		if len(b) < jl {
-			return nil, errors.New("sqlite store: corrupt event record")
+			return nil, errCorrupt
 		}
 		ev.JSON = b[:jl:jl]
 		b = b[jl:]
@@ -451,37 +635,60 @@ func decodeEvents(b []byte) ([]store.Event, error) {
 
 // CreateExecution implements store.Store.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, ms(e.Started), ms(e.Stopped))
-		if err != nil {
+			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, nanos(e.Started), nanos(e.Stopped))
+		if isDuplicate(err) {
+			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))
+		}
+		if err != nil || first == nil {
 			return err
 		}
-		if first != nil {
-			c, err := s.execState(tx, e.ARN)
-			if err != nil {
-				return err
-			}
-			return s.insertStep(tx, c.key, first)
+		// From here on a failure rolls the batch back: the row is written.
+		c, err := s.execState(tx, e.ARN)
+		if err != nil {
+			return unrefused(err)
 		}
-		return nil
+		return unrefused(s.insertStep(tx, c, first))
 	})
-	if isUnique(err) {
-		return fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
+}
+
+// unrefused turns a refusal into a plain error, for a request that has
+// already written part of its change.
+func unrefused(err error) error {
+	var ref *refusal
+	if errors.As(err, &ref) {
+		return ref.err
 	}
 	return err
 }
 
 const execColumns = `arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
 
-func scanExec(row interface{ Scan(...any) error }) (*store.Execution, error) {
+func scanExec(row scanner) (*store.Execution, error) {
 	var e store.Execution
 	var started, stopped int64
 	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped); err != nil {
 		return nil, err
 	}
-	e.Started, e.Stopped = fromMS(started), fromMS(stopped)
+	e.Started, e.Stopped = fromNanos(started), fromNanos(stopped)
 	return &e, nil
+}
+
+// scanExecKey scans an execution followed by its row key.
+func scanExecKey(row scanner) (execKeyed, error) {
+	var e store.Execution
+	var started, stopped, key int64
+	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped, &key); err != nil {
+		return execKeyed{}, err
+	}
+	e.Started, e.Stopped = fromNanos(started), fromNanos(stopped)
+	return execKeyed{&e, key}, nil
+}
+
+type execKeyed struct {
+	e   *store.Execution
+	key int64
 }
 
 // GetExecution implements store.Store.
@@ -490,42 +697,45 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
 	}
-	return e, err
-}
-
-func (s *Store) queryExecs(ctx context.Context, query string, args ...any) ([]*store.Execution, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []*store.Execution
-	for rows.Next() {
-		e, err := scanExec(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+	return e, nil
 }
 
 // ListExecutions implements store.Store.
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
-	off, limit, err := offsetPage(p)
-	if err != nil {
-		return nil, "", err
-	}
-	q := `SELECT ` + execColumns + ` FROM executions WHERE state_machine_arn=?`
+	limit := pageLimit(p)
+	filter := filterHash(smARN, status)
+	q := `SELECT ` + execColumns + `, seq FROM executions WHERE state_machine_arn=?`
 	args := []any{smARN}
 	if status != "" {
 		q += ` AND status=?`
 		args = append(args, status)
 	}
-	q += ` ORDER BY seq DESC LIMIT ? OFFSET ?`
-	args = append(args, limit+1, off)
-	list, err := s.queryExecs(ctx, q, args...)
-	return pageResult(list, off, limit, err)
+	if p.Token != "" {
+		before, _, err := parseToken(p.Token, kindExecutions, filter, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` AND seq<?`
+		args = append(args, before)
+	}
+	q += ` ORDER BY seq DESC LIMIT ?`
+	rows, err := query(ctx, s.db, scanExecKey, q, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = makeToken(kindExecutions, filter, rows[limit-1].key)
+	}
+	list := make([]*store.Execution, len(rows))
+	for i, r := range rows {
+		list[i] = r.e
+	}
+	return list, next, nil
 }
 
 // AppendStep implements store.Store.
@@ -536,9 +746,9 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 			return err
 		}
 		if st.Seq != c.next {
-			return fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, c.next)
+			return refuse(fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, c.next))
 		}
-		return s.insertStep(tx, c.key, st)
+		return s.insertStep(tx, c, st)
 	})
 }
 
@@ -558,26 +768,17 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, at, input, events FROM steps WHERE exec=? ORDER BY seq`, exec)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*store.Step
-	for rows.Next() {
+	return query(ctx, s.db, func(row scanner) (*store.Step, error) {
 		st := &store.Step{ExecutionARN: arn}
-		var at int64
+		var at, stopped int64
 		var evs []byte
-		if err := rows.Scan(&st.Seq, &at, &st.Input, &evs); err != nil {
+		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped); err != nil {
 			return nil, err
 		}
-		st.At = fromMS(at)
-		if st.Events, err = decodeEvents(evs); err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, rows.Err()
+		st.At, st.Stopped = fromNanos(at), fromNanos(stopped)
+		st.Events, err = decodeEvents(evs)
+		return st, err
+	}, `SELECT seq, at, input, events, status, output, error, cause, stopped FROM steps WHERE exec=? ORDER BY seq`, exec)
 }
 
 // Events implements store.Store.
@@ -603,7 +804,7 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 	}
 	defer rows.Close()
 	var out []store.Event
-	for rows.Next() && len(out) < limit {
+	for len(out) < limit && rows.Next() {
 		var b []byte
 		if err := rows.Scan(&b); err != nil {
 			return nil, err
@@ -631,31 +832,40 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 
 // RunningExecutions implements store.Store.
 func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, error) {
-	return s.queryExecs(ctx, `SELECT `+execColumns+` FROM executions WHERE status='RUNNING' ORDER BY seq`)
+	return query(ctx, s.db, scanExec, `SELECT `+execColumns+` FROM executions WHERE status='RUNNING' ORDER BY seq`)
 }
 
 // CreateActivity implements store.Store.
 func (s *Store) CreateActivity(ctx context.Context, a *store.Activity) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO activities VALUES (?,?,?)`, a.ARN, a.Name, ms(a.Created))
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT INTO activities VALUES (?,?,?)`, a.ARN, a.Name, nanos(a.Created))
+		if isDuplicate(err) {
+			return refuse(fmt.Errorf("activity %s: %w", a.ARN, store.ErrExists))
+		}
 		return err
 	})
-	if isUnique(err) {
-		return fmt.Errorf("activity %s: %w", a.ARN, store.ErrExists)
+}
+
+func scanActivity(row scanner) (*store.Activity, error) {
+	var a store.Activity
+	var created int64
+	if err := row.Scan(&a.ARN, &a.Name, &created); err != nil {
+		return nil, err
 	}
-	return err
+	a.Created = fromNanos(created)
+	return &a, nil
 }
 
 // GetActivity implements store.Store.
 func (s *Store) GetActivity(ctx context.Context, arn string) (*store.Activity, error) {
-	var a store.Activity
-	var created int64
-	err := s.db.QueryRowContext(ctx, `SELECT arn, name, created FROM activities WHERE arn=?`, arn).Scan(&a.ARN, &a.Name, &created)
+	a, err := scanActivity(s.db.QueryRowContext(ctx, `SELECT arn, name, created FROM activities WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
 	}
-	a.Created = fromMS(created)
-	return &a, err
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // DeleteActivity implements store.Store.
@@ -665,8 +875,10 @@ func (s *Store) DeleteActivity(ctx context.Context, arn string) error {
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return refuse(fmt.Errorf("activity %s: %w", arn, store.ErrNotFound))
 		}
 		return nil
 	})
@@ -674,24 +886,5 @@ func (s *Store) DeleteActivity(ctx context.Context, arn string) error {
 
 // ListActivities implements store.Store.
 func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Activity, string, error) {
-	off, limit, err := offsetPage(p)
-	if err != nil {
-		return nil, "", err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT arn, name, created FROM activities ORDER BY name LIMIT ? OFFSET ?`, limit+1, off)
-	if err != nil {
-		return nil, "", err
-	}
-	defer rows.Close()
-	var out []*store.Activity
-	for rows.Next() {
-		var a store.Activity
-		var created int64
-		if err := rows.Scan(&a.ARN, &a.Name, &created); err != nil {
-			return nil, "", err
-		}
-		a.Created = fromMS(created)
-		out = append(out, &a)
-	}
-	return pageResult(out, off, limit, rows.Err())
+	return byName(ctx, s.db, kindActivities, "activities", "arn, name, created", p, scanActivity, func(a *store.Activity) (string, string) { return a.Name, a.ARN })
 }

@@ -1,0 +1,185 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/store"
+)
+
+func openTest(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "stepd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// hold blocks the writer until the returned function is called, so that
+// the requests sent meanwhile wait in the queue and form one batch.
+func hold(t *testing.T, s *Store) (release func()) {
+	t.Helper()
+	entered, unblock := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- s.write(context.Background(), func(*sql.Tx) error {
+			close(entered)
+			<-unblock
+			return nil
+		})
+	}()
+	<-entered
+	return func() {
+		close(unblock)
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// waitQueued waits until n requests are queued.
+func waitQueued(t *testing.T, s *Store, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(s.reqs) < n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests queued, want %d", len(s.reqs), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func newExec(t *testing.T, s *Store, name string) string {
+	t.Helper()
+	arn := "arn:aws:states:us-east-1:1:execution:m:" + name
+	e := &store.Execution{ARN: arn, Name: name, StateMachineARN: "sm", Status: "RUNNING", Input: "{}"}
+	if err := s.CreateExecution(context.Background(), e, &store.Step{ExecutionARN: arn, Status: "RUNNING"}); err != nil {
+		t.Fatal(err)
+	}
+	return arn
+}
+
+func appendAsync(s *Store, arn string, seq int64) chan error {
+	c := make(chan error, 1)
+	go func() {
+		c <- s.AppendStep(context.Background(), &store.Step{ExecutionARN: arn, Seq: seq, Status: "RUNNING",
+			Events: []store.Event{{ID: seq + 1, Type: "PassStateEntered", JSON: []byte(`{}`)}}})
+	}()
+	return c
+}
+
+// TestGroupCommit checks that waiting requests share one transaction and
+// that refused requests (a step out of order, a duplicate, a missing
+// execution) do not cost the others their batch.
+func TestGroupCommit(t *testing.T) {
+	s := openTest(t)
+	const n = 50
+	arns := make([]string, n)
+	for i := range arns {
+		arns[i] = newExec(t, s, fmt.Sprint(i))
+	}
+	release := hold(t, s)
+	before := s.commits.Load()
+	var good, bad []chan error
+	for i, arn := range arns {
+		good = append(good, appendAsync(s, arn, 1))
+		bad = append(bad, appendAsync(s, arn, int64(3+i%2)))
+	}
+	bad = append(bad, appendAsync(s, "arn:aws:states:us-east-1:1:execution:m:none", 1))
+	dup := make(chan error, 1)
+	go func() {
+		dup <- s.CreateExecution(context.Background(), &store.Execution{ARN: arns[0], Status: "RUNNING"}, nil)
+	}()
+	waitQueued(t, s, 2*n+2)
+	release()
+	for i, c := range good {
+		if err := <-c; err != nil {
+			t.Errorf("step 1 of %d: %v", i, err)
+		}
+	}
+	for i, c := range bad {
+		if err := <-c; err == nil {
+			t.Errorf("bad request %d accepted", i)
+		}
+	}
+	if err := <-dup; !errors.Is(err, store.ErrExists) {
+		t.Errorf("duplicate: %v", err)
+	}
+	// The held request's transaction and the batch.
+	if got := s.commits.Load() - before; got != 2 {
+		t.Errorf("%d transactions, want 2", got)
+	}
+	for _, arn := range arns {
+		if steps, err := s.Steps(context.Background(), arn); err != nil || len(steps) != 2 {
+			t.Errorf("%s: %d steps, %v", arn, len(steps), err)
+		}
+	}
+}
+
+// TestBatchReplay checks that a request failing after it wrote rolls its
+// batch back, and that the other requests are committed on their own.
+func TestBatchReplay(t *testing.T) {
+	s := openTest(t)
+	arn := newExec(t, s, "a")
+	other := newExec(t, s, "b")
+	release := hold(t, s)
+	ok1 := appendAsync(s, arn, 1)
+	boom := make(chan error, 1)
+	go func() {
+		boom <- s.write(context.Background(), func(tx *sql.Tx) error {
+			if _, err := tx.Exec(`INSERT INTO activities VALUES ('x', 'x', 0)`); err != nil {
+				return err
+			}
+			return errors.New("boom")
+		})
+	}()
+	waitQueued(t, s, 2)
+	ok2 := appendAsync(s, other, 1)
+	waitQueued(t, s, 3)
+	release()
+	if err := <-ok1; err != nil {
+		t.Error(err)
+	}
+	if err := <-ok2; err != nil {
+		t.Error(err)
+	}
+	if err := <-boom; err == nil || err.Error() != "boom" {
+		t.Errorf("failing request: %v", err)
+	}
+	if _, err := s.GetActivity(context.Background(), "x"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the failed request's write was committed: %v", err)
+	}
+	// The writer's cache was rebuilt: the next steps are 2.
+	for _, a := range []string{arn, other} {
+		if err := <-appendAsync(s, a, 2); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestSummaryUpdate checks the executions row against steps that do not
+// change the status (an empty status keeps it).
+func TestSummaryUpdate(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	arn := newExec(t, s, "a")
+	if err := s.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: 1, Output: "{}", Stopped: time.Unix(5, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := s.GetExecution(ctx, arn)
+	if err != nil || e.Status != "RUNNING" || e.Output != "{}" || !e.Stopped.Equal(time.Unix(5, 0)) {
+		t.Fatalf("after a step without status: %+v %v", e, err)
+	}
+	if err := s.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: 2, Status: "RUNNING"}); err != nil {
+		t.Fatal(err)
+	}
+	if e, err = s.GetExecution(ctx, arn); err != nil || e.Status != "RUNNING" || e.Output != "" || !e.Stopped.IsZero() {
+		t.Fatalf("after a plain running step: %+v %v", e, err)
+	}
+}
