@@ -49,6 +49,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Events", func(t *testing.T) { events(t, open(t)) })
 	t.Run("Activities", func(t *testing.T) { activities(t, open(t)) })
 	t.Run("ConcurrentSteps", func(t *testing.T) { concurrentSteps(t, open(t)) })
+	t.Run("Pagination", func(t *testing.T) { pagination(t, open(t)) })
+	t.Run("Summary", func(t *testing.T) { summary(t, open(t)) })
+	t.Run("ConcurrentMixed", func(t *testing.T) { concurrentMixed(t, open(t)) })
 }
 
 func stateMachines(t *testing.T, s store.Store) {
