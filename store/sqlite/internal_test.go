@@ -183,3 +183,115 @@ func TestSummaryUpdate(t *testing.T) {
 		t.Fatalf("after a plain running step: %+v %v", e, err)
 	}
 }
+
+// TestPageStability checks that executions started between two calls do
+// not shift the next page, and that a token only serves its own list.
+func TestPageStability(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	create := func(name string) {
+		arn := "arn:aws:states:us-east-1:1:execution:m:" + name
+		if err := s.CreateExecution(ctx, &store.Execution{ARN: arn, Name: name, StateMachineARN: "sm", Status: "RUNNING"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 4 {
+		create(fmt.Sprint("old", i))
+	}
+	first, next, err := s.ListExecutions(ctx, "sm", "", store.Page{Limit: 2})
+	if err != nil || len(first) != 2 || first[0].Name != "old3" || next == "" {
+		t.Fatalf("first page: %v %q %v", first, next, err)
+	}
+	create("new")
+	rest, last, err := s.ListExecutions(ctx, "sm", "", store.Page{Token: next, Limit: 2})
+	if err != nil || len(rest) != 2 || rest[0].Name != "old1" || rest[1].Name != "old0" || last != "" {
+		t.Fatalf("second page after a new execution: %v %q %v", rest, last, err)
+	}
+	for _, tc := range []struct{ sm, status string }{{"other", ""}, {"sm", "RUNNING"}} {
+		if _, _, err := s.ListExecutions(ctx, tc.sm, tc.status, store.Page{Token: next}); !errors.Is(err, store.ErrBadToken) {
+			t.Errorf("token used for %q %q: %v", tc.sm, tc.status, err)
+		}
+	}
+	if _, _, err := s.ListStateMachines(ctx, store.Page{Token: next}); !errors.Is(err, store.ErrBadToken) {
+		t.Errorf("executions token used for state machines: %v", err)
+	}
+	// A token altered by one character is refused.
+	b := []byte(next)
+	b[len(b)/2] ^= 1
+	if _, _, err := s.ListExecutions(ctx, "sm", "", store.Page{Token: string(b)}); !errors.Is(err, store.ErrBadToken) {
+		t.Errorf("altered token: %v", err)
+	}
+}
+
+// TestClose checks that Close commits what is queued, can be called
+// twice, and that writes after it fail instead of hanging.
+func TestClose(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(context.Background(), filepath.Join(dir, "stepd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := newExec(t, s, "a")
+	release := hold(t, s)
+	queued := appendAsync(s, arn, 1)
+	waitQueued(t, s, 1)
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	for !isClosing(s) {
+		time.Sleep(time.Millisecond)
+	}
+	release()
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-queued; err != nil {
+		t.Fatalf("a write queued before Close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := <-appendAsync(s, arn, 2); !errors.Is(err, errClosed) {
+		t.Errorf("write after Close: %v", err)
+	}
+	s, err = Open(context.Background(), filepath.Join(dir, "stepd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if steps, err := s.Steps(context.Background(), arn); err != nil || len(steps) != 2 {
+		t.Errorf("after reopen: %d steps, %v", len(steps), err)
+	}
+}
+
+func isClosing(s *Store) bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestMigrate opens a database whose steps table predates the summary
+// columns.
+func TestMigrate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "stepd.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE steps (exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, input BLOB,
+		first_event INTEGER NOT NULL, last_event INTEGER NOT NULL, events BLOB NOT NULL, PRIMARY KEY (exec, seq)) WITHOUT ROWID`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	arn := newExec(t, s, "a")
+	if steps, err := s.Steps(context.Background(), arn); err != nil || len(steps) != 1 || steps[0].Status != "RUNNING" {
+		t.Fatalf("steps: %+v %v", steps, err)
+	}
+}

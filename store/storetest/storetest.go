@@ -282,39 +282,90 @@ func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := open(t, dir)
-	if err := s.CreateStateMachine(ctx, sm("d")); err != nil {
+	m := sm("d")
+	if err := s.CreateStateMachine(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CreateActivity(ctx, &store.Activity{ARN: "arn:aws:states:us-east-1:1:activity:w", Name: "w", Created: t0}); err != nil {
 		t.Fatal(err)
 	}
 	e := exec("d", "e", 1)
-	if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 2, "RUNNING")); err != nil {
+	e.RoleARN, e.TestCase = "arn:aws:iam::1:role/r", "T"
+	done := exec("d", "done", 2)
+	var steps, doneSteps []*store.Step
+	steps = append(steps, step(e.ARN, 0, 1, 2, "RUNNING"), step(e.ARN, 1, 3, 2, "RUNNING"))
+	doneSteps = append(doneSteps, step(done.ARN, 0, 1, 1, "RUNNING"), step(done.ARN, 1, 2, 2, "SUCCEEDED"))
+	if err := s.CreateExecution(ctx, e, steps[0]); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendStep(ctx, step(e.ARN, 1, 3, 2, "RUNNING")); err != nil {
+	if err := s.CreateExecution(ctx, done, doneSteps[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendStep(ctx, steps[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendStep(ctx, doneSteps[1]); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+
 	s = open(t, dir)
-	defer s.Close()
-	if _, err := s.GetStateMachine(ctx, sm("d").ARN); err != nil {
-		t.Fatalf("state machine lost: %v", err)
+	got, err := s.GetStateMachine(ctx, m.ARN)
+	if err != nil || got.Name != m.Name || got.Definition != m.Definition || got.RoleARN != m.RoleARN || got.RevisionID != m.RevisionID ||
+		!got.Created.Equal(m.Created) || !got.Updated.Equal(m.Updated) || len(got.Tags) != 1 || got.Tags["k"] != "v" {
+		t.Fatalf("state machine after reopen: %+v %v", got, err)
 	}
-	if _, err := s.GetActivity(ctx, "arn:aws:states:us-east-1:1:activity:w"); err != nil {
-		t.Fatalf("activity lost: %v", err)
+	if a, err := s.GetActivity(ctx, "arn:aws:states:us-east-1:1:activity:w"); err != nil || a.Name != "w" || !a.Created.Equal(t0) {
+		t.Fatalf("activity after reopen: %+v %v", a, err)
 	}
 	running, err := s.RunningExecutions(ctx)
-	if err != nil || len(running) != 1 || running[0].ARN != e.ARN {
+	if err != nil || len(running) != 1 {
 		t.Fatalf("running after reopen: %v %v", names(running), err)
 	}
-	steps, err := s.Steps(ctx, e.ARN)
-	if err != nil || len(steps) != 2 || len(steps[1].Events) != 2 {
-		t.Fatalf("steps after reopen: %+v %v", steps, err)
+	checkExec(t, "running execution after reopen", running[0], e)
+	wantDone := *done
+	wantDone.Status, wantDone.Output, wantDone.Stopped = "SUCCEEDED", doneSteps[1].Output, doneSteps[1].Stopped
+	if g, err := s.GetExecution(ctx, done.ARN); err != nil {
+		t.Fatal(err)
+	} else {
+		checkExec(t, "ended execution after reopen", g, &wantDone)
 	}
-	if err := s.AppendStep(ctx, step(e.ARN, 2, 5, 1, "SUCCEEDED")); err != nil {
+	if list, _, err := s.ListExecutions(ctx, m.ARN, "", store.Page{}); err != nil || fmt.Sprint(names(list)) != "[done e]" {
+		t.Errorf("list after reopen: %v %v", names(list), err)
+	}
+	for arn, want := range map[string][]*store.Step{e.ARN: steps, done.ARN: doneSteps} {
+		got, err := s.Steps(ctx, arn)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("steps of %s after reopen: %d %v", arn, len(got), err)
+		}
+		for i := range want {
+			checkStep(t, fmt.Sprintf("step %d of %s after reopen", i, arn), got[i], want[i])
+		}
+	}
+	if evs, err := s.Events(ctx, e.ARN, 2, 10, false); err != nil || len(evs) != 2 || evs[0].ID != 3 || string(evs[1].JSON) != `{"id":4}` {
+		t.Errorf("events after reopen: %+v %v", evs, err)
+	}
+	if err := s.AppendStep(ctx, step(e.ARN, 1, 5, 1, "SUCCEEDED")); err == nil {
+		t.Error("after reopen, a step with a committed number was accepted")
+	}
+	last := step(e.ARN, 2, 5, 1, "SUCCEEDED")
+	if err := s.AppendStep(ctx, last); err != nil {
 		t.Fatalf("append after reopen: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s = open(t, dir)
+	defer s.Close()
+	if running, err := s.RunningExecutions(ctx); err != nil || len(running) != 0 {
+		t.Errorf("running after the second reopen: %v %v", names(running), err)
+	}
+	if got, err := s.Steps(ctx, e.ARN); err != nil || len(got) != 3 {
+		t.Fatalf("steps after the second reopen: %d %v", len(got), err)
+	} else {
+		checkStep(t, "last step after the second reopen", got[2], last)
 	}
 }
