@@ -17,41 +17,7 @@ func CheckTestState(ctx context.Context, c *Case) *Result {
 	start := time.Now()
 	r := &Result{Case: c}
 	defer func() { r.Elapsed = time.Since(start) }()
-	req := c.Request
-	str := func(k string) string {
-		v, _ := req.Get(k)
-		s, _ := v.(string)
-		return s
-	}
-	in := service.TestStateInput{InspectionLevel: str("inspectionLevel"), StateName: str("stateName")}
-	def, _ := req.Get("definition")
-	in.Definition = value.String(def)
-	if t := str("definitionText"); t != "" {
-		in.Definition = t
-	}
-	if input, ok := req.Get("input"); ok {
-		in.Input = value.String(input)
-	}
-	if vars, ok := req.Get("variables"); ok && vars != nil {
-		in.Variables = value.String(vars)
-	}
-	if m, ok := req.Get("mock"); ok && m != nil {
-		mo, _ := m.(*value.Object)
-		tm := &service.TestMock{}
-		if res, ok := mo.Get("result"); ok {
-			s, _ := res.(string)
-			tm.Result = &s
-		}
-		if eo, ok := mo.Get("errorOutput"); ok {
-			e, _ := eo.(*value.Object)
-			errName, _ := e.Get("error")
-			cause, _ := e.Get("cause")
-			tm.ErrorOutput = true
-			tm.Error, _ = errName.(string)
-			tm.Cause, _ = cause.(string)
-		}
-		in.Mock = tm
-	}
+	in := service.TestStateRequestFrom(c.Request)
 	if c.Mocks != nil {
 		if cfg, err := task.MockConfigFromValue(c.Mocks); err == nil {
 			in.Invoker, _ = cfg.Invoker("", "")

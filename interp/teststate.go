@@ -19,6 +19,14 @@ func (th *thread) mocked(c *container) bool {
 		th.fail(&Failure{Error: t.Mock.Error, Cause: t.Mock.Cause})
 		return true
 	}
+	if c.isMap && t.MapFailures > 0 {
+		c.failed = t.MapFailures
+		if !c.hasTol || !c.tolerates() {
+			c.over = true
+			th.fail(&Failure{Error: ErrExceedToleratedFailures, Cause: "The specified tolerated failure threshold was exceeded"})
+			return true
+		}
+	}
 	c.over = true
 	th.containerResult(c, t.Mock.Output)
 	return true
@@ -32,6 +40,15 @@ type Test struct {
 	// Mock answers a tested Parallel or Map state as a whole (Task states
 	// get their mock through the invoker).
 	Mock *task.Result
+	// Context replaces members of the Context object ($$ /
+	// $states.context).
+	Context *value.Object
+	// RetryCount is how many retries each retrier is taken to have made
+	// already (stateConfiguration.retrierRetryCount).
+	RetryCount int
+	// MapFailures is how many iterations of a mocked Map are taken to have
+	// failed (stateConfiguration.mapIterationFailureCount).
+	MapFailures int
 }
 
 // TestOutcome is what a tested state did.

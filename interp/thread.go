@@ -144,6 +144,11 @@ func (th *thread) contextObject() any {
 	if th.item != nil {
 		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
 	}
+	if t := x.test; t != nil && t.Context != nil {
+		for k, v := range t.Context.All {
+			c.Set(k, v)
+		}
+	}
 	return c
 }
 
@@ -617,6 +622,11 @@ func (th *thread) fail(f *Failure) {
 	}
 	if th.retries == nil && len(st.retry) > 0 {
 		th.retries = make([]int, len(st.retry))
+		if t := th.x.test; t != nil && th == th.x.root {
+			for i := range th.retries {
+				th.retries[i] = t.RetryCount
+			}
+		}
 	}
 	for i, r := range st.retry {
 		if !matches(r.ErrorEquals, f.Error) {

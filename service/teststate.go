@@ -25,6 +25,12 @@ type TestStateInput struct {
 	// Invoker serves the task when there is no mock; nil uses the
 	// service's.
 	Invoker task.Invoker
+	// Context is a JSON object whose members replace those of the Context
+	// object; optional.
+	Context string
+	// RetryCount and MapFailures are stateConfiguration's
+	// retrierRetryCount and mapIterationFailureCount.
+	RetryCount, MapFailures int
 }
 
 // TestMock is TestState's mock parameter.
@@ -82,6 +88,14 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 		}
 		test.Variables, _ = v.(*value.Object)
 	}
+	if in.Context != "" {
+		v, err := value.ParseString(in.Context)
+		if err != nil {
+			return nil, errorf("ValidationException", "Invalid context: %v", err)
+		}
+		test.Context, _ = v.(*value.Object)
+	}
+	test.RetryCount, test.MapFailures = in.RetryCount, in.MapFailures
 	inv := in.Invoker
 	if inv == nil {
 		inv = s.cfg.Invoker
@@ -163,4 +177,58 @@ func withTargets(machine *value.Object) *value.Object {
 		ns.Set(n, value.ObjectOf("Type", "Succeed"))
 	}
 	return machine.With("States", ns)
+}
+
+// TestStateRequestFrom builds a TestState input from the request's
+// parameters as a JSON object (definition, input, variables and context
+// may be JSON values or JSON text; mock, stateName, inspectionLevel and
+// stateConfiguration as the API names them).
+func TestStateRequestFrom(req *value.Object) TestStateInput {
+	str := func(k string) string {
+		v, _ := req.Get(k)
+		s, _ := v.(string)
+		return s
+	}
+	text := func(k string) string {
+		v, ok := req.Get(k)
+		if !ok || v == nil {
+			return ""
+		}
+		if s, isStr := v.(string); isStr {
+			return s
+		}
+		return value.String(v)
+	}
+	in := TestStateInput{InspectionLevel: str("inspectionLevel"), StateName: str("stateName"),
+		Definition: text("definition"), Input: text("input"), Variables: text("variables"), Context: text("context")}
+	if t := str("definitionText"); t != "" {
+		in.Definition = t
+	}
+	if m, ok := req.Get("mock"); ok && m != nil {
+		mo, _ := m.(*value.Object)
+		tm := &TestMock{}
+		if res, ok := mo.Get("result"); ok {
+			s, _ := res.(string)
+			tm.Result = &s
+		}
+		if eo, ok := mo.Get("errorOutput"); ok {
+			e, _ := eo.(*value.Object)
+			errName, _ := e.Get("error")
+			cause, _ := e.Get("cause")
+			tm.ErrorOutput = true
+			tm.Error, _ = errName.(string)
+			tm.Cause, _ = cause.(string)
+		}
+		in.Mock = tm
+	}
+	if sc, ok := req.Get("stateConfiguration"); ok {
+		so, _ := sc.(*value.Object)
+		count := func(k string) int {
+			n, _ := so.Get(k)
+			f, _ := n.(value.Number)
+			return int(f.Float64())
+		}
+		in.RetryCount, in.MapFailures = count("retrierRetryCount"), count("mapIterationFailureCount")
+	}
+	return in
 }
