@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +46,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 type runFlags struct {
 	input, name, execName, typ, mockConfig, testCase, format, region, account string
+	connections                                                               string
 	realTime                                                                  bool
 	commands                                                                  multiFlag
 }
@@ -62,9 +65,10 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.StringVar(&f.region, "region", "us-east-1", "region used in ARNs")
 	fs.StringVar(&f.account, "account", "123456789012", "account id used in ARNs")
+	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--real-time] [--format text|json]")
+		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--connections FILE] [--real-time] [--format text|json]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -106,7 +110,12 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if f.name == "" {
 		f.name = strings.TrimSuffix(filepath.Base(defPath), filepath.Ext(defPath))
 	}
-	inv, err := buildInvoker(f.mockConfig, f.name, f.testCase, f.commands)
+	httpInv, err := httpInvoker(f.connections)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd run: %v\n", err)
+		return exitUsage
+	}
+	inv, err := buildInvoker(f.mockConfig, f.name, f.testCase, f.commands, httpInv)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
@@ -188,8 +197,30 @@ func readInput(s string, stdin io.Reader) (any, error) {
 	return value.Parse(data)
 }
 
-// buildInvoker combines local commands and a mock configuration.
-func buildInvoker(mockPath, smName, testCase string, commands []string) (task.Invoker, error) {
+// httpInvoker returns the HTTP Task invoker with the connections of the
+// JSON file at path (an object from connection ARN to task.Connection);
+// an empty path means no connections.
+func httpInvoker(path string) (*task.HTTP, error) {
+	h := &task.HTTP{}
+	if path == "" {
+		return h, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--connections: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h.Connections); err != nil {
+		return nil, fmt.Errorf("--connections %s: want an object from connection ARN to {ApiKeyName, ApiKeyValue, Username, Password, ...}: %w", path, err)
+	}
+	return h, nil
+}
+
+// buildInvoker combines local commands, a mock configuration and the HTTP
+// Task invoker. Explicit commands win; then the mocks of the test case;
+// then HTTP Tasks; then the command for "*".
+func buildInvoker(mockPath, smName, testCase string, commands []string, httpInv *task.HTTP) (task.Invoker, error) {
 	var fallback task.Invoker
 	if mockPath != "" {
 		data, err := os.ReadFile(mockPath)
@@ -219,11 +250,11 @@ func buildInvoker(mockPath, smName, testCase string, commands []string) (task.In
 		if inv, ok := routes[req.Resource]; ok {
 			return inv.Invoke(ctx, req)
 		}
-		if inv, ok := routes["*"]; ok && fallback == nil {
-			return inv.Invoke(ctx, req)
-		}
 		if fallback != nil {
 			return fallback.Invoke(ctx, req)
+		}
+		if httpInv != nil && httpInv.Serves(req) {
+			return httpInv.Invoke(ctx, req)
 		}
 		if inv, ok := routes["*"]; ok {
 			return inv.Invoke(ctx, req)

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/value"
+)
+
+func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stepd test-state", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	state := fs.String("state", "", "name of the state to test when the file holds a whole state machine")
+	input := fs.String("input", "{}", "state input: JSON text, @FILE or @-")
+	variables := fs.String("variables", "", "workflow variables in scope: a JSON object")
+	level := fs.String("inspection-level", "DEBUG", "INFO, DEBUG or TRACE")
+	mockResult := fs.String("mock-result", "", "answer the state's task (or the whole Parallel/Map) with this JSON result")
+	mockError := fs.String("mock-error", "", "fail the state's task with this error name")
+	mockCause := fs.String("mock-cause", "", "the cause of --mock-error")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: stepd test-state DEFINITION.json [--state NAME] [--input JSON|@FILE] [--mock-result JSON | --mock-error ERROR --mock-cause CAUSE] [--inspection-level INFO|DEBUG|TRACE]")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	def, err := os.ReadFile(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
+		return exitUsage
+	}
+	in, err := readInput(*input, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd test-state: --input: %v\n", err)
+		return exitUsage
+	}
+	req := service.TestStateInput{Definition: string(def), StateName: *state, Input: value.String(in), Variables: *variables, InspectionLevel: *level}
+	switch {
+	case *mockResult != "":
+		req.Mock = &service.TestMock{Result: mockResult}
+	case *mockError != "":
+		req.Mock = &service.TestMock{ErrorOutput: true, Error: *mockError, Cause: *mockCause}
+	}
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	out, err := svc.TestState(ctx, req)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
+		return exitUsage
+	}
+	resp := value.NewObject(6)
+	resp.Set("status", out.Status)
+	if out.HasOutput {
+		resp.Set("output", out.Output)
+	}
+	if out.Error != "" {
+		resp.Set("error", out.Error)
+		resp.Set("cause", out.Cause)
+	}
+	if out.NextState != "" {
+		resp.Set("nextState", out.NextState)
+	}
+	if out.Inspection != nil {
+		resp.Set("inspectionData", out.Inspection)
+	}
+	fmt.Fprintln(stdout, value.Indent(resp))
+	if out.Status == "FAILED" {
+		return exitFail
+	}
+	return exitOK
+}
