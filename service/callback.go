@@ -168,6 +168,13 @@ func (r *runner) deliver(cb callback) error {
 	case err := <-cb.reply:
 		return err
 	case <-r.done:
+		// The runner may have answered and then ended (the callback
+		// completed the execution): its answer wins.
+		select {
+		case err := <-cb.reply:
+			return err
+		default:
+		}
 		return errorf("TaskDoesNotExist", "Task Does Not Exist: the execution has ended")
 	}
 }
