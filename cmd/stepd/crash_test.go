@@ -23,14 +23,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 )
 
-// crashDef mixes what a restart must preserve: a durable Wait, a callback
-// task whose token travels through an activity worker, and a Map.
+// crashDef mixes what a restart must preserve: a durable Wait, a task
+// served by an activity worker, a .waitForTaskToken callback (a nested
+// execution hands the token to a worker through the activity, and the worker
+// answers with SendTaskSuccess) and a Map.
 const crashDef = `{"StartAt":"Wait","States":{
  "Wait":{"Type":"Wait","SecondsPath":"$.wait","Next":"Work"},
- "Work":{"Type":"Task","Resource":"ACTIVITY","TimeoutSeconds":120,"ResultPath":"$.work","Next":"Fan"},
+ "Work":{"Type":"Task","Resource":"ACTIVITY","TimeoutSeconds":120,"ResultPath":"$.work","Next":"Ask"},
+ "Ask":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.waitForTaskToken","TimeoutSeconds":120,
+   "Parameters":{"StateMachineArn":"CHILD","Input":{"token.$":"$$.Task.Token","id.$":"$.id"}},"ResultPath":"$.answer","Next":"Fan"},
  "Fan":{"Type":"Map","ItemsPath":"$.items","MaxConcurrency":2,"ResultPath":"$.fan",
    "ItemProcessor":{"StartAt":"Double","States":{"Double":{"Type":"Pass","Parameters":{"v.$":"States.MathAdd($, $)"},"End":true}}},"Next":"Done"},
- "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","work.$":"$.work","fan.$":"$.fan"},"End":true}}}`
+ "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","work.$":"$.work","answer.$":"$.answer","fan.$":"$.fan"},"End":true}}}`
+
+// crashChildDef relays the parent's task token to an activity worker.
+const crashChildDef = `{"StartAt":"Relay","States":{"Relay":{"Type":"Task","Resource":"ACTIVITY","TimeoutSeconds":120,"End":true}}}`
 
 // TestCrashRecovery starts stepd serve as a real process, starts 200
 // Standard executions, kills the process with SIGKILL at random moments
@@ -61,7 +68,14 @@ func TestCrashRecovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	child, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("crash-child"),
+		Definition: aws.String(strings.Replace(crashChildDef, "ACTIVITY", aws.ToString(act.ActivityArn), 1)),
+		RoleArn:    aws.String("arn:aws:iam::123456789012:role/x")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	def := strings.Replace(crashDef, "ACTIVITY", aws.ToString(act.ActivityArn), 1)
+	def = strings.Replace(def, "CHILD", aws.ToString(child.StateMachineArn), 1)
 	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("crash"), Definition: aws.String(def),
 		RoleArn: aws.String("arn:aws:iam::123456789012:role/x")})
 	if err != nil {
@@ -99,9 +113,25 @@ func TestCrashRecovery(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 					continue
 				}
-				var in struct{ ID int }
+				var in struct {
+					ID    int
+					Token string
+				}
 				_ = json.Unmarshal([]byte(aws.ToString(task.Input)), &in)
 				out := fmt.Sprintf(`{"by":"worker","id":%d}`, in.ID)
+				if in.Token != "" {
+					// A child relaying its parent's token: answer the parent
+					// (a re-dispatched child may answer a second time).
+					out = `{"relayed":true}`
+					answer := fmt.Sprintf(`{"by":"callback","id":%d}`, in.ID)
+					for attempt := 0; attempt < 50; attempt++ {
+						_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(in.Token), Output: aws.String(answer)})
+						if err == nil || apiErrorCode(err) == "TaskDoesNotExist" {
+							break
+						}
+						time.Sleep(100 * time.Millisecond)
+					}
+				}
 				for attempt := 0; attempt < 50; attempt++ {
 					_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)})
 					if err == nil || apiErrorCode(err) == "TaskDoesNotExist" {
@@ -125,7 +155,7 @@ func TestCrashRecovery(t *testing.T) {
 		for {
 			d, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
 			if err == nil && d.Status != types.ExecutionStatusRunning {
-				want := fmt.Sprintf(`{"id":%d,"work":{"by":"worker","id":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, 2*i, 2*(i+1))
+				want := fmt.Sprintf(`{"id":%d,"work":{"by":"worker","id":%d},"answer":{"by":"callback","id":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, i, 2*i, 2*(i+1))
 				if d.Status != types.ExecutionStatusSucceeded || aws.ToString(d.Output) != want {
 					t.Errorf("execution %d: %s %s %s %s, want output %s", i, d.Status, aws.ToString(d.Output), aws.ToString(d.Error), aws.ToString(d.Cause), want)
 				}
@@ -142,6 +172,23 @@ func TestCrashRecovery(t *testing.T) {
 	for _, arn := range arns {
 		checkHistory(t, c, arn)
 	}
+	// The children too (a re-dispatched start may have made a second one).
+	children := 0
+	p := sfn.NewListExecutionsPaginator(c, &sfn.ListExecutionsInput{StateMachineArn: child.StateMachineArn})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Executions {
+			checkHistory(t, c, aws.ToString(e.ExecutionArn))
+			children++
+		}
+	}
+	if children < n {
+		t.Errorf("%d child executions, want at least %d", children, n)
+	}
+	t.Logf("%d executions and %d child executions survived 5 kills", n, children)
 }
 
 func checkHistory(t *testing.T, c *sfn.Client, arn string) {
