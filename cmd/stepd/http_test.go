@@ -55,3 +55,39 @@ func TestRunHTTPTask(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRegistry serves a lambda:invoke Task and a bare function ARN from
+// local commands named in a --config registry file.
+func TestRunRegistry(t *testing.T) {
+	t.Parallel()
+	def := writeFile(t, "fn.json", `{"StartAt":"Invoke","States":{
+		"Invoke":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"double","Payload":{"n.$":"$.n"}},"OutputPath":"$.Payload","Next":"Bare"},
+		"Bare":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:double","End":true}}}`)
+	cfg := writeFile(t, "registry.json", `{"Functions":{"double":{"Command":["sh","-c","read -r line; n=${line#*:}; n=${n%\\}}; printf '{\"n\":%d}' $((n*2))"]}}}`)
+	failing := writeFile(t, "failing.json", `{"Functions":{"double":{"Command":["sh","-c","echo '{\"errorType\":\"Overflow\",\"errorMessage\":\"too big\"}'; exit 1"]}}}`)
+	bad := writeFile(t, "bad.json", `{"Functions":{"double":{"Command":["x"],"Url":"http://127.0.0.1:1"}}}`)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "served", args: []string{"run", def, "--input", `{"n":5}`, "--config", cfg}, code: 0, stdout: `{"n":20}` + "\n"},
+		{name: "function error", args: []string{"run", def, "--input", `{"n":5}`, "--config", failing}, code: 1, stderr: "error: Overflow"},
+		{name: "no registry", args: []string{"run", def, "--input", `{"n":5}`}, code: 1, stderr: "--config FILE"},
+		{name: "invalid registry", args: []string{"run", def, "--config", bad}, code: 2, stderr: "Functions.double: want exactly one of Command, Url and LambdaEndpoint"},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runMain(t, "", tt.args...)
+		if code != tt.code {
+			t.Errorf("%s: exit %d, want %d (stderr %q)", tt.name, code, tt.code, stderr)
+		}
+		if tt.stdout != "" && stdout != tt.stdout {
+			t.Errorf("%s: stdout %q, want %q", tt.name, stdout, tt.stdout)
+		}
+		if !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("%s: stderr %q does not contain %q", tt.name, stderr, tt.stderr)
+		}
+	}
+}

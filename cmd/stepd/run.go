@@ -46,7 +46,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 type runFlags struct {
 	input, name, execName, typ, mockConfig, testCase, format, region, account string
-	connections                                                               string
+	config, connections                                                       string
 	realTime                                                                  bool
 	commands                                                                  multiFlag
 }
@@ -65,10 +65,11 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.StringVar(&f.region, "region", "us-east-1", "region used in ARNs")
 	fs.StringVar(&f.account, "account", "123456789012", "account id used in ARNs")
+	fs.StringVar(&f.config, "config", "", "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (see README)")
 	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--connections FILE] [--real-time] [--format text|json]")
+		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--config FILE] [--connections FILE] [--real-time] [--format text|json]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -110,12 +111,12 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if f.name == "" {
 		f.name = strings.TrimSuffix(filepath.Base(defPath), filepath.Ext(defPath))
 	}
-	httpInv, err := httpInvoker(f.connections)
+	reg, err := loadRegistry(f.config, f.connections)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
 	}
-	inv, err := buildInvoker(f.mockConfig, f.name, f.testCase, f.commands, httpInv)
+	inv, err := buildInvoker(f.mockConfig, f.name, f.testCase, f.commands, reg)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
@@ -197,30 +198,53 @@ func readInput(s string, stdin io.Reader) (any, error) {
 	return value.Parse(data)
 }
 
-// httpInvoker returns the HTTP Task invoker with the connections of the
-// JSON file at path (an object from connection ARN to task.Connection);
-// an empty path means no connections.
-func httpInvoker(path string) (*task.HTTP, error) {
-	h := &task.HTTP{}
-	if path == "" {
-		return h, nil
+// loadRegistry builds the resource registry from the configuration file
+// at configPath (task.RegistryConfig) and the connections file at
+// connsPath (an object from connection ARN to task.Connection); either may
+// be empty. With neither, the registry still serves HTTP Tasks.
+func loadRegistry(configPath, connsPath string) (*task.Registry, error) {
+	var cfg task.RegistryConfig
+	decode := func(flag, path string, into any) error {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", flag, err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(into); err != nil {
+			return fmt.Errorf("%s %s: %w", flag, path, err)
+		}
+		return nil
 	}
-	data, err := os.ReadFile(path)
+	if configPath != "" {
+		if err := decode("--config", configPath, &cfg); err != nil {
+			return nil, err
+		}
+	}
+	if connsPath != "" {
+		var conns map[string]task.Connection
+		if err := decode("--connections", connsPath, &conns); err != nil {
+			return nil, err
+		}
+		if cfg.Connections == nil {
+			cfg.Connections = map[string]task.Connection{}
+		}
+		for arn, c := range conns {
+			cfg.Connections[arn] = c
+		}
+	}
+	reg, err := task.NewRegistry(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("--connections: %w", err)
+		return nil, fmt.Errorf("--config %s: %w", configPath, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h.Connections); err != nil {
-		return nil, fmt.Errorf("--connections %s: want an object from connection ARN to {ApiKeyName, ApiKeyValue, Username, Password, ...}: %w", path, err)
-	}
-	return h, nil
+	return reg, nil
 }
 
-// buildInvoker combines local commands, a mock configuration and the HTTP
-// Task invoker. Explicit commands win; then the mocks of the test case;
-// then HTTP Tasks; then the command for "*".
-func buildInvoker(mockPath, smName, testCase string, commands []string, httpInv *task.HTTP) (task.Invoker, error) {
+// buildInvoker combines local commands, a mock configuration and the
+// resource registry. Explicit commands win; then the mocks of the test
+// case; then the registry (its functions, resources and HTTP Tasks); then
+// the command for "*".
+func buildInvoker(mockPath, smName, testCase string, commands []string, reg task.Partial) (task.Invoker, error) {
 	var fallback task.Invoker
 	if mockPath != "" {
 		data, err := os.ReadFile(mockPath)
@@ -253,12 +277,12 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, httpInv 
 		if fallback != nil {
 			return fallback.Invoke(ctx, req)
 		}
-		if httpInv != nil && httpInv.Serves(req) {
-			return httpInv.Invoke(ctx, req)
+		if reg != nil && reg.Serves(req) {
+			return reg.Invoke(ctx, req)
 		}
 		if inv, ok := routes["*"]; ok {
 			return inv.Invoke(ctx, req)
 		}
-		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no handler for resource %s of state %s: pass --mock-config FILE --test-case NAME, or --command RESOURCE=COMMAND", req.Resource, req.StateName)}
+		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no handler for resource %s of state %s: pass --mock-config FILE --test-case NAME, --config FILE, or --command RESOURCE=COMMAND", req.Resource, req.StateName)}
 	}), nil
 }

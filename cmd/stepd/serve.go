@@ -50,6 +50,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	region := fs.String("region", envOr("STEPD_REGION", "us-east-1"), "region used in ARNs (env STEPD_REGION)")
 	account := fs.String("account", envOr("STEPD_ACCOUNT", "123456789012"), "account id used in ARNs (env STEPD_ACCOUNT)")
 	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
+	config := fs.String("config", envOr("STEPD_CONFIG", ""), "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (env STEPD_CONFIG)")
 	conns := fs.String("connections", envOr("STEPD_CONNECTIONS", ""), "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (env STEPD_CONNECTIONS)")
 	keys := fs.String("access-keys", envOr("STEPD_ACCESS_KEYS", ""), "ACCESS_KEY_ID:SECRET[,...]: require requests signed with these keys (SigV4, service states) (env STEPD_ACCESS_KEYS)")
 	if _, err := parseInterspersed(fs, args); err != nil {
@@ -60,17 +61,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	cfg := service.Config{Region: *region, Account: *account, Log: log}
-	httpInv, err := httpInvoker(*conns)
+	reg, err := loadRegistry(*config, *conns)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
-	cfg.Invoker = task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
-		if httpInv.Serves(req) {
-			return httpInv.Invoke(ctx, req)
-		}
-		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s: start the execution with a mock test case (ARN#TestCase and --mock-config)", req.Resource, req.StateName)}
-	})
+	cfg.Invoker = reg
 	if *mocks != "" {
 		b, err := os.ReadFile(*mocks)
 		if err != nil {
