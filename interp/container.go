@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/stepd/stepd/value"
 )
@@ -96,7 +97,21 @@ func (th *thread) runMap() {
 	}
 	arr, ok := items.([]any)
 	if !ok {
-		th.fail(runtimeFailure(st.Name, th.enteredID, "Item list is not a JSON array: %s", value.String(items)))
+		// AWS names the path as applied to its document: "$$.Execution.Input"
+		// reads "$.Execution.Input" of the Context object. TestState, which
+		// has no event ids, reports the message alone.
+		path := "$"
+		if st.itemsPath != nil {
+			path = strings.TrimPrefix(st.itemsPath.text, "$")
+			if !strings.HasPrefix(path, "$") {
+				path = st.itemsPath.text
+			}
+		}
+		f := runtimeFailure(st.Name, th.enteredID, "Reference path \"%s\" must point to array.", path)
+		if th.x.test != nil {
+			f.Cause = fmt.Sprintf("Reference path \"%s\" must point to array.", path)
+		}
+		th.fail(f)
 		return
 	}
 	c := &container{owner: th, st: st, isMap: true, input: in, items: arr}

@@ -64,6 +64,18 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 			machine.Set("QueryLanguage", ql)
 		}
 	}
+	if in.StateName != "" {
+		if states, _ := machine.Get("States"); !hasMember(states, name) {
+			// A state of a Map's item processor or a Parallel branch: test
+			// it within its own machine, as AWS does.
+			if sub := nestedMachine(machine, name); sub != nil {
+				if ql, ok := defObj.Get("QueryLanguage"); ok {
+					sub.Set("QueryLanguage", ql)
+				}
+				machine = sub
+			}
+		}
+	}
 	machine = withTargets(machine)
 	sm, err := asl.FromValue(machine)
 	if err != nil {
@@ -231,4 +243,46 @@ func TestStateRequestFrom(req *value.Object) TestStateInput {
 		in.RetryCount, in.MapFailures = count("retrierRetryCount"), count("mapIterationFailureCount")
 	}
 	return in
+}
+
+func hasMember(v any, name string) bool {
+	o, _ := v.(*value.Object)
+	_, ok := o.Get(name)
+	return ok
+}
+
+// nestedMachine finds the item processor or branch (at any depth) whose
+// States hold name and returns it as a machine of its own (StartAt and
+// States only), or nil.
+func nestedMachine(machine *value.Object, name string) *value.Object {
+	states, _ := machine.Get("States")
+	so, _ := states.(*value.Object)
+	for i := 0; i < so.Len(); i++ {
+		_, st := so.At(i)
+		sto, _ := st.(*value.Object)
+		var subs []any
+		for _, f := range []string{"ItemProcessor", "Iterator"} {
+			if v, ok := sto.Get(f); ok {
+				subs = append(subs, v)
+			}
+		}
+		if b, ok := sto.Get("Branches"); ok {
+			arr, _ := b.([]any)
+			subs = append(subs, arr...)
+		}
+		for _, sub := range subs {
+			subo, ok := sub.(*value.Object)
+			if !ok {
+				continue
+			}
+			if st, _ := subo.Get("States"); hasMember(st, name) {
+				start, _ := subo.Get("StartAt")
+				return value.ObjectOf("StartAt", start, "States", st)
+			}
+			if found := nestedMachine(subo, name); found != nil {
+				return found
+			}
+		}
+	}
+	return nil
 }
