@@ -19,9 +19,11 @@ func (th *thread) mocked(c *container) bool {
 		th.fail(&Failure{Error: t.Mock.Error, Cause: t.Mock.Cause})
 		return true
 	}
-	if c.isMap && t.MapFailures > 0 {
+	// AWS counts mapIterationFailureCount only against a declared
+	// tolerance: a Map without ToleratedFailure* ignores it.
+	if c.isMap && t.MapFailures > 0 && c.hasTol {
 		c.failed = t.MapFailures
-		if !c.hasTol || !c.tolerates() {
+		if !c.tolerates() {
 			c.over = true
 			th.fail(&Failure{Error: ErrExceedToleratedFailures, Cause: "The specified tolerated failure threshold was exceeded"})
 			return true
