@@ -15,7 +15,13 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 		InspectionLevel string `json:"inspectionLevel"`
 		Variables       string `json:"variables"`
 		StateName       string `json:"stateName"`
-		Mock            *struct {
+		Context         string `json:"context"`
+		Config          *struct {
+			RetrierRetryCount        int    `json:"retrierRetryCount"`
+			MapIterationFailureCount int    `json:"mapIterationFailureCount"`
+			MapItemReaderData        string `json:"mapItemReaderData"`
+		} `json:"stateConfiguration"`
+		Mock *struct {
 			Result      *string `json:"result"`
 			ErrorOutput *struct {
 				Error string `json:"error"`
@@ -29,7 +35,11 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 	if err := required("definition", in.Definition); err != nil {
 		return nil, err
 	}
-	req := service.TestStateInput{Definition: in.Definition, StateName: in.StateName, Input: in.Input, Variables: in.Variables, InspectionLevel: in.InspectionLevel}
+	req := service.TestStateInput{Definition: in.Definition, StateName: in.StateName, Input: in.Input, Variables: in.Variables,
+		InspectionLevel: in.InspectionLevel, Context: in.Context}
+	if c := in.Config; c != nil {
+		req.RetryCount, req.MapFailures, req.ItemReaderData = c.RetrierRetryCount, c.MapIterationFailureCount, c.MapItemReaderData
+	}
 	if m := in.Mock; m != nil {
 		req.Mock = &service.TestMock{Result: m.Result}
 		if eo := m.ErrorOutput; eo != nil {

@@ -46,3 +46,47 @@ func TestTestState(t *testing.T) {
 		t.Fatalf("caught: %+v", caught)
 	}
 }
+
+// TestTestStateConfiguration sends context and stateConfiguration through
+// the SDK: the reader data feeds a Map with an ItemReader, the failure
+// count trips its tolerance, and the Context object is overridden.
+func TestTestStateConfiguration(t *testing.T) {
+	t.Parallel()
+	c, _ := newClient(t, memory.New(), nil)
+	ctx := context.Background()
+	mapDef := `{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"b","Key":"k"}},
+		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},
+		"ToleratedFailureCount":1,"End":true}`
+	ok, err := c.TestState(ctx, &sfn.TestStateInput{
+		Definition: aws.String(mapDef), RoleArn: aws.String(role), InspectionLevel: types.InspectionLevelDebug,
+		Mock:               &types.MockInput{Result: aws.String(`["A","B","C"]`)},
+		StateConfiguration: &types.TestStateConfiguration{MapItemReaderData: aws.String(`[1,2,3]`), MapIterationFailureCount: aws.Int32(1)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok.Status != types.TestExecutionStatusSucceeded || aws.ToString(ok.Output) != `["A","B","C"]` {
+		t.Fatalf("within tolerance: %+v", ok)
+	}
+	over, err := c.TestState(ctx, &sfn.TestStateInput{
+		Definition: aws.String(mapDef), RoleArn: aws.String(role),
+		Mock:               &types.MockInput{Result: aws.String(`["A","B","C"]`)},
+		StateConfiguration: &types.TestStateConfiguration{MapItemReaderData: aws.String(`[1,2,3]`), MapIterationFailureCount: aws.Int32(2)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if over.Status != types.TestExecutionStatusFailed || aws.ToString(over.Error) != "States.ExceedToleratedFailureThreshold" {
+		t.Fatalf("over tolerance: %+v", over)
+	}
+	withCtx, err := c.TestState(ctx, &sfn.TestStateInput{
+		Definition: aws.String(`{"Type":"Pass","Parameters":{"name.$":"$$.Execution.Name"},"End":true}`), RoleArn: aws.String(role),
+		Context: aws.String(`{"Execution":{"Name":"given-name"}}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if aws.ToString(withCtx.Output) != `{"name":"given-name"}` {
+		t.Fatalf("context: %+v", withCtx)
+	}
+}

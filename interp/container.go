@@ -86,7 +86,9 @@ func (th *thread) runMap() {
 	}
 	th.inspect("afterInputPath", in)
 	items := any(in)
-	if st.itemsPath != nil {
+	if v, read := th.readerItems(); read {
+		items = v
+	} else if st.itemsPath != nil {
 		v, err := st.itemsPath.get(th.env(in))
 		if err != nil {
 			th.fail(th.pathFailure(err))

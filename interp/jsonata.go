@@ -403,6 +403,9 @@ func (th *thread) runContainerJSONata(vars map[string]any) {
 	}
 	if !ok {
 		items = th.stateInput
+		if v, read := th.readerItems(); read {
+			items, ok = v, true
+		}
 	}
 	arr, isArr := items.([]any)
 	if !isArr {

@@ -51,6 +51,8 @@ type Test struct {
 	// MapFailures is how many iterations of a mocked Map are taken to have
 	// failed (stateConfiguration.mapIterationFailureCount).
 	MapFailures int
+	// ItemReaderData stands for what the tested Map's ItemReader reads.
+	ItemReaderData any
 }
 
 // TestOutcome is what a tested state did.
@@ -131,4 +133,14 @@ func (x *Execution) TestOutcome() TestOutcome {
 	}
 	o.Inspection = t.inspection
 	return o
+}
+
+// readerItems returns the items TestState's mapItemReaderData gives the
+// tested Map state when it has an ItemReader.
+func (th *thread) readerItems() (any, bool) {
+	t := th.x.test
+	if t == nil || th != th.x.root || t.done || t.ItemReaderData == nil || !th.cur.ItemReader.Set {
+		return nil, false
+	}
+	return t.ItemReaderData, true
 }

@@ -31,6 +31,9 @@ type TestStateInput struct {
 	// RetryCount and MapFailures are stateConfiguration's
 	// retrierRetryCount and mapIterationFailureCount.
 	RetryCount, MapFailures int
+	// ItemReaderData is stateConfiguration's mapItemReaderData: JSON text
+	// standing for what a Map's ItemReader would read; optional.
+	ItemReaderData string
 }
 
 // TestMock is TestState's mock parameter.
@@ -108,6 +111,13 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 		test.Context, _ = v.(*value.Object)
 	}
 	test.RetryCount, test.MapFailures = in.RetryCount, in.MapFailures
+	if in.ItemReaderData != "" {
+		v, err := value.ParseString(in.ItemReaderData)
+		if err != nil {
+			return nil, errorf("ValidationException", "Invalid mapItemReaderData: %v", err)
+		}
+		test.ItemReaderData = v
+	}
 	inv := in.Invoker
 	if inv == nil {
 		inv = s.cfg.Invoker
@@ -241,6 +251,9 @@ func TestStateRequestFrom(req *value.Object) TestStateInput {
 			return int(f.Float64())
 		}
 		in.RetryCount, in.MapFailures = count("retrierRetryCount"), count("mapIterationFailureCount")
+		if d, ok := so.Get("mapItemReaderData"); ok {
+			in.ItemReaderData, _ = d.(string)
+		}
 	}
 	return in
 }
