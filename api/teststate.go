@@ -16,9 +16,10 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 		Variables       string `json:"variables"`
 		StateName       string `json:"stateName"`
 		Context         string `json:"context"`
+		RevealSecrets   bool   `json:"revealSecrets"`
 		Config          *struct {
 			RetrierRetryCount        int    `json:"retrierRetryCount"`
-			MapIterationFailureCount int    `json:"mapIterationFailureCount"`
+			MapIterationFailureCount *int   `json:"mapIterationFailureCount"`
 			MapItemReaderData        string `json:"mapItemReaderData"`
 		} `json:"stateConfiguration"`
 		Mock *struct {
@@ -36,9 +37,12 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 		return nil, err
 	}
 	req := service.TestStateInput{Definition: in.Definition, StateName: in.StateName, Input: in.Input, Variables: in.Variables,
-		InspectionLevel: in.InspectionLevel, Context: in.Context}
+		InspectionLevel: in.InspectionLevel, Context: in.Context, RevealSecrets: in.RevealSecrets}
 	if c := in.Config; c != nil {
-		req.RetryCount, req.MapFailures, req.ItemReaderData = c.RetrierRetryCount, c.MapIterationFailureCount, c.MapItemReaderData
+		req.RetryCount, req.ItemReaderData = c.RetrierRetryCount, c.MapItemReaderData
+		if n := c.MapIterationFailureCount; n != nil {
+			req.MapFailures, req.MapFailuresSet = *n, true
+		}
 	}
 	if m := in.Mock; m != nil {
 		req.Mock = &service.TestMock{Result: m.Result}

@@ -31,6 +31,12 @@ type TestStateInput struct {
 	// RetryCount and MapFailures are stateConfiguration's
 	// retrierRetryCount and mapIterationFailureCount.
 	RetryCount, MapFailures int
+	// MapFailuresSet reports that mapIterationFailureCount was given (even
+	// as 0): AWS refuses it on a Map state without a mock.
+	MapFailuresSet bool
+	// RevealSecrets is the request's revealSecrets (HTTP Task secrets in
+	// inspection data); it cannot go with a mock.
+	RevealSecrets bool
 	// ItemReaderData is stateConfiguration's mapItemReaderData: JSON text
 	// standing for what a Map's ItemReader would read; optional.
 	ItemReaderData string
@@ -78,6 +84,12 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 				machine = sub
 			}
 		}
+	}
+	if states, _ := machine.Get("States"); !hasMember(states, name) {
+		return nil, errorf("ValidationException", "State not found in definition")
+	}
+	if err := checkTestRequest(in, machine, name); err != nil {
+		return nil, err
 	}
 	machine = withTargets(machine)
 	sm, err := asl.FromValue(machine)
@@ -130,7 +142,7 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 		case m.Result != nil:
 			v, err := value.ParseString(*m.Result)
 			if err != nil {
-				return nil, errorf("ValidationException", "the mock result is not valid JSON: %v", err)
+				return nil, errorf("ValidationException", "Mocked result must be valid JSON")
 			}
 			res.Output = v
 		}
@@ -243,6 +255,9 @@ func TestStateRequestFrom(req *value.Object) TestStateInput {
 		}
 		in.Mock = tm
 	}
+	if rs, ok := req.Get("revealSecrets"); ok {
+		in.RevealSecrets, _ = rs.(bool)
+	}
 	if sc, ok := req.Get("stateConfiguration"); ok {
 		so, _ := sc.(*value.Object)
 		count := func(k string) int {
@@ -251,6 +266,7 @@ func TestStateRequestFrom(req *value.Object) TestStateInput {
 			return int(f.Float64())
 		}
 		in.RetryCount, in.MapFailures = count("retrierRetryCount"), count("mapIterationFailureCount")
+		in.MapFailuresSet = so.Has("mapIterationFailureCount")
 		if d, ok := so.Get("mapItemReaderData"); ok {
 			in.ItemReaderData, _ = d.(string)
 		}
@@ -294,6 +310,112 @@ func nestedMachine(machine *value.Object, name string) *value.Object {
 			}
 			if found := nestedMachine(subo, name); found != nil {
 				return found
+			}
+		}
+	}
+	return nil
+}
+
+// checkTestRequest rejects what AWS's TestState rejects before running:
+// mocks on states that take none, Map and Parallel states without one,
+// mocks that cannot answer the state, and Context objects with fields the
+// Context object does not have.
+func checkTestRequest(in TestStateInput, machine *value.Object, name string) error {
+	states, _ := machine.Get("States")
+	so, _ := states.(*value.Object)
+	stV, _ := so.Get(name)
+	st, _ := stV.(*value.Object)
+	typV, _ := st.Get("Type")
+	typ, _ := typV.(string)
+	m := in.Mock
+	if m != nil {
+		if m.Result != nil && m.ErrorOutput {
+			return errorf("ValidationException", "A test mock should have only one of the following fields: [result, errorOutput].")
+		}
+		switch typ {
+		case "Pass", "Succeed", "Fail", "Wait", "Choice":
+			return errorf("ValidationException", "State type '%s' is not supported when a mock is specified", typ)
+		}
+		if in.RevealSecrets {
+			return errorf("ValidationException", "TestState does not support RevealSecrets when a mock is specified.")
+		}
+	}
+	if (in.MapFailuresSet || in.MapFailures > 0) && typ == "Map" && m == nil {
+		return errorf("ValidationException", "TestState does not support MapIterationFailureCount when a mock is not specified.")
+	}
+	if m == nil && (typ == "Map" || typ == "Parallel") {
+		return errorf("InvalidDefinition", "TestState API does not support Map or Parallel states. Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
+	}
+	if m != nil && m.Result != nil {
+		result, err := value.ParseString(*m.Result)
+		if err != nil {
+			return errorf("ValidationException", "Mocked result must be valid JSON")
+		}
+		arr, isArr := result.([]any)
+		switch typ {
+		case "Parallel":
+			branches, _ := st.Get("Branches")
+			bs, _ := branches.([]any)
+			if !isArr || len(arr) != len(bs) {
+				return errorf("ValidationException", "Mocked result must contain the same number of items as number of Parallel branches.")
+			}
+		case "Map":
+			if st.Has("ResultWriter") {
+				if _, isObj := result.(*value.Object); !isObj {
+					return errorf("ValidationException", "Mocked result must be a JSON object.")
+				}
+			} else if isArr && in.MapFailures > len(arr) {
+				return errorf("ValidationException", "Map iteration failure count must be less than or equal to the number of Map iterations")
+			}
+		}
+	}
+	if in.Context != "" {
+		if err := checkTestContext(in.Context); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// contextFields are the members a TestState Context object may give, and
+// whether each is a string (the others are any JSON value or a number).
+var contextFields = map[string]map[string]bool{
+	"Execution":    {"Id": true, "Input": false, "Name": true, "RoleArn": true, "StartTime": true, "RedriveCount": false, "RedriveTime": true},
+	"State":        {"EnteredTime": true, "Name": true, "RetryCount": false},
+	"StateMachine": {"Id": true, "Name": true},
+	"Task":         {"Token": true},
+}
+
+func checkTestContext(text string) error {
+	v, err := value.ParseString(text)
+	if err != nil {
+		return errorf("ValidationException", "Invalid Context object provided: %v", err)
+	}
+	o, ok := v.(*value.Object)
+	if !ok {
+		return errorf("ValidationException", "Invalid Context object provided: the Context object must be a JSON object")
+	}
+	for i := 0; i < o.Len(); i++ {
+		k, member := o.At(i)
+		if k == "Map" {
+			return errorf("ValidationException", "Invalid Context object provided: 'Map' field is not supported when mocking a Context object")
+		}
+		fields, known := contextFields[k]
+		if !known {
+			return errorf("ValidationException", "Invalid Context object provided: Field '%s' is not allowed", k)
+		}
+		mo, isObj := member.(*value.Object)
+		if !isObj {
+			return errorf("ValidationException", "Invalid Context object provided: %s must be an object", k)
+		}
+		for j := 0; j < mo.Len(); j++ {
+			f, fv := mo.At(j)
+			isString, known := fields[f]
+			if !known {
+				return errorf("ValidationException", "Invalid Context object provided: Field '%s' is not allowed", f)
+			}
+			if _, ok := fv.(string); isString && !ok {
+				return errorf("ValidationException", "Invalid Context object provided: %s.%s must be a string", k, f)
 			}
 		}
 	}
