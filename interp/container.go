@@ -128,6 +128,15 @@ func (th *thread) runMap() {
 func (th *thread) startMap(c *container) {
 	arr := c.items
 	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
+	if c.st.jsonata {
+		// (JSONPath Maps record these once their paths are evaluated.)
+		if c.tolCount >= 0 && c.hasTol {
+			th.inspect("toleratedFailureCount", value.Int(int64(c.tolCount)))
+		}
+		if c.st.ToleratedFailurePercentage.Set {
+			th.inspect("toleratedFailurePercentage", value.Float(c.tolPercent))
+		}
+	}
 	th.x.emit(th, "MapStateStarted", "mapStateStartedEventDetails", value.ObjectOf("length", value.Int(int64(len(arr)))))
 	if !c.st.jsonata {
 		if f := c.tolerance(th, c.input); f != nil {
@@ -407,7 +416,6 @@ func (th *thread) containerResult(c *container, results any) {
 		th.completeJSONata(results)
 		return
 	}
-	th.inspect("result", results)
 	if c.st.resultSelector != nil {
 		var f *Failure
 		if results, f = th.evalPayload(c.st.resultSelector, results); f != nil {

@@ -375,7 +375,8 @@ func (th *thread) runTaskJSONata(vars map[string]any) {
 
 // completeJSONata finishes a Task, Parallel or Map state with its result.
 func (th *thread) completeJSONata(result any) {
-	th.inspect("result", result)
+	// AWS records no "result" inspection for JSONata states, nor for Map
+	// and Parallel states in either language.
 	vars := th.jvars(th.statesVar(th.stateInput, result, nil, true, false))
 	th.finishJSONata(vars, result, th.cur.next)
 }
