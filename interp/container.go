@@ -95,9 +95,11 @@ func (th *thread) runMap() {
 			return
 		}
 		items = v
-		th.inspect("afterItemsPath", v)
 	}
 	arr, ok := items.([]any)
+	if ok && st.itemsPath != nil {
+		th.inspect("afterItemsPath", arr)
+	}
 	if !ok {
 		// AWS names the path as applied to its document: "$$.Execution.Input"
 		// reads "$.Execution.Input" of the Context object. TestState, which

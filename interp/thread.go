@@ -386,20 +386,23 @@ func (th *thread) runPass() {
 		th.fail(f)
 		return
 	}
+	// AWS's inspection data for a Pass state: with Result, the result;
+	// otherwise the input and parameters stages.
+	if st.Result.Set {
+		// A Pass state's Result takes precedence over Parameters.
+		th.inspect("result", st.result)
+		th.complete(st.result)
+		return
+	}
 	th.inspect("afterInputPath", in)
 	result := in
-	switch {
-	case st.Result.Set:
-		// A Pass state's Result takes precedence over Parameters.
-		result = st.result
-	case st.parameters != nil:
+	if st.parameters != nil {
 		if result, f = th.evalPayload(st.parameters, in); f != nil {
 			th.fail(f)
 			return
 		}
-		th.inspect("afterParameters", result)
 	}
-	th.inspect("result", result)
+	th.inspect("afterParameters", result)
 	th.complete(result)
 }
 
@@ -431,6 +434,7 @@ func (th *thread) runSucceed() {
 		th.fail(f)
 		return
 	}
+	th.inspect("afterInputPath", in)
 	out, f := th.applyOutputPath(in)
 	if f != nil {
 		th.fail(f)
@@ -441,6 +445,7 @@ func (th *thread) runSucceed() {
 
 func (th *thread) runFail() {
 	st := th.cur
+	th.inspect("afterInputPath", th.stateInput)
 	f := &Failure{}
 	if s, ok := st.Error.Value.(string); ok {
 		f.Error = s
