@@ -48,8 +48,10 @@ func TestConformance(t *testing.T) {
 			r = conformance.Check(context.Background(), c)
 		case "invalid-definition", "validate-definition":
 			r = conformance.CheckDefinition(c)
+		case "test-state":
+			r = conformance.CheckTestState(context.Background(), c)
 		default:
-			continue // test-state cases need the TestState API
+			continue
 		}
 		results = append(results, r)
 		sum.AddResult(r)

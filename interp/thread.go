@@ -145,9 +145,13 @@ func (th *thread) contextObject() any {
 		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
 	}
 	if t := x.test; t != nil && t.Context != nil {
-		for k, v := range t.Context.All {
-			c.Set(k, v)
+		// TestState's context stands for the whole Context object (an
+		// empty one leaves $$ empty); only a task token is kept.
+		given := t.Context.Clone()
+		if th.taskToken != "" && !given.Has("Task") {
+			given.Set("Task", value.ObjectOf("Token", th.taskToken))
 		}
+		return given
 	}
 	return c
 }
