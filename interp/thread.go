@@ -642,6 +642,10 @@ func (th *thread) fail(f *Failure) {
 			continue
 		}
 		if th.retries[i] >= r.MaxAttempts {
+			if t := th.x.test; t != nil && th == th.x.root && t.inspection != nil {
+				// TestState names the retrier that is used up.
+				t.inspection.Set("errorDetails", value.ObjectOf("retryIndex", value.Int(int64(i))))
+			}
 			break
 		}
 		th.failEvent = ""
