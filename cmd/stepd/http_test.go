@@ -30,30 +30,13 @@ func TestRunHTTPTask(t *testing.T) {
 	bad := writeFile(t, "bad.json", `{"`+arn+`":{"ApiKeyName":"X-Api-Key","ApiKeyValue":"wrong"}}`)
 	typo := writeFile(t, "typo.json", `{"`+arn+`":{"ApiKey":"X-Api-Key"}}`)
 
-	tests := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
+	tests := []runCase{
 		{name: "authorised", args: []string{"run", def, "--input", `{"id":"42"}`, "--connections", good}, code: 0, stdout: `{"status":200,"body":{"order":"42"}}` + "\n"},
 		{name: "refused by the server", args: []string{"run", def, "--input", `{"id":"42"}`, "--connections", bad}, code: 1, stderr: "States.Http.StatusCode.403"},
 		{name: "unknown connection", args: []string{"run", def, "--input", `{"id":"42"}`}, code: 1, stderr: "Events.ConnectionResource.ResourceNotFound"},
 		{name: "unknown field in connections", args: []string{"run", def, "--connections", typo}, code: 2, stderr: "ApiKey"},
 	}
-	for _, tt := range tests {
-		code, stdout, stderr := runMain(t, "", tt.args...)
-		if code != tt.code {
-			t.Errorf("%s: exit %d, want %d (stderr %q)", tt.name, code, tt.code, stderr)
-		}
-		if tt.stdout != "" && stdout != tt.stdout {
-			t.Errorf("%s: stdout %q, want %q", tt.name, stdout, tt.stdout)
-		}
-		if !strings.Contains(stderr, tt.stderr) {
-			t.Errorf("%s: stderr %q does not contain %q", tt.name, stderr, tt.stderr)
-		}
-	}
+	checkRuns(t, tests)
 }
 
 // TestRunRegistry serves a lambda:invoke Task and a bare function ARN from
@@ -66,18 +49,27 @@ func TestRunRegistry(t *testing.T) {
 	cfg := writeFile(t, "registry.json", `{"Functions":{"double":{"Command":["sh","-c","read -r line; n=${line#*:}; n=${n%\\}}; printf '{\"n\":%d}' $((n*2))"]}}}`)
 	failing := writeFile(t, "failing.json", `{"Functions":{"double":{"Command":["sh","-c","echo '{\"errorType\":\"Overflow\",\"errorMessage\":\"too big\"}'; exit 1"]}}}`)
 	bad := writeFile(t, "bad.json", `{"Functions":{"double":{"Command":["x"],"Url":"http://127.0.0.1:1"}}}`)
-	tests := []struct {
-		name   string
-		args   []string
-		code   int
-		stdout string
-		stderr string
-	}{
+	tests := []runCase{
 		{name: "served", args: []string{"run", def, "--input", `{"n":5}`, "--config", cfg}, code: 0, stdout: `{"n":20}` + "\n"},
 		{name: "function error", args: []string{"run", def, "--input", `{"n":5}`, "--config", failing}, code: 1, stderr: "error: Overflow"},
 		{name: "no registry", args: []string{"run", def, "--input", `{"n":5}`}, code: 1, stderr: "--config FILE"},
 		{name: "invalid registry", args: []string{"run", def, "--config", bad}, code: 2, stderr: "Functions.double: want exactly one of Command, Url and LambdaEndpoint"},
 	}
+	checkRuns(t, tests)
+}
+
+// runCase is one stepd invocation: its exit code, its whole standard
+// output (when given) and text its standard error must contain.
+type runCase struct {
+	name   string
+	args   []string
+	code   int
+	stdout string
+	stderr string
+}
+
+func checkRuns(t *testing.T, tests []runCase) {
+	t.Helper()
 	for _, tt := range tests {
 		code, stdout, stderr := runMain(t, "", tt.args...)
 		if code != tt.code {
