@@ -118,18 +118,7 @@ func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars ma
 func (th *thread) queryFailure(field string, err error) *Failure {
 	var te *jsonata.TemplateError
 	if errors.As(err, &te) {
-		where := field
-		if te.Path != "" {
-			where = field + "/" + te.Path
-		}
-		var msg string
-		switch {
-		case te.Undefined:
-			msg = fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned nothing (undefined).", te.Expr, where)
-		default:
-			msg = fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' threw an error during evaluation. %s", te.Expr, where, te.Message())
-		}
-		return th.evalFailure(where, msg)
+		return th.evalFailure(te.FieldPath(field), te.Cause(field))
 	}
 	return th.evalFailure(field, err.Error())
 }
@@ -146,24 +135,7 @@ func (th *thread) typeFailure(field, want string, v any) *Failure {
 	if t != nil {
 		expr = t.Source()
 	}
-	return th.evalFailure(field, fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned an unexpected result type. Expected '%s', but was '%s' for value: %s",
-		expr, field, want, jsonType(v), value.String(v)))
-}
-
-func jsonType(v any) string {
-	switch value.KindOf(v) {
-	case value.KindNull:
-		return "null"
-	case value.KindBool:
-		return "boolean"
-	case value.KindNumber:
-		return "number"
-	case value.KindString:
-		return "string"
-	case value.KindArray:
-		return "array"
-	}
-	return "object"
+	return th.evalFailure(field, jsonata.TypeCause(expr, field, want, v))
 }
 
 // assignJSONata evaluates Assign and returns the new variables; they take
@@ -237,7 +209,7 @@ func (th *thread) runJSONata() {
 			}
 			b, isBool := v.(bool)
 			if !isBool {
-				th.fail(th.evalFailure("Condition", fmt.Sprintf("The JSONata expression '%s' specified for the field 'Condition' returned an unexpected result type. Expected 'boolean', but was '%s' for value: %s", m["Condition"].Source(), jsonType(v), value.String(v))))
+				th.fail(th.evalFailure("Condition", jsonata.TypeCause(m["Condition"].Source(), "Condition", "boolean", v)))
 				return
 			}
 			if b {

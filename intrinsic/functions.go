@@ -78,24 +78,8 @@ func init() {
 
 // --- argument checks ---
 
-func argType(v any) string {
-	switch value.KindOf(v) {
-	case value.KindNull:
-		return "null"
-	case value.KindBool:
-		return "boolean"
-	case value.KindNumber:
-		return "number"
-	case value.KindString:
-		return "string"
-	case value.KindArray:
-		return "array"
-	}
-	return "object"
-}
-
 func typeErr(c *Call, i int, want string, v any) error {
-	return failf("The value of argument %d of %s must be %s, but was %s: %s", i+1, c.Name, want, argType(v), value.String(v))
+	return failf("The value of argument %d of %s must be %s, but was %s: %s", i+1, c.Name, want, value.KindOf(v), value.String(v))
 }
 
 func stringArg(c *Call, a []any, i int) (string, error) {

@@ -61,23 +61,5 @@ func UnsupportedCause(expr, field string) string {
 // result type. Expected 'array', but was 'string' for value: \"x\"".
 func TypeCause(expr, field, want string, v any) string {
 	return fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned an unexpected result type. Expected '%s', but was '%s' for value: %s",
-		expr, field, want, TypeName(v), value.String(v))
-}
-
-// TypeName is the JSON type name AWS uses in causes: null, boolean,
-// number, string, array or object.
-func TypeName(v any) string {
-	switch value.KindOf(v) {
-	case value.KindNull:
-		return "null"
-	case value.KindBool:
-		return "boolean"
-	case value.KindNumber:
-		return "number"
-	case value.KindString:
-		return "string"
-	case value.KindArray:
-		return "array"
-	}
-	return "object"
+		expr, field, want, value.KindOf(v), value.String(v))
 }
