@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/validate"
@@ -125,7 +126,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.Header().Set("x-amzn-RequestId", newRequestID())
+	w.Header().Set("x-amzn-RequestId", uuid.New())
 	b, _ := json.Marshal(out)
 	_, _ = w.Write(b)
 }
@@ -141,7 +142,7 @@ func writeError(w http.ResponseWriter, err error) {
 		ae = &apiError{status: 500, code: "InternalFailure", message: err.Error()}
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.Header().Set("x-amzn-RequestId", newRequestID())
+	w.Header().Set("x-amzn-RequestId", uuid.New())
 	w.Header().Set("X-Amzn-Errortype", ae.code)
 	w.WriteHeader(ae.status)
 	b, _ := json.Marshal(map[string]string{"__type": ae.code, "message": ae.message})
@@ -164,10 +165,6 @@ func epoch(t time.Time) *float64 {
 	}
 	f := float64(t.UnixMilli()) / 1000
 	return &f
-}
-
-func newRequestID() string {
-	return strings.ReplaceAll(fmt.Sprint(time.Now().UnixNano()), "-", "")
 }
 
 // tag is a Step Functions tag.

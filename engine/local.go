@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
 	"fmt"
 
 	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 )
 
@@ -41,7 +41,7 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 		account = "123456789012"
 	}
 	if e.Name == "" {
-		e.Name = NewUUID()
+		e.Name = uuid.New()
 	}
 	if e.RoleArn == "" {
 		e.RoleArn = fmt.Sprintf("arn:aws:iam::%s:role/stepd", account)
@@ -60,13 +60,4 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 		info.MaxEvents = interp.MaxStandardEvents
 	}
 	return Run(ctx, p, info, e.Input, l.Options), nil
-}
-
-// NewUUID returns a random (version 4) UUID.
-func NewUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

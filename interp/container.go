@@ -1,11 +1,11 @@
 package interp
 
 import (
-	"crypto/rand"
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/value"
 )
 
@@ -150,7 +150,7 @@ func (th *thread) startMap(c *container) {
 		// Iterations run as child executions: their events are not part of
 		// this history.
 		c.distributed = true
-		arn := fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", th.x.region(), th.x.account(), th.x.info.StateMachineName, mapRunLabel(c.st), newID())
+		arn := fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", th.x.region(), th.x.account(), th.x.info.StateMachineName, mapRunLabel(c.st), uuid.New())
 		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
 		c.runStarted = th.last
 	}
@@ -436,12 +436,4 @@ func mapRunLabel(st *state) string {
 		return st.Label
 	}
 	return st.Name
-}
-
-func newID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

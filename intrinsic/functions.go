@@ -2,13 +2,11 @@ package intrinsic
 
 import (
 	"crypto/md5"
-	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
-	"fmt"
 	"hash"
 	"maps"
 	"math"
@@ -18,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/value"
 )
 
@@ -73,7 +72,7 @@ func init() {
 	def("States.MathRandom", 2, 3, mathRandom)
 	def("States.MathAdd", 2, 2, mathAdd)
 	def("States.StringSplit", 2, 2, stringSplit)
-	def("States.UUID", 0, 0, func(c *Call, a []any) (any, error) { return newUUID(), nil })
+	def("States.UUID", 0, 0, func(c *Call, a []any) (any, error) { return uuid.New(), nil })
 }
 
 // --- argument checks ---
@@ -528,13 +527,4 @@ func stringSplit(c *Call, a []any) (any, error) {
 		out[i] = p
 	}
 	return out, nil
-}
-
-// newUUID returns a random version 4 UUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/history"
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
@@ -26,7 +27,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		return nil, err
 	}
 	if in.Name == "" {
-		in.Name = newID()
+		in.Name = uuid.New()
 	}
 	if err := checkName("Name", in.Name); err != nil {
 		return nil, err
@@ -44,7 +45,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	express := sm.Type == "EXPRESS"
 	arn := s.executionARN(sm.Name, in.Name, express)
 	if express {
-		arn += ":" + newID()
+		arn += ":" + uuid.New()
 	}
 	p, err := s.program(sm.Definition)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
@@ -179,7 +180,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 	}
 	now := s.clock.Now()
 	sm := &store.StateMachine{ARN: s.stateMachineARN(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
-		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: newID(), Tags: in.Tags}
+		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags}
 	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := s.store.GetStateMachine(ctx, sm.ARN)
@@ -254,7 +255,7 @@ func (s *Service) UpdateStateMachine(ctx context.Context, arn, definition, role 
 		sm.RoleARN = role
 	}
 	sm.Updated = s.clock.Now()
-	sm.RevisionID = newID()
+	sm.RevisionID = uuid.New()
 	return sm, s.store.UpdateStateMachine(ctx, sm)
 }
 
@@ -348,5 +349,3 @@ func parseInput(text string) (any, error) {
 	}
 	return v, nil
 }
-
-func newID() string { return engine.NewUUID() }

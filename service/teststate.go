@@ -7,6 +7,7 @@ import (
 
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
@@ -149,7 +150,7 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 		test.Mock = &res
 		inv = task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result { return res })
 	}
-	execName := newID()
+	execName := uuid.New()
 	info := interp.Info{
 		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:express:%s:%s", s.cfg.Region, s.cfg.Account, "TestStateStateMachine", execName),
 		Name:             execName,

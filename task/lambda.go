@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/value"
 )
 
@@ -168,7 +169,7 @@ func (c lambdaCall) event() (any, *Result) {
 		if err != nil {
 			return nil, &Result{Error: "Lambda.InvalidRequestContentException", Cause: fmt.Sprintf(
 				"Could not parse request body into json: Could not parse payload into json: %v (Service: AWSLambda; Status Code: 400; Error Code: InvalidRequestContentException; Request ID: %s; Proxy: null)",
-				err, newRequestID())}
+				err, uuid.New())}
 		}
 		return v, nil
 	}
@@ -195,7 +196,7 @@ func functionNotFound(c lambdaCall) Result {
 	}
 	return Result{Error: "Lambda.ResourceNotFoundException", Cause: fmt.Sprintf(
 		"Function not found: %s (Service: AWSLambda; Status Code: 404; Error Code: ResourceNotFoundException; Request ID: %s; Proxy: null)",
-		arn, newRequestID())}
+		arn, uuid.New())}
 }
 
 // httpDate is the HTTP Date header layout.
@@ -206,7 +207,7 @@ const httpDate = "Mon, 02 Jan 2006 15:04:05 GMT"
 // length of the body as Lambda's Python runtime writes it.
 func invokeResponse(payload any, c lambdaCall) *value.Object {
 	now := time.Now().UTC()
-	reqID := newRequestID()
+	reqID := uuid.New()
 	version := c.executedVersion()
 	length := strconv.Itoa(len(pythonDumps(nil, payload)))
 	date := now.Format(httpDate)
@@ -256,15 +257,6 @@ func invokeResponse(payload any, c lambdaCall) *value.Object {
 	out.Set("SdkResponseMetadata", value.ObjectOf("RequestId", reqID))
 	out.Set("StatusCode", value.Int(200))
 	return out
-}
-
-// newRequestID returns a random version 4 UUID.
-func newRequestID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 // traceID returns an X-Ray trace header value.
