@@ -124,11 +124,7 @@ func (h *Handler) listStateMachines(ctx context.Context, body []byte) (any, erro
 	for _, sm := range list {
 		items = append(items, map[string]any{"stateMachineArn": sm.ARN, "name": sm.Name, "type": sm.Type, "creationDate": epoch(sm.Created)})
 	}
-	out := map[string]any{"stateMachines": items}
-	if next != "" {
-		out["nextToken"] = next
-	}
-	return out, nil
+	return withNextToken(map[string]any{"stateMachines": items}, next), nil
 }
 
 func (h *Handler) listStateMachineVersions(ctx context.Context, body []byte) (any, error) {
@@ -265,11 +261,7 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		}
 		items = append(items, item)
 	}
-	out := map[string]any{"executions": items}
-	if next != "" {
-		out["nextToken"] = next
-	}
-	return out, nil
+	return withNextToken(map[string]any{"executions": items}, next), nil
 }
 
 func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {
@@ -317,11 +309,7 @@ func (h *Handler) getExecutionHistory(ctx context.Context, body []byte) (any, er
 	for i, v := range list {
 		raw[i] = json.RawMessage(value.String(v))
 	}
-	out := map[string]any{"events": raw}
-	if next != "" {
-		out["nextToken"] = next
-	}
-	return out, nil
+	return withNextToken(map[string]any{"events": raw}, next), nil
 }
 
 func (h *Handler) validateDefinition(ctx context.Context, body []byte) (any, error) {
@@ -391,4 +379,12 @@ func (h *Handler) listTags(ctx context.Context, body []byte) (any, error) {
 		list = append(list, tag{Key: k, Value: tags[k]})
 	}
 	return map[string]any{"tags": list}, nil
+}
+
+// withNextToken adds the nextToken of a paginated answer, when there is a next page.
+func withNextToken(out map[string]any, next string) map[string]any {
+	if next != "" {
+		out["nextToken"] = next
+	}
+	return out
 }

@@ -63,11 +63,7 @@ func (h *Handler) listActivities(ctx context.Context, body []byte) (any, error) 
 	for _, a := range list {
 		items = append(items, map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created)})
 	}
-	out := map[string]any{"activities": items}
-	if next != "" {
-		out["nextToken"] = next
-	}
-	return out, nil
+	return withNextToken(map[string]any{"activities": items}, next), nil
 }
 
 func (h *Handler) getActivityTask(ctx context.Context, body []byte) (any, error) {

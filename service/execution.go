@@ -96,15 +96,8 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	r := s.running[e.ARN]
-	s.mu.Unlock()
-	if r != nil {
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if err := s.waitDone(ctx, e.ARN); err != nil {
+		return nil, err
 	}
 	return s.express.GetExecution(ctx, e.ARN)
 }
@@ -408,17 +401,27 @@ func (s *Service) resume(ctx context.Context, e *store.Execution) error {
 // Wait blocks until the execution is no longer running in this process
 // (or ctx ends) and returns it.
 func (s *Service) Wait(ctx context.Context, arn string) (*store.Execution, error) {
+	if err := s.waitDone(ctx, arn); err != nil {
+		return nil, err
+	}
+	return s.DescribeExecution(ctx, arn)
+}
+
+// waitDone blocks until the execution of arn is not running in this
+// process, or ctx ends.
+func (s *Service) waitDone(ctx context.Context, arn string) error {
 	s.mu.Lock()
 	r := s.running[arn]
 	s.mu.Unlock()
-	if r != nil {
-		select {
-		case <-r.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	if r == nil {
+		return nil
 	}
-	return s.DescribeExecution(ctx, arn)
+	select {
+	case <-r.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // StopExecution stops a running execution (status ABORTED).

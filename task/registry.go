@@ -63,7 +63,6 @@ type Handler struct {
 type Registry struct {
 	functions []registered
 	resources Router
-	patterns  []string
 	http      *HTTP
 }
 
@@ -109,7 +108,6 @@ func NewRegistry(cfg RegistryConfig) (*Registry, error) {
 			return nil, err
 		}
 		r.resources.Handle(pattern, inv)
-		r.patterns = append(r.patterns, pattern)
 	}
 	return r, nil
 }
@@ -166,12 +164,7 @@ func (r *Registry) Serves(req *Request) bool {
 	if r.http.Serves(req) {
 		return true
 	}
-	for _, p := range r.patterns {
-		if req.Resource == p || strings.HasSuffix(p, "*") && strings.HasPrefix(req.Resource, strings.TrimSuffix(p, "*")) {
-			return true
-		}
-	}
-	return false
+	return r.resources.Routes(req.Resource)
 }
 
 // Invoke serves req with its registered handler.
@@ -187,7 +180,7 @@ func (r *Registry) Invoke(ctx context.Context, req *Request) Result {
 	if r.http.Serves(req) {
 		return r.http.Invoke(ctx, req)
 	}
-	if r.Serves(req) {
+	if r.resources.Routes(req.Resource) {
 		return r.resources.Invoke(ctx, req)
 	}
 	return Result{Error: "States.Runtime", Cause: fmt.Sprintf(

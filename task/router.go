@@ -69,11 +69,7 @@ func (r *Router) Invoke(ctx context.Context, req *Request) Result {
 		return !ok || p.Serves(req)
 	}
 	for _, rt := range r.routes {
-		match := req.Resource == rt.prefix
-		if !rt.exact {
-			match = strings.HasPrefix(req.Resource, rt.prefix)
-		}
-		if match && try(rt.inv) {
+		if rt.matches(req.Resource) && try(rt.inv) {
 			return rt.inv.Invoke(ctx, req)
 		}
 	}
@@ -84,4 +80,21 @@ func (r *Router) Invoke(ctx context.Context, req *Request) Result {
 		return first.Invoke(ctx, req)
 	}
 	return Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler for resource %s of state %q: configure a mock for the state or a command for the resource", req.Resource, req.StateName)}
+}
+
+func (rt route) matches(resource string) bool {
+	if rt.exact {
+		return resource == rt.prefix
+	}
+	return strings.HasPrefix(resource, rt.prefix)
+}
+
+// Routes reports whether a pattern was registered that matches resource.
+func (r *Router) Routes(resource string) bool {
+	for _, rt := range r.routes {
+		if rt.matches(resource) {
+			return true
+		}
+	}
+	return false
 }

@@ -117,4 +117,13 @@ func TestTestStateCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, `"status": "SUCCEEDED"`) || !strings.Contains(stdout, `"nextState": "Later"`) || !strings.Contains(stdout, `"afterParameters": {`) {
 		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
 	}
+	named := writeFile(t, "named.json", `{"Type":"Pass","Parameters":{"name.$":"$$.Execution.Name"},"End":true}`)
+	code, stdout, stderr = runMain(t, "", "test-state", named, "--context", `{"Execution":{"Name":"nightly"}}`)
+	if code != 0 || !strings.Contains(stdout, `nightly`) {
+		t.Fatalf("--context: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = runMain(t, "", "test-state", named, "--context", `{"Pokedex":{}}`)
+	if code == 0 || !strings.Contains(stderr, "Field 'Pokedex' is not allowed") {
+		t.Fatalf("bad --context: exit %d\n%s", code, stderr)
+	}
 }

@@ -18,6 +18,7 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	state := fs.String("state", "", "name of the state to test when the file holds a whole state machine")
 	input := fs.String("input", "{}", "state input: JSON text, @FILE or @-")
 	variables := fs.String("variables", "", "workflow variables in scope: a JSON object")
+	contextObj := fs.String("context", "", "the Context object ($$) the state sees: a JSON object")
 	level := fs.String("inspection-level", "DEBUG", "INFO, DEBUG or TRACE")
 	mockResult := fs.String("mock-result", "", "answer the state's task (or the whole Parallel/Map) with this JSON result")
 	mockError := fs.String("mock-error", "", "fail the state's task with this error name")
@@ -47,7 +48,7 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		fmt.Fprintf(stderr, "stepd test-state: --input: %v\n", err)
 		return exitUsage
 	}
-	req := service.TestStateInput{Definition: string(def), StateName: *state, Input: value.String(in), Variables: *variables, InspectionLevel: *level}
+	req := service.TestStateInput{Definition: string(def), StateName: *state, Input: value.String(in), Variables: *variables, InspectionLevel: *level, Context: *contextObj}
 	switch {
 	case *mockResult != "":
 		req.Mock = &service.TestMock{Result: mockResult}
