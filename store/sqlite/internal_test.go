@@ -272,26 +272,74 @@ func isClosing(s *Store) bool {
 	}
 }
 
-// TestMigrate opens a database whose steps table predates the summary
-// columns.
+// TestMigrate opens a database of the first layout: a steps table keyed
+// by (exec, seq) without the summary columns, holding an execution whose
+// second step has no events. Its steps move to the step table with their
+// events, the empty step gets the empty range after its predecessor, and
+// the execution goes on.
 func TestMigrate(t *testing.T) {
+	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "stepd.db")
 	db, err := sql.Open("sqlite", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`CREATE TABLE steps (exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, input BLOB,
-		first_event INTEGER NOT NULL, last_event INTEGER NOT NULL, events BLOB NOT NULL, PRIMARY KEY (exec, seq)) WITHOUT ROWID`); err != nil {
-		t.Fatal(err)
+	ev := func(ids ...int64) []byte {
+		var evs []store.Event
+		for _, id := range ids {
+			evs = append(evs, store.Event{ID: id, Type: "PassStateEntered", JSON: []byte(fmt.Sprintf(`{"id":%d}`, id))})
+		}
+		return encodeEvents(evs)
+	}
+	arn := "arn:aws:states:us-east-1:1:execution:m:old"
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`CREATE TABLE executions (seq INTEGER PRIMARY KEY AUTOINCREMENT, arn TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+			state_machine_arn TEXT NOT NULL, state_machine_name TEXT NOT NULL, definition TEXT NOT NULL, type TEXT NOT NULL,
+			role_arn TEXT NOT NULL, test_case TEXT NOT NULL, input TEXT NOT NULL, status TEXT NOT NULL,
+			output TEXT NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, started INTEGER NOT NULL, stopped INTEGER NOT NULL)`, nil},
+		{`CREATE TABLE steps (exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, input BLOB,
+			first_event INTEGER NOT NULL, last_event INTEGER NOT NULL, events BLOB NOT NULL, PRIMARY KEY (exec, seq)) WITHOUT ROWID`, nil},
+		{`CREATE INDEX steps_by_event ON steps (exec, last_event)`, nil},
+		{`INSERT INTO executions VALUES (7, ?, 'old', 'sm', 'm', '{}', 'STANDARD', '', '', '{}', 'RUNNING', '', '', '', 1, 0)`, []any{arn}},
+		{`INSERT INTO steps VALUES (7, 0, 1, NULL, 1, 2, ?)`, []any{ev(1, 2)}},
+		{`INSERT INTO steps VALUES (7, 1, 2, x'7b7d', 0, -1, ?)`, []any{ev()}},
+		{`INSERT INTO steps VALUES (7, 2, 3, x'7b7d', 3, 3, ?)`, []any{ev(3)}},
+	} {
+		if _, err := db.Exec(q.sql, q.args...); err != nil {
+			t.Fatalf("%s: %v", q.sql, err)
+		}
 	}
 	db.Close()
-	s, err := Open(context.Background(), path)
+	s, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	arn := newExec(t, s, "a")
-	if steps, err := s.Steps(context.Background(), arn); err != nil || len(steps) != 1 || steps[0].Status != "RUNNING" {
-		t.Fatalf("steps: %+v %v", steps, err)
+	steps, err := s.Steps(ctx, arn)
+	if err != nil || len(steps) != 3 || len(steps[0].Events) != 2 || len(steps[1].Events) != 0 || steps[2].Events[0].ID != 3 || string(steps[1].Input) != "{}" {
+		t.Fatalf("steps after migration: %+v %v", steps, err)
+	}
+	for _, tt := range []struct {
+		after   int64
+		reverse bool
+		want    int
+	}{{0, false, 3}, {1, false, 2}, {2, false, 1}, {3, false, 0}, {0, true, 3}, {3, true, 2}, {2, true, 1}} {
+		if evs, err := s.Events(ctx, arn, tt.after, 10, tt.reverse); err != nil || len(evs) != tt.want {
+			t.Errorf("Events(after %d, reverse %v) = %d events %v, want %d", tt.after, tt.reverse, len(evs), err, tt.want)
+		}
+	}
+	if err := s.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: 3, Status: "SUCCEEDED", Output: "{}",
+		Events: []store.Event{{ID: 4, Type: "ExecutionSucceeded", JSON: []byte(`{}`)}}}); err != nil {
+		t.Fatalf("next step after migration: %v", err)
+	}
+	if e, err := s.GetExecution(ctx, arn); err != nil || e.Status != "SUCCEEDED" {
+		t.Errorf("execution after migration: %+v %v", e, err)
+	}
+	var n int
+	if err := s.db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name IN ('steps', 'steps_by_event')`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("old table left: %d %v", n, err)
 	}
 }

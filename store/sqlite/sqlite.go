@@ -12,9 +12,15 @@
 // and replayed one request per transaction. Reads use their own
 // connections.
 //
-// An execution's steps are rows keyed by the execution's integer key; a
-// step's events are packed into its row, so a transition costs one insert
-// (and an update of the executions row when the summary changes).
+// An execution's steps are rows of one table keyed by a single integer,
+// the execution's row key in the high 32 bits and the step's Seq in the
+// low ones (stepKey), so that appending a step is one integer-keyed insert
+// with no secondary index to maintain. A step's events are packed into its
+// row, so a transition costs that insert (and an update of the executions
+// row when the summary changes). Every row records the range of event ids
+// it holds; a step without events records the empty range just after the
+// previous step's, so both bounds grow with Seq and a page of history
+// starting at an event id is found by binary search.
 //
 // List tokens are opaque, checksummed keys of the last item returned
 // (keyset pagination), so that a page does not shift when executions are
@@ -58,18 +64,18 @@ CREATE TABLE IF NOT EXISTS executions (
 CREATE INDEX IF NOT EXISTS executions_by_machine ON executions (state_machine_arn, seq DESC);
 CREATE INDEX IF NOT EXISTS executions_by_machine_status ON executions (state_machine_arn, status, seq DESC);
 CREATE INDEX IF NOT EXISTS executions_running ON executions (seq) WHERE status = 'RUNNING';
-CREATE TABLE IF NOT EXISTS steps (
-	exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL, input BLOB,
-	first_event INTEGER NOT NULL, last_event INTEGER NOT NULL, events BLOB NOT NULL,
-	PRIMARY KEY (exec, seq)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS steps_by_event ON steps (exec, last_event);
+CREATE TABLE IF NOT EXISTS step (
+	key INTEGER PRIMARY KEY, at INTEGER NOT NULL, first_event INTEGER NOT NULL, last_event INTEGER NOT NULL,
+	status TEXT NOT NULL, stopped INTEGER NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, output TEXT NOT NULL,
+	input BLOB, events BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS activities (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS activities_by_name ON activities (name, arn);
 `
 
-// stepSummary are the columns added to steps for the execution's summary
-// after the step; databases created before them get them on open.
+// stepSummary are the columns added to the steps table of older databases
+// for the execution's summary after the step; migrate adds them before it
+// copies that table into step.
 var stepSummary = []string{"status TEXT NOT NULL DEFAULT ''", "output TEXT NOT NULL DEFAULT ''", "error TEXT NOT NULL DEFAULT ''",
 	"cause TEXT NOT NULL DEFAULT ''", "stopped INTEGER NOT NULL DEFAULT 0"}
 
@@ -95,6 +101,9 @@ type Store struct {
 	// (the executions row is only rewritten when the summary changes). It
 	// is dropped whenever a transaction rolls back.
 	cache map[string]*execState
+	// txOf is the transaction txStmts belong to (see stmt); writer only.
+	txOf    *sql.Tx
+	txStmts map[*sql.Stmt]*sql.Stmt
 
 	commits atomic.Int64 // transactions committed, for tests
 }
@@ -102,6 +111,7 @@ type Store struct {
 type execState struct {
 	key    int64
 	next   int64  // the Seq the next step must have
+	last   int64  // the id of the last event committed, 0 for none
 	status string // the executions row's status
 	dirty  bool   // the row has an output, error, cause or stop time
 }
@@ -148,10 +158,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insStep, `INSERT INTO steps (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insStep, `INSERT INTO step (key, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
-		{&s.selExec, `SELECT e.seq, (SELECT COALESCE(MAX(s.seq), -1) FROM steps s WHERE s.exec = e.seq), e.status,
-			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0 FROM executions e WHERE e.arn=?`},
+		{&s.selExec, `SELECT e.seq, COALESCE(s.key & 4294967295, -1), COALESCE(s.last_event, 0), e.status,
+			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0
+			FROM executions e LEFT JOIN step s ON s.key = (SELECT MAX(key) FROM step WHERE key BETWEEN e.seq << 32 AND (e.seq << 32) + 4294967295)
+			WHERE e.arn=?`},
 	} {
 		if *p.dst, err = w.PrepareContext(ctx, p.sql); err != nil {
 			w.Close()
@@ -163,10 +175,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return s, nil
 }
 
-// migrate creates the schema and adds the columns that older databases
-// lack.
+// migrate creates the schema and moves the steps of databases made before
+// the step table (a table keyed by execution and Seq, with an index by
+// event id) into it.
 func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	var old int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='steps'`).Scan(&old); err != nil || old == 0 {
 		return err
 	}
 	for _, col := range stepSummary {
@@ -181,7 +198,56 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			}
 		}
 	}
-	return nil
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := copySteps(ctx, tx); err != nil {
+		return fmt.Errorf("move steps: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE steps`); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// copySteps copies the rows of the old steps table into step, giving
+// steps without events the empty range after the previous step's events.
+func copySteps(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped FROM steps ORDER BY exec, seq`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO step (key, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	prevExec, prevLast := int64(-1), int64(0)
+	for rows.Next() {
+		var exec, seq, at, first, last, stopped int64
+		var input, events []byte
+		var status, output, errName, cause string
+		if err := rows.Scan(&exec, &seq, &at, &input, &first, &last, &events, &status, &output, &errName, &cause, &stopped); err != nil {
+			return err
+		}
+		if exec != prevExec {
+			prevExec, prevLast = exec, 0
+		}
+		if last < first {
+			first, last = prevLast+1, prevLast
+		}
+		prevLast = last
+		if events == nil {
+			events = []byte{} // an empty blob scans as nil
+		}
+		if _, err := ins.ExecContext(ctx, stepKey(exec, seq), at, input, first, last, events, status, output, errName, cause, stopped); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // writer commits queued requests in batches until Close, then commits what
@@ -236,6 +302,7 @@ func (s *Store) commit(batch []*request) {
 // failed and the transaction was rolled back.
 func (s *Store) commitAll(batch []*request) bool {
 	tx, err := s.w.BeginTx(context.Background(), nil)
+	defer func() { s.txOf, s.txStmts = nil, nil }()
 	if err != nil {
 		for _, r := range batch {
 			r.err <- fmt.Errorf("begin: %w", err)
@@ -542,14 +609,27 @@ func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.S
 	return byName(ctx, s.db, kindStateMachines, "state_machines", smColumns, p, scanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
 }
 
+// stepKey is a step's row key: the execution's row key in the high 32
+// bits, the step's Seq in the low ones.
+func stepKey(exec, seq int64) int64 { return exec<<32 | seq }
+
+// maxSeq bounds a step's Seq so that it fits its key's low 32 bits; the
+// 25,000-event history limit keeps executions far below it.
+const maxSeq = 1<<32 - 1
+
 // insertStep writes a step — one row holding its events — and applies its
 // summary to the execution c.
 func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
-	first, last := int64(0), int64(-1)
+	if st.Seq < 0 || st.Seq > maxSeq {
+		return refuse(fmt.Errorf("execution %s: step %d out of range", st.ExecutionARN, st.Seq))
+	}
+	// A step without events records the empty range after the last event,
+	// so that the bounds of the rows grow with Seq (see Events).
+	first, last := c.last+1, c.last
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
-	if _, err := tx.Stmt(s.insStep).Exec(c.key, st.Seq, nanos(st.At), st.Input, first, last, encodeEvents(st.Events),
+	if _, err := s.stmt(tx, s.insStep).Exec(stepKey(c.key, st.Seq), nanos(st.At), st.Input, first, last, encodeEvents(st.Events),
 		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)); err != nil {
 		return err
 	}
@@ -559,12 +639,26 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	}
 	dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
 	if status != c.status || dirty || c.dirty {
-		if _, err := tx.Stmt(s.updExec).Exec(status, st.Output, st.Error, st.Cause, nanos(st.Stopped), c.key); err != nil {
+		if _, err := s.stmt(tx, s.updExec).Exec(status, st.Output, st.Error, st.Cause, nanos(st.Stopped), c.key); err != nil {
 			return err
 		}
 	}
-	c.next, c.status, c.dirty = st.Seq+1, status, dirty
+	c.next, c.last, c.status, c.dirty = st.Seq+1, last, status, dirty
 	return nil
+}
+
+// stmt returns the writer's prepared statement p bound to the batch
+// transaction tx, made once per transaction.
+func (s *Store) stmt(tx *sql.Tx, p *sql.Stmt) *sql.Stmt {
+	if s.txOf != tx {
+		s.txOf, s.txStmts = tx, map[*sql.Stmt]*sql.Stmt{}
+	}
+	ts := s.txStmts[p]
+	if ts == nil {
+		ts = tx.Stmt(p)
+		s.txStmts[p] = ts
+	}
+	return ts
 }
 
 // execState returns an execution's row key, next step number and summary.
@@ -573,7 +667,7 @@ func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 		return c, nil
 	}
 	c := &execState{}
-	if err := tx.Stmt(s.selExec).QueryRow(arn).Scan(&c.key, &c.next, &c.status, &c.dirty); err != nil {
+	if err := s.stmt(tx, s.selExec).QueryRow(arn).Scan(&c.key, &c.next, &c.last, &c.status, &c.dirty); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, refuse(fmt.Errorf("execution %s: %w", arn, store.ErrNotFound))
 		}
@@ -778,10 +872,13 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 		st.At, st.Stopped = fromNanos(at), fromNanos(stopped)
 		st.Events, err = decodeEvents(evs)
 		return st, err
-	}, `SELECT seq, at, input, events, status, output, error, cause, stopped FROM steps WHERE exec=? ORDER BY seq`, exec)
+	}, `SELECT key & 4294967295, at, input, events, status, output, error, cause, stopped FROM step WHERE key BETWEEN ? AND ? ORDER BY key`,
+		stepKey(exec, 0), stepKey(exec, maxSeq))
 }
 
-// Events implements store.Store.
+// Events implements store.Store. The rows' event ranges grow with Seq, so
+// the first row of a page is found by binary search over Seq and the page
+// is read from there in key order.
 func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
 	if limit <= 0 {
 		limit = 100
@@ -790,15 +887,25 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 	if err != nil {
 		return nil, err
 	}
-	var rows *sql.Rows
+	// The page's rows: keys from..to, read upwards or downwards.
+	from, to, order := stepKey(exec, 0), stepKey(exec, maxSeq), "ASC"
 	switch {
 	case reverse && after > 0:
-		rows, err = s.db.QueryContext(ctx, `SELECT events FROM steps WHERE exec=? AND first_event<? ORDER BY seq DESC`, exec, after)
+		// Up to the last step holding an event before after.
+		k, err := s.searchSteps(ctx, exec, func(first, _ int64) bool { return first >= after })
+		if err != nil {
+			return nil, err
+		}
+		to, order = k-1, "DESC"
 	case reverse:
-		rows, err = s.db.QueryContext(ctx, `SELECT events FROM steps WHERE exec=? ORDER BY seq DESC`, exec)
+		order = "DESC"
 	default:
-		rows, err = s.db.QueryContext(ctx, `SELECT events FROM steps WHERE exec=? AND last_event>? ORDER BY seq`, exec, after)
+		// From the first step holding an event after after.
+		if from, err = s.searchSteps(ctx, exec, func(_, last int64) bool { return last > after }); err != nil {
+			return nil, err
+		}
 	}
+	rows, err := s.db.QueryContext(ctx, `SELECT events FROM step WHERE key BETWEEN ? AND ? ORDER BY key `+order, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -828,6 +935,35 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 		}
 	}
 	return out, rows.Err()
+}
+
+// searchSteps returns the key of the first step of execution exec for
+// which ok(first_event, last_event) holds, or the key after its last step
+// when there is none; ok must be false for a prefix of the steps and true
+// for the rest.
+func (s *Store) searchSteps(ctx context.Context, exec int64, ok func(first, last int64) bool) (int64, error) {
+	var top sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(key) FROM step WHERE key BETWEEN ? AND ?`, stepKey(exec, 0), stepKey(exec, maxSeq)).Scan(&top); err != nil {
+		return 0, err
+	}
+	if !top.Valid {
+		return stepKey(exec, 0), nil
+	}
+	lo, hi := stepKey(exec, 0), top.Int64+1 // the answer is in [lo, hi]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		var first, last int64
+		err := s.db.QueryRowContext(ctx, `SELECT first_event, last_event FROM step WHERE key=?`, mid).Scan(&first, &last)
+		if err != nil {
+			return 0, fmt.Errorf("step %d of execution %d: %w", mid&maxSeq, exec, err)
+		}
+		if ok(first, last) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, nil
 }
 
 // RunningExecutions implements store.Store.

@@ -168,9 +168,18 @@ func events(t *testing.T, s store.Store) {
 	if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 3, "RUNNING")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AppendStep(ctx, step(e.ARN, 1, 4, 4, "RUNNING")); err != nil {
-		t.Fatal(err)
+	// Steps with no events (a result ignored, a timer without effect)
+	// sit between steps with events, and the last step has none.
+	for seq, n := range []int{0, 4, 0, 1, 0} {
+		first := int64(4)
+		if seq >= 2 {
+			first = 8
+		}
+		if err := s.AppendStep(ctx, step(e.ARN, int64(seq+1), first, n, "RUNNING")); err != nil {
+			t.Fatal(err)
+		}
 	}
+	const total = 8
 	ids := func(evs []store.Event) string {
 		return fmt.Sprint(func() []int64 {
 			var o []int64
@@ -180,24 +189,33 @@ func events(t *testing.T, s store.Store) {
 			return o
 		}())
 	}
-	for _, tt := range []struct {
-		after   int64
-		limit   int
-		reverse bool
-		want    string
-	}{
-		{0, 100, false, "[1 2 3 4 5 6 7]"},
-		{0, 3, false, "[1 2 3]"},
-		{3, 3, false, "[4 5 6]"},
-		{6, 3, false, "[7]"},
-		{0, 3, true, "[7 6 5]"},
-		{5, 3, true, "[4 3 2]"},
-		{2, 3, true, "[1]"},
-	} {
-		evs, err := s.Events(ctx, e.ARN, tt.after, tt.limit, tt.reverse)
-		if err != nil || ids(evs) != tt.want {
-			t.Errorf("Events(after %d, limit %d, reverse %v) = %s %v, want %s", tt.after, tt.limit, tt.reverse, ids(evs), err, tt.want)
+	// want lists the ids a page holds: after the event with id after (or
+	// before it, reverse; 0 means from the end), at most limit of them.
+	want := func(after int64, limit int, reverse bool) string {
+		var o []int64
+		for i := int64(1); i <= total; i++ {
+			id := i
+			if reverse {
+				id = total + 1 - i
+			}
+			if len(o) < limit && (!reverse && id > after || reverse && (after == 0 || id < after)) {
+				o = append(o, id)
+			}
 		}
+		return fmt.Sprint(o)
+	}
+	for after := int64(0); after <= total+1; after++ {
+		for limit := 1; limit <= total+1; limit++ {
+			for _, reverse := range []bool{false, true} {
+				evs, err := s.Events(ctx, e.ARN, after, limit, reverse)
+				if w := want(after, limit, reverse); err != nil || ids(evs) != w {
+					t.Errorf("Events(after %d, limit %d, reverse %v) = %s %v, want %s", after, limit, reverse, ids(evs), err, w)
+				}
+			}
+		}
+	}
+	if evs, err := s.Events(ctx, e.ARN, 0, 0, false); err != nil || len(evs) != total {
+		t.Errorf("Events with limit 0 (the default page) = %d events %v, want %d", len(evs), err, total)
 	}
 	evs, _ := s.Events(ctx, e.ARN, 0, 1, false)
 	if string(evs[0].JSON) != `{"id":1}` || evs[0].Type != "PassStateEntered" {
