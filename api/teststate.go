@@ -23,8 +23,9 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 			MapItemReaderData        string `json:"mapItemReaderData"`
 		} `json:"stateConfiguration"`
 		Mock *struct {
-			Result      *string `json:"result"`
-			ErrorOutput *struct {
+			Result              *string `json:"result"`
+			FieldValidationMode string  `json:"fieldValidationMode"`
+			ErrorOutput         *struct {
 				Error string `json:"error"`
 				Cause string `json:"cause"`
 			} `json:"errorOutput"`
@@ -45,7 +46,7 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 		}
 	}
 	if m := in.Mock; m != nil {
-		req.Mock = &service.TestMock{Result: m.Result}
+		req.Mock = &service.TestMock{Result: m.Result, FieldValidationMode: m.FieldValidationMode}
 		if eo := m.ErrorOutput; eo != nil {
 			req.Mock.ErrorOutput, req.Mock.Error, req.Mock.Cause = true, eo.Error, eo.Cause
 		}

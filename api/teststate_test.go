@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -88,5 +89,25 @@ func TestTestStateConfiguration(t *testing.T) {
 	}
 	if aws.ToString(withCtx.Output) != `{"name":"given-name"}` {
 		t.Fatalf("context: %+v", withCtx)
+	}
+}
+
+// TestTestStateMockValidation sends mock.fieldValidationMode through the
+// SDK: STRICT (the default) rejects a mocked result that breaks the API
+// model, NONE lets it through.
+func TestTestStateMockValidation(t *testing.T) {
+	t.Parallel()
+	c, _ := newClient(t, memory.New(), nil)
+	ctx := context.Background()
+	def := aws.String(`{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:s3:getObject","Parameters":{"Bucket":"b","Key":"k"},"End":true}`)
+	_, err := c.TestState(ctx, &sfn.TestStateInput{Definition: def, RoleArn: aws.String(role),
+		Mock: &types.MockInput{Result: aws.String(`{"StorageClass":"Papyrus"}`)}})
+	if apiCode(err) != "ValidationException" || !strings.Contains(err.Error(), "Mock result schema validation error: Field 'StorageClass' is not an expected value") {
+		t.Fatalf("STRICT: %v", err)
+	}
+	out, err := c.TestState(ctx, &sfn.TestStateInput{Definition: def, RoleArn: aws.String(role),
+		Mock: &types.MockInput{Result: aws.String(`{"StorageClass":"Papyrus"}`), FieldValidationMode: types.MockResponseValidationModeNone}})
+	if err != nil || out.Status != types.TestExecutionStatusSucceeded {
+		t.Fatalf("NONE: %+v, %v", out, err)
 	}
 }

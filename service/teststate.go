@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/value"
 )
 
@@ -49,6 +51,10 @@ type TestMock struct {
 	Error       string
 	Cause       string
 	ErrorOutput bool
+	// FieldValidationMode is how a Result for an AWS service integration
+	// is checked against the API's output shape: STRICT (the default when
+	// empty), PRESENT or NONE.
+	FieldValidationMode string
 }
 
 // testStateName is the name a single tested state runs under.
@@ -246,6 +252,9 @@ func TestStateRequestFrom(req *value.Object) TestStateInput {
 			s, _ := res.(string)
 			tm.Result = &s
 		}
+		if fvm, ok := mo.Get("fieldValidationMode"); ok {
+			tm.FieldValidationMode, _ = fvm.(string)
+		}
 		if eo, ok := mo.Get("errorOutput"); ok {
 			e, _ := eo.(*value.Object)
 			errName, _ := e.Get("error")
@@ -330,6 +339,9 @@ func checkTestRequest(in TestStateInput, machine *value.Object, name string) err
 	typ, _ := typV.(string)
 	m := in.Mock
 	if m != nil {
+		if _, err := awsmodel.ParseMode(m.FieldValidationMode); err != nil {
+			return errorf("ValidationException", "1 validation error detected: Value '%s' at 'mock.fieldValidationMode' failed to satisfy constraint: Member must satisfy enum value set: [STRICT, PRESENT, NONE]", m.FieldValidationMode)
+		}
 		if m.Result != nil && m.ErrorOutput {
 			return errorf("ValidationException", "A test mock should have only one of the following fields: [result, errorOutput].")
 		}
@@ -374,6 +386,43 @@ func checkTestRequest(in TestStateInput, machine *value.Object, name string) err
 		if err := checkTestContext(in.Context); err != nil {
 			return err
 		}
+	}
+	if m != nil && m.Result != nil && typ == "Task" {
+		res, _ := st.Get("Resource")
+		resource, _ := res.(string)
+		if err := checkMockResult(resource, *m.Result, m.FieldValidationMode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMockResult checks a mocked Task result against the output shape of
+// the service API the resource calls, as AWS does in the mode given (see
+// awsmodel). Results of resources without a model pass. The mode has
+// been checked already.
+func checkMockResult(resource, result, mode string) error {
+	md, err := awsmodel.ParseMode(mode)
+	if err != nil {
+		return fmt.Errorf("checking the mocked result: %w", err)
+	}
+	shape, ok, err := awsmodel.ResultShape(resource)
+	if err != nil {
+		return fmt.Errorf("checking the mocked result: %w", err)
+	}
+	if !ok || md == awsmodel.None {
+		return nil
+	}
+	v, err := value.ParseString(result)
+	if err != nil {
+		return errorf("ValidationException", "Mocked result must be valid JSON")
+	}
+	var fe *awsmodel.FieldError
+	switch err := shape.Check(v, md); {
+	case errors.As(err, &fe) && fe.Field == "":
+		return errorf("ValidationException", "Mocked result must be a JSON object.")
+	case err != nil:
+		return errorf("ValidationException", "Mock result schema validation error: %v", err)
 	}
 	return nil
 }

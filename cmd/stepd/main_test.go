@@ -126,4 +126,13 @@ func TestTestStateCommand(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "Field 'Pokedex' is not allowed") {
 		t.Fatalf("bad --context: exit %d\n%s", code, stderr)
 	}
+	sdk := writeFile(t, "sdk.json", `{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:lambda:getFunction","End":true}`)
+	code, _, stderr = runMain(t, "", "test-state", sdk, "--mock-result", `{"Configuration":{"MemorySize":127}}`)
+	if code == 0 || !strings.Contains(stderr, "Mock result schema validation error: Field 'MemorySize' is less than the minimum value") {
+		t.Fatalf("invalid --mock-result: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr = runMain(t, "", "test-state", sdk, "--mock-result", `{"Configuration":{"MemorySize":127}}`, "--mock-validation", "NONE")
+	if code != 0 || !strings.Contains(stdout, `"status": "SUCCEEDED"`) {
+		t.Fatalf("--mock-validation NONE: exit %d\n%s%s", code, stdout, stderr)
+	}
 }

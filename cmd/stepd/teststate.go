@@ -23,8 +23,9 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	mockResult := fs.String("mock-result", "", "answer the state's task (or the whole Parallel/Map) with this JSON result")
 	mockError := fs.String("mock-error", "", "fail the state's task with this error name")
 	mockCause := fs.String("mock-cause", "", "the cause of --mock-error")
+	mockMode := fs.String("mock-validation", "", "how --mock-result is checked against the service API's result shape: STRICT (default), PRESENT or NONE")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd test-state DEFINITION.json [--state NAME] [--input JSON|@FILE] [--mock-result JSON | --mock-error ERROR --mock-cause CAUSE] [--inspection-level INFO|DEBUG|TRACE]")
+		fmt.Fprintln(stderr, "usage: stepd test-state DEFINITION.json [--state NAME] [--input JSON|@FILE] [--mock-result JSON [--mock-validation STRICT|PRESENT|NONE] | --mock-error ERROR --mock-cause CAUSE] [--inspection-level INFO|DEBUG|TRACE]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -51,7 +52,7 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	req := service.TestStateInput{Definition: string(def), StateName: *state, Input: value.String(in), Variables: *variables, InspectionLevel: *level, Context: *contextObj}
 	switch {
 	case *mockResult != "":
-		req.Mock = &service.TestMock{Result: mockResult}
+		req.Mock = &service.TestMock{Result: mockResult, FieldValidationMode: *mockMode}
 	case *mockError != "":
 		req.Mock = &service.TestMock{ErrorOutput: true, Error: *mockError, Cause: *mockCause}
 	}
