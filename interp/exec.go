@@ -303,9 +303,12 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 	return e
 }
 
-func truncatedFalse() *value.Object {
-	return value.ObjectOf("truncated", false)
-}
+// truncatedFalse is the inputDetails or outputDetails of an event whose
+// payload is whole. Events are written once and never changed, so they
+// all share one object.
+func truncatedFalse() *value.Object { return notTruncated }
+
+var notTruncated = value.ObjectOf("truncated", false)
 
 func (x *Execution) succeed(th *thread, output any) {
 	x.status = Succeeded

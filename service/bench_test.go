@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -35,8 +36,18 @@ func chain(n int) string {
 // BenchmarkDurable runs Standard executions of a 10-Task chain on the
 // SQLite store with 1, 100 and 1000 executions at once; every task result
 // is a committed step. It reports state transitions (states entered) per
-// second.
+// second, with Go's default garbage collector target (gogc=100) and with
+// stepd serve's (gogc=400, see cmd/stepd).
 func BenchmarkDurable(b *testing.B) {
+	for _, gc := range []int{100, 400} {
+		b.Run(fmt.Sprintf("gogc=%d", gc), func(b *testing.B) {
+			defer debug.SetGCPercent(debug.SetGCPercent(gc))
+			benchDurable(b)
+		})
+	}
+}
+
+func benchDurable(b *testing.B) {
 	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		return task.Result{Output: value.ObjectOf("ok", true)}
 	})

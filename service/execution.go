@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,14 +106,17 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 // runner drives one execution: it performs the interpreter's commands and
 // commits every step before acting on it.
 type runner struct {
-	s         *Service
-	e         *store.Execution
-	p         *interp.Program
-	x         *interp.Execution
-	store     store.Store
-	invoker   task.Invoker
-	seq       int64
-	lastSeen  int // events already committed
+	s        *Service
+	e        *store.Execution
+	p        *interp.Program
+	x        *interp.Execution
+	store    store.Store
+	invoker  task.Invoker
+	seq      int64
+	lastSeen int // events already committed
+	// buf holds the events' JSON of the step being committed; a Store
+	// keeps none of it, so each step reuses it.
+	buf       []byte
 	stop      chan stopRequest
 	done      chan struct{}
 	results   chan result
@@ -168,15 +172,16 @@ func (r *runner) step(x *interp.Execution, seq int64, at time.Time, in *interp.I
 	if in != nil {
 		st.Input = encodeInput(in)
 	}
-	// One buffer holds every event of the step; each event's JSON is a
-	// slice of it.
-	buf := make([]byte, 0, 384*len(evs))
+	// One buffer, the runner's, holds every event of the step; each
+	// event's JSON is a slice of it.
+	buf := r.buf[:0]
 	st.Events = make([]store.Event, 0, len(evs))
 	for _, ev := range evs {
 		start := len(buf)
 		buf = ev.AppendJSON(buf, true)
 		st.Events = append(st.Events, store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[start:len(buf):len(buf)]})
 	}
+	r.buf = buf
 	if x.Status() != interp.Running {
 		st.Stopped = at
 		if x.Status() == interp.Succeeded {
@@ -560,22 +565,37 @@ var _ = history.Values
 
 // encodeInput serialises an interpreter input for replay.
 func encodeInput(in *interp.Input) []byte {
-	o := map[string]any{"kind": in.Kind, "id": in.ID}
-	if in.Kind == interp.TaskDone {
+	b := make([]byte, 0, 64)
+	b = append(b, `{"kind":`...)
+	b = strconv.AppendInt(b, int64(in.Kind), 10)
+	b = append(b, `,"id":`...)
+	b = strconv.AppendInt(b, in.ID, 10)
+	str := func(key, v string) {
+		b = append(b, `,"`...)
+		b = append(b, key...)
+		b = append(b, `":`...)
+		b = value.AppendString(b, v)
+	}
+	switch in.Kind {
+	case interp.TaskDone, interp.TaskSubmitted:
 		if in.Result.Failed() {
-			o["error"], o["cause"] = in.Result.Error, in.Result.Cause
+			str("error", in.Result.Error)
+			str("cause", in.Result.Cause)
 		} else {
-			o["output"] = json.RawMessage(value.String(in.Result.Output))
+			b = append(b, `,"output":`...)
+			b = value.Append(b, in.Result.Output)
 		}
 		if in.Result.Delay > 0 {
-			o["delayMs"] = in.Result.Delay.Milliseconds()
+			b = append(b, `,"delayMs":`...)
+			b = strconv.AppendInt(b, in.Result.Delay.Milliseconds(), 10)
 		}
+	case interp.Stop:
+		str("error", in.Error)
+		str("cause", in.Cause)
+	case interp.TaskStarted:
+		str("worker", in.Worker)
 	}
-	if in.Kind == interp.Stop {
-		o["error"], o["cause"] = in.Error, in.Cause
-	}
-	b, _ := json.Marshal(o)
-	return b
+	return append(b, '}')
 }
 
 func decodeInput(b []byte) (interp.Input, error) {
@@ -586,13 +606,14 @@ func decodeInput(b []byte) (interp.Input, error) {
 		Error   string           `json:"error"`
 		Cause   string           `json:"cause"`
 		DelayMs int64            `json:"delayMs"`
+		Worker  string           `json:"worker"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return interp.Input{}, err
 	}
 	in := interp.Input{Kind: raw.Kind, ID: raw.ID}
 	switch raw.Kind {
-	case interp.TaskDone:
+	case interp.TaskDone, interp.TaskSubmitted:
 		in.Result = task.Result{Error: raw.Error, Cause: raw.Cause, Delay: time.Duration(raw.DelayMs) * time.Millisecond}
 		if len(raw.Output) > 0 {
 			v, err := value.Parse(raw.Output)
@@ -603,6 +624,8 @@ func decodeInput(b []byte) (interp.Input, error) {
 		}
 	case interp.Stop:
 		in.Error, in.Cause = raw.Error, raw.Cause
+	case interp.TaskStarted:
+		in.Worker = raw.Worker
 	}
 	return in, nil
 }

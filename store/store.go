@@ -95,7 +95,9 @@ type Page struct {
 
 // Store keeps state machines and executions. Every method is safe for
 // concurrent use. A method that returns without error has made its change
-// durable (for durable backends).
+// durable (for durable backends). A Store keeps no reference to the byte
+// slices of a Step it is given (Input, the events' JSON) once the call
+// returns: callers reuse their buffers.
 type Store interface {
 	// CreateStateMachine stores a new state machine; ErrExists when one
 	// with the same ARN exists.

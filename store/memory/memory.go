@@ -3,6 +3,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -133,9 +134,9 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 	}
 	x := &execution{e: *e, seq: len(s.order)}
 	if first != nil {
-		st := *first
-		x.steps = append(x.steps, &st)
-		apply(&x.e, &st)
+		st := cloneStep(first)
+		x.steps = append(x.steps, st)
+		apply(&x.e, st)
 	}
 	s.execs[e.ARN] = x
 	s.order = append(s.order, x)
@@ -188,10 +189,30 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 	if want := int64(len(x.steps)); st.Seq != want {
 		return fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, want)
 	}
-	c := *st
-	x.steps = append(x.steps, &c)
-	apply(&x.e, &c)
+	c := cloneStep(st)
+	x.steps = append(x.steps, c)
+	apply(&x.e, c)
 	return nil
+}
+
+// cloneStep copies a step with its input and events, which the caller may
+// reuse once the call returns (see store.Store); the events' JSON share one
+// allocation.
+func cloneStep(st *store.Step) *store.Step {
+	c := *st
+	c.Input = bytes.Clone(st.Input)
+	n := 0
+	for _, ev := range st.Events {
+		n += len(ev.JSON)
+	}
+	buf := make([]byte, 0, n)
+	c.Events = make([]store.Event, len(st.Events))
+	for i, ev := range st.Events {
+		start := len(buf)
+		buf = append(buf, ev.JSON...)
+		c.Events[i] = store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[start:len(buf):len(buf)]}
+	}
+	return &c
 }
 
 // Steps implements store.Store.

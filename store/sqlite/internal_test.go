@@ -289,7 +289,7 @@ func TestMigrate(t *testing.T) {
 		for _, id := range ids {
 			evs = append(evs, store.Event{ID: id, Type: "PassStateEntered", JSON: []byte(fmt.Sprintf(`{"id":%d}`, id))})
 		}
-		return encodeEvents(evs)
+		return appendEvents([]byte{}, evs)
 	}
 	arn := "arn:aws:states:us-east-1:1:execution:m:old"
 	for _, q := range []struct {

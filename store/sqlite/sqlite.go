@@ -89,6 +89,8 @@ type Store struct {
 	reqs   chan *request
 	done   chan struct{} // closed by Close
 	closed chan struct{} // closed by the writer when it stops
+	// checkpointed is closed by the checkpointer when it stops.
+	checkpointed chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -104,6 +106,8 @@ type Store struct {
 	// txOf is the transaction txStmts belong to (see stmt); writer only.
 	txOf    *sql.Tx
 	txStmts map[*sql.Stmt]*sql.Stmt
+	// scratch is the writer's buffer for packing a step's events.
+	scratch []byte
 
 	commits atomic.Int64 // transactions committed, for tests
 }
@@ -137,7 +141,10 @@ func refuse(err error) error { return &refusal{err} }
 // and starts the writer.
 func Open(ctx context.Context, path string) (*Store, error) {
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)"
-	w, err := sql.Open("sqlite", dsn)
+	// The writer never checkpoints (wal_autocheckpoint 0): copying the WAL
+	// back into the database file is done by checkpointer on a reader
+	// connection, off the commit path.
+	w, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -153,7 +160,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: r, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}}
+	s := &Store{db: r, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), checkpointed: make(chan struct{}), cache: map[string]*execState{}}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -172,6 +179,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		}
 	}
 	go s.writer()
+	go s.checkpointer()
 	return s, nil
 }
 
@@ -248,6 +256,30 @@ func copySteps(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return rows.Err()
+}
+
+// checkpointEvery is how often checkpointer copies committed WAL frames
+// into the database file.
+const checkpointEvery = 200 * time.Millisecond
+
+// checkpointer runs passive checkpoints until Close: they copy what is
+// committed in the WAL into the database file without blocking the
+// writer or readers, so the WAL starts over from its beginning at a later
+// commit instead of growing.
+func (s *Store) checkpointer() {
+	defer close(s.checkpointed)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+			// A failed checkpoint leaves the frames in the WAL, where
+			// they are durable; the next one retries.
+			_, _ = s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+		}
+	}
 }
 
 // writer commits queued requests in batches until Close, then commits what
@@ -382,6 +414,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
+		<-s.checkpointed
 		s.closeErr = errors.Join(s.insStep.Close(), s.updExec.Close(), s.selExec.Close(), s.w.Close(), s.db.Close())
 	})
 	return s.closeErr
@@ -629,7 +662,13 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
-	if _, err := s.stmt(tx, s.insStep).Exec(stepKey(c.key, st.Seq), nanos(st.At), st.Input, first, last, encodeEvents(st.Events),
+	// The statement binds a copy of the blob, so the writer's scratch
+	// buffer serves every step.
+	if s.scratch == nil {
+		s.scratch = make([]byte, 0, 4096) // not nil: an empty blob, not NULL
+	}
+	s.scratch = appendEvents(s.scratch[:0], st.Events)
+	if _, err := s.stmt(tx, s.insStep).Exec(stepKey(c.key, st.Seq), nanos(st.At), st.Input, first, last, s.scratch,
 		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)); err != nil {
 		return err
 	}
@@ -681,14 +720,9 @@ func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 	return c, nil
 }
 
-// encodeEvents packs events as: id (8 bytes), type length (2), type,
-// JSON length (4), JSON — repeated.
-func encodeEvents(evs []store.Event) []byte {
-	n := 0
-	for _, ev := range evs {
-		n += 14 + len(ev.Type) + len(ev.JSON)
-	}
-	b := make([]byte, 0, n)
+// appendEvents appends the packed form of evs to b: id (8 bytes), type
+// length (2), type, JSON length (4), JSON — repeated.
+func appendEvents(b []byte, evs []store.Event) []byte {
 	for _, ev := range evs {
 		b = binary.BigEndian.AppendUint64(b, uint64(ev.ID))
 		b = binary.BigEndian.AppendUint16(b, uint16(len(ev.Type)))
