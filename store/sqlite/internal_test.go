@@ -274,7 +274,7 @@ func isClosing(s *Store) bool {
 
 // TestMigrate opens a database of the first layout: a steps table keyed
 // by (exec, seq) without the summary columns, holding an execution whose
-// second step has no events. Its steps move to the step table with their
+// second step has no events. Its steps move to the step_log table with their
 // events, the empty step gets the empty range after its predecessor, and
 // the execution goes on.
 func TestMigrate(t *testing.T) {

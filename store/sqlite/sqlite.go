@@ -12,15 +12,16 @@
 // and replayed one request per transaction. Reads use their own
 // connections.
 //
-// An execution's steps are rows of one table keyed by a single integer,
-// the execution's row key in the high 32 bits and the step's Seq in the
-// low ones (stepKey), so that appending a step is one integer-keyed insert
-// with no secondary index to maintain. A step's events are packed into its
-// row, so a transition costs that insert (and an update of the executions
-// row when the summary changes). Every row records the range of event ids
-// it holds; a step without events records the empty range just after the
-// previous step's, so both bounds grow with Seq and a page of history
-// starting at an event id is found by binary search.
+// Steps are rows of one table in commit order (its integer row id grows
+// with every insert), with an index by execution and Seq. A commit thus
+// writes the table's last pages and a few index pages, however many
+// executions it holds, rather than a page per execution. A step's events
+// are packed into its row, so a transition costs that insert (and an
+// update of the executions row when the summary changes). Every row
+// records the range of event ids it holds; a step without events records
+// the empty range just after the previous step's, so both bounds grow with
+// Seq and a page of history starting at an event id is found by binary
+// search.
 //
 // List tokens are opaque, checksummed keys of the last item returned
 // (keyset pagination), so that a page does not shift when executions are
@@ -37,6 +38,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,10 +66,12 @@ CREATE TABLE IF NOT EXISTS executions (
 CREATE INDEX IF NOT EXISTS executions_by_machine ON executions (state_machine_arn, seq DESC);
 CREATE INDEX IF NOT EXISTS executions_by_machine_status ON executions (state_machine_arn, status, seq DESC);
 CREATE INDEX IF NOT EXISTS executions_running ON executions (seq) WHERE status = 'RUNNING';
-CREATE TABLE IF NOT EXISTS step (
-	key INTEGER PRIMARY KEY, at INTEGER NOT NULL, first_event INTEGER NOT NULL, last_event INTEGER NOT NULL,
+CREATE TABLE IF NOT EXISTS step_log (
+	id INTEGER PRIMARY KEY, exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
+	first_event INTEGER NOT NULL, last_event INTEGER NOT NULL,
 	status TEXT NOT NULL, stopped INTEGER NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, output TEXT NOT NULL,
 	input BLOB, events BLOB NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS step_log_by_exec ON step_log (exec, seq);
 CREATE TABLE IF NOT EXISTS activities (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS activities_by_name ON activities (name, arn);
@@ -75,7 +79,7 @@ CREATE INDEX IF NOT EXISTS activities_by_name ON activities (name, arn);
 
 // stepSummary are the columns added to the steps table of older databases
 // for the execution's summary after the step; migrate adds them before it
-// copies that table into step.
+// copies that table into step_log.
 var stepSummary = []string{"status TEXT NOT NULL DEFAULT ''", "output TEXT NOT NULL DEFAULT ''", "error TEXT NOT NULL DEFAULT ''",
 	"cause TEXT NOT NULL DEFAULT ''", "stopped INTEGER NOT NULL DEFAULT 0"}
 
@@ -165,11 +169,11 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insStep, `INSERT INTO step (key, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
-		{&s.selExec, `SELECT e.seq, COALESCE(s.key & 4294967295, -1), COALESCE(s.last_event, 0), e.status,
+		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
 			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0
-			FROM executions e LEFT JOIN step s ON s.key = (SELECT MAX(key) FROM step WHERE key BETWEEN e.seq << 32 AND (e.seq << 32) + 4294967295)
+			FROM executions e LEFT JOIN step_log s ON s.exec = e.seq AND s.seq = (SELECT MAX(seq) FROM step_log WHERE exec = e.seq)
 			WHERE e.arn=?`},
 	} {
 		if *p.dst, err = w.PrepareContext(ctx, p.sql); err != nil {
@@ -184,7 +188,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // migrate creates the schema and moves the steps of databases made before
-// the step table (a table keyed by execution and Seq, with an index by
+// the step_log table (a table keyed by execution and Seq, with an index by
 // event id) into it.
 func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
@@ -220,7 +224,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return tx.Commit()
 }
 
-// copySteps copies the rows of the old steps table into step, giving
+// copySteps copies the rows of the old steps table into step_log, giving
 // steps without events the empty range after the previous step's events.
 func copySteps(ctx context.Context, tx *sql.Tx) error {
 	rows, err := tx.QueryContext(ctx, `SELECT exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped FROM steps ORDER BY exec, seq`)
@@ -228,7 +232,7 @@ func copySteps(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	defer rows.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO step (key, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return err
 	}
@@ -251,7 +255,7 @@ func copySteps(ctx context.Context, tx *sql.Tx) error {
 		if events == nil {
 			events = []byte{} // an empty blob scans as nil
 		}
-		if _, err := ins.ExecContext(ctx, stepKey(exec, seq), at, input, first, last, events, status, output, errName, cause, stopped); err != nil {
+		if _, err := ins.ExecContext(ctx, exec, seq, at, input, first, last, events, status, output, errName, cause, stopped); err != nil {
 			return err
 		}
 	}
@@ -642,20 +646,9 @@ func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.S
 	return byName(ctx, s.db, kindStateMachines, "state_machines", smColumns, p, scanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
 }
 
-// stepKey is a step's row key: the execution's row key in the high 32
-// bits, the step's Seq in the low ones.
-func stepKey(exec, seq int64) int64 { return exec<<32 | seq }
-
-// maxSeq bounds a step's Seq so that it fits its key's low 32 bits; the
-// 25,000-event history limit keeps executions far below it.
-const maxSeq = 1<<32 - 1
-
 // insertStep writes a step — one row holding its events — and applies its
 // summary to the execution c.
 func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
-	if st.Seq < 0 || st.Seq > maxSeq {
-		return refuse(fmt.Errorf("execution %s: step %d out of range", st.ExecutionARN, st.Seq))
-	}
 	// A step without events records the empty range after the last event,
 	// so that the bounds of the rows grow with Seq (see Events).
 	first, last := c.last+1, c.last
@@ -668,7 +661,7 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 		s.scratch = make([]byte, 0, 4096) // not nil: an empty blob, not NULL
 	}
 	s.scratch = appendEvents(s.scratch[:0], st.Events)
-	if _, err := s.stmt(tx, s.insStep).Exec(stepKey(c.key, st.Seq), nanos(st.At), st.Input, first, last, s.scratch,
+	if _, err := s.stmt(tx, s.insStep).Exec(c.key, st.Seq, nanos(st.At), st.Input, first, last, s.scratch,
 		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)); err != nil {
 		return err
 	}
@@ -906,8 +899,7 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 		st.At, st.Stopped = fromNanos(at), fromNanos(stopped)
 		st.Events, err = decodeEvents(evs)
 		return st, err
-	}, `SELECT key & 4294967295, at, input, events, status, output, error, cause, stopped FROM step WHERE key BETWEEN ? AND ? ORDER BY key`,
-		stepKey(exec, 0), stepKey(exec, maxSeq))
+	}, `SELECT seq, at, input, events, status, output, error, cause, stopped FROM step_log WHERE exec=? ORDER BY seq`, exec)
 }
 
 // Events implements store.Store. The rows' event ranges grow with Seq, so
@@ -922,7 +914,7 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 		return nil, err
 	}
 	// The page's rows: keys from..to, read upwards or downwards.
-	from, to, order := stepKey(exec, 0), stepKey(exec, maxSeq), "ASC"
+	from, to, order := int64(0), int64(math.MaxInt64), "ASC"
 	switch {
 	case reverse && after > 0:
 		// Up to the last step holding an event before after.
@@ -939,7 +931,7 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 			return nil, err
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT events FROM step WHERE key BETWEEN ? AND ? ORDER BY key `+order, from, to)
+	rows, err := s.db.QueryContext(ctx, `SELECT events FROM step_log WHERE exec=? AND seq BETWEEN ? AND ? ORDER BY seq `+order, exec, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -971,25 +963,25 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 	return out, rows.Err()
 }
 
-// searchSteps returns the key of the first step of execution exec for
-// which ok(first_event, last_event) holds, or the key after its last step
+// searchSteps returns the Seq of the first step of execution exec for
+// which ok(first_event, last_event) holds, or the Seq after its last step
 // when there is none; ok must be false for a prefix of the steps and true
 // for the rest.
 func (s *Store) searchSteps(ctx context.Context, exec int64, ok func(first, last int64) bool) (int64, error) {
 	var top sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT MAX(key) FROM step WHERE key BETWEEN ? AND ?`, stepKey(exec, 0), stepKey(exec, maxSeq)).Scan(&top); err != nil {
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(seq) FROM step_log WHERE exec=?`, exec).Scan(&top); err != nil {
 		return 0, err
 	}
 	if !top.Valid {
-		return stepKey(exec, 0), nil
+		return 0, nil
 	}
-	lo, hi := stepKey(exec, 0), top.Int64+1 // the answer is in [lo, hi]
+	lo, hi := int64(0), top.Int64+1 // the answer is in [lo, hi]
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		var first, last int64
-		err := s.db.QueryRowContext(ctx, `SELECT first_event, last_event FROM step WHERE key=?`, mid).Scan(&first, &last)
+		err := s.db.QueryRowContext(ctx, `SELECT first_event, last_event FROM step_log WHERE exec=? AND seq=?`, exec, mid).Scan(&first, &last)
 		if err != nil {
-			return 0, fmt.Errorf("step %d of execution %d: %w", mid&maxSeq, exec, err)
+			return 0, fmt.Errorf("step %d of execution %d: %w", mid, exec, err)
 		}
 		if ok(first, last) {
 			hi = mid
