@@ -173,6 +173,7 @@ const (
 	RowAll          = "all execution cases"
 	RowJSONPathOnly = "selection: JSONPath only (no JSONata, no variables)"
 	RowJSONataOrVar = "selection: JSONata or variables"
+	RowMocked       = "selection: tasks answered by mocks"
 )
 
 // Summary counts passes per category and selection.
@@ -204,8 +205,9 @@ func (s *Summary) Add(key string, r *Result) {
 }
 
 // AddResult counts a result in its category's row ("category NAME"),
-// and, for execution cases, in RowAll and in one of RowJSONPathOnly and
-// RowJSONataOrVar.
+// and, for execution cases, in RowAll, in one of RowJSONPathOnly and
+// RowJSONataOrVar, and in RowMocked when the case's tasks are answered by
+// its mocks.
 func (s *Summary) AddResult(r *Result) {
 	c := r.Case
 	s.Add("category "+c.Category, r)
@@ -217,6 +219,9 @@ func (s *Summary) AddResult(r *Result) {
 		s.Add(RowJSONataOrVar, r)
 	} else {
 		s.Add(RowJSONPathOnly, r)
+	}
+	if c.Mocks != nil {
+		s.Add(RowMocked, r)
 	}
 }
 

@@ -114,15 +114,19 @@ func TestSummary(t *testing.T) {
 	s.AddResult(result("beta.c", true, false, false))
 	s.AddResult(result("beta.d", true, true, true))
 	s.AddResult(jsonata)
+	mocked := result("beta.m", false, true, false)
+	mocked.Case.Mocks = map[string]any{}
+	s.AddResult(mocked)
 	tests := []struct {
 		row  string
 		want [4]int
 	}{
 		{"category alpha", [4]int{2, 3, 2, 3}},
-		{"category beta", [4]int{2, 2, 0, 1}},
-		{RowAll, [4]int{4, 5, 2, 4}},
-		{RowJSONPathOnly, [4]int{3, 4, 1, 3}},
+		{"category beta", [4]int{2, 3, 0, 2}},
+		{RowAll, [4]int{4, 6, 2, 5}},
+		{RowJSONPathOnly, [4]int{3, 5, 1, 4}},
 		{RowJSONataOrVar, [4]int{1, 1, 1, 1}},
+		{RowMocked, [4]int{0, 1, 0, 1}},
 		{"no such row", [4]int{}},
 	}
 	for _, tt := range tests {
@@ -134,7 +138,7 @@ func TestSummary(t *testing.T) {
 	}
 	table := s.String()
 	words := strings.Join(strings.Fields(table), " ")
-	for _, line := range []string{"category alpha 2/3 67% 2/3 67%", "selection: JSONPath only (no JSONata, no variables) 3/4 75% 1/3 33%"} {
+	for _, line := range []string{"category alpha 2/3 67% 2/3 67%", "selection: JSONPath only (no JSONata, no variables) 3/5 60% 1/4 25%", "selection: tasks answered by mocks 0/1 0% 0/1 0%"} {
 		if !strings.Contains(words, line) {
 			t.Errorf("table has no %q:\n%s", line, table)
 		}
