@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -75,13 +77,44 @@ type registered struct {
 // ParseRegistry reads a registry configuration, rejecting unknown fields
 // and handlers that are not exactly one of Command, Url or LambdaEndpoint.
 func ParseRegistry(data []byte) (*Registry, error) {
-	var cfg RegistryConfig
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
+	cfg, err := decodeRegistryConfig(data)
+	if err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
 	return NewRegistry(cfg)
+}
+
+func decodeRegistryConfig(data []byte) (RegistryConfig, error) {
+	var cfg RegistryConfig
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&cfg)
+	return cfg, err
+}
+
+// ReadRegistryConfig reads a registry configuration file, rejecting unknown
+// fields. A handler's relative Dir is taken relative to the file's folder,
+// so that a registry kept next to its handlers works from any working
+// directory.
+func ReadRegistryConfig(path string) (RegistryConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return RegistryConfig{}, err
+	}
+	cfg, err := decodeRegistryConfig(data)
+	if err != nil {
+		return RegistryConfig{}, fmt.Errorf("%s: %w", path, err)
+	}
+	base := filepath.Dir(path)
+	for _, handlers := range []map[string]Handler{cfg.Functions, cfg.Resources} {
+		for name, h := range handlers {
+			if h.Dir != "" && !filepath.IsAbs(h.Dir) {
+				h.Dir = filepath.Join(base, h.Dir)
+				handlers[name] = h
+			}
+		}
+	}
+	return cfg, nil
 }
 
 // NewRegistry builds a registry from its configuration.
