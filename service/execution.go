@@ -19,7 +19,8 @@ import (
 
 // StartExecution starts an execution. A Standard execution is committed
 // to the store before this returns; starting one with the same name and
-// input while it runs returns the same execution.
+// input while it runs (or, with in.Again, at all) returns the same
+// execution.
 func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
 	smARN, testCase, _ := strings.Cut(in.StateMachineARN, "#")
 	sm, err := s.GetStateMachine(ctx, smARN)
@@ -68,7 +69,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	if err := st.CreateExecution(ctx, e, first); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := st.GetExecution(ctx, arn)
-			if gerr == nil && old.Input == in.Input && old.Status == string(interp.Running) {
+			if gerr == nil && old.Input == in.Input && (old.Status == string(interp.Running) || in.Again) {
 				return old, nil
 			}
 			return nil, errorf("ExecutionAlreadyExists", "Execution Already Exists: '%s'", arn)

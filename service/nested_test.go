@@ -1,0 +1,89 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/memory"
+)
+
+// losingStore loses the first step of one execution that records a
+// TaskSucceeded event, as a crash between a child's end and its parent's
+// commit of the child's result would.
+type losingStore struct {
+	store.Store
+	arn  string
+	lost atomic.Bool
+}
+
+func (s *losingStore) AppendStep(ctx context.Context, st *store.Step) error {
+	if st.ExecutionARN == s.arn && !s.lost.Load() {
+		for _, ev := range st.Events {
+			if ev.Type == "TaskSucceeded" {
+				s.lost.Store(true)
+				return errors.New("the disk went away")
+			}
+		}
+	}
+	return s.Store.AppendStep(ctx, st)
+}
+
+// TestSyncChildEndedBeforeParentCommitted: the .sync:2 child succeeded,
+// but the parent's step recording it was lost. After the restart the parent
+// runs its task again, finds the child it started (same name and input) and
+// takes its result, rather than failing on ExecutionAlreadyExists or
+// starting another child.
+func TestSyncChildEndedBeforeParentCommitted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const role = "arn:aws:iam::123456789012:role/x"
+	const parentARN = "arn:aws:states:us-east-1:123456789012:execution:parent:p1"
+	mem := memory.New()
+	losing := &losingStore{Store: mem, arn: parentARN}
+	svc1 := service.New(service.Config{Store: losing})
+	child, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role,
+		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"doubled.$":"States.MathAdd($.n, $.n)"},"End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
+		Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
+			"Parameters":{"StateMachineArn":"` + child.ARN + `","Input":{"n.$":"$.n"}},"OutputPath":"$.Output","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc1.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p1", Input: `{"n":21}`}); err != nil {
+		t.Fatal(err)
+	}
+	// The parent's runner stops when its commit fails.
+	if e, err := svc1.Wait(ctx, parentARN); err != nil || e.Status != "RUNNING" || !losing.lost.Load() {
+		t.Fatalf("before the restart: %+v %v (step lost: %v)", e, err, losing.lost.Load())
+	}
+	children, _, err := svc1.ListExecutions(ctx, child.ARN, "", store.Page{})
+	if err != nil || len(children) != 1 || children[0].Status != "SUCCEEDED" {
+		t.Fatalf("the child before the restart: %+v %v", children, err)
+	}
+	svc1.Close()
+
+	svc2 := service.New(service.Config{Store: mem})
+	defer svc2.Close()
+	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+		t.Fatalf("Resume = %d, %v", n, err)
+	}
+	e, err := svc2.Wait(ctx, parentARN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != "SUCCEEDED" || e.Output != `{"doubled":42}` {
+		t.Fatalf("parent after the restart: %s %s %s %s", e.Status, e.Output, e.Error, e.Cause)
+	}
+	if children, _, err := svc2.ListExecutions(ctx, child.ARN, "", store.Page{}); err != nil || len(children) != 1 {
+		t.Fatalf("children after the restart: %d, %v; want the one", len(children), err)
+	}
+}
