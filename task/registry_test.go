@@ -115,7 +115,7 @@ func TestParseRegistryErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ cfg, want string }{
 		{`{"Function":{}}`, `unknown field "Function"`},
-		{`{"Functions":{"f":{}}}`, "Functions.f: want exactly one of Command, Url and LambdaEndpoint"},
+		{`{"Functions":{"f":{}}}`, "Functions.f: want exactly one of Command, Url, LambdaEndpoint and AwsLambda"},
 		{`{"Functions":{"f":{"Command":["x"],"Url":"http://a"}}}`, "Functions.f: want exactly one"},
 		{`{"Functions":{"bad name!":{"Command":["x"]}}}`, "Functions.bad name!: not a Lambda function name"},
 		{`{"Functions":{"f":{"Url":"ftp://a"}}}`, `Functions.f.Url: want an http or https URL, got "ftp://a"`},
