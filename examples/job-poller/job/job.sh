@@ -8,14 +8,21 @@
 # clock the state machine runs on, so the job behaves the same on stepd's
 # virtual clock (stepd test, stepd run) and in real time.
 
-# field NAME: the first string member NAME of the event.
+# field NAME: the first string member NAME of the event (Execution.Id
+# before StateMachine.Id).
 field() {
-	printf '%s\n' "$event" | sed -n 's/.*"'"$1"'":"\([^"]*\)".*/\1/p'
+	printf '%s\n' "$event" | awk -v k="\"$1\":\"" '{
+		i = index($0, k)
+		if (i) { s = substr($0, i + length(k)); print substr(s, 1, index(s, "\"") - 1) }
+	}'
 }
 
 # number NAME DEFAULT: the first whole-number member NAME of the event.
 number() {
-	n=$(printf '%s\n' "$event" | sed -n 's/.*"'"$1"'":\([0-9][0-9]*\).*/\1/p')
+	n=$(printf '%s\n' "$event" | awk -v k="\"$1\":" '{
+		i = index($0, k)
+		if (i) { s = substr($0, i + length(k)); if (match(s, /^[0-9]+/)) print substr(s, 1, RLENGTH) }
+	}')
 	echo "${n:-$2}"
 }
 
