@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,6 +11,8 @@ import (
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
 )
 
 // losingStore loses the first step of one execution that records a
@@ -85,5 +88,90 @@ func TestSyncChildEndedBeforeParentCommitted(t *testing.T) {
 	}
 	if children, _, err := svc2.ListExecutions(ctx, child.ARN, "", store.Page{}); err != nil || len(children) != 1 {
 		t.Fatalf("children after the restart: %d, %v; want the one", len(children), err)
+	}
+}
+
+// gatedStore holds up reading the steps of one execution (the child) until
+// another (the parent) commits a step, or half a second has passed: with
+// it, a parent resumed before its child is rebuilt acts on a child that has
+// no runner yet.
+type gatedStore struct {
+	store.Store
+	parent, child string
+	once          sync.Once
+	stepped       chan struct{}
+}
+
+func (s *gatedStore) AppendStep(ctx context.Context, st *store.Step) error {
+	if st.ExecutionARN == s.parent {
+		s.once.Do(func() { close(s.stepped) })
+	}
+	return s.Store.AppendStep(ctx, st)
+}
+
+func (s *gatedStore) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
+	if arn == s.child {
+		select {
+		case <-s.stepped:
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return s.Store.Steps(ctx, arn)
+}
+
+// TestResumedParentWaitsForResumedChild: after a restart, a parent's
+// re-dispatched .sync:2 task waits for its child even when the child is
+// rebuilt after the parent (the store lists executions in start order),
+// instead of failing on a child that is RUNNING but not yet resumed.
+func TestResumedParentWaitsForResumedChild(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const role = "arn:aws:iam::123456789012:role/x"
+	const parentARN = "arn:aws:states:us-east-1:123456789012:execution:parent:p1"
+	tokens := make(chan string, 4)
+	queue := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		tokens <- req.TaskToken
+		return task.Result{Output: value.ObjectOf("MessageId", "m-1")}
+	})
+	mem := memory.New()
+	svc1 := service.New(service.Config{Store: mem, Invoker: queue})
+	child, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role,
+		Definition: `{"StartAt":"Ask","States":{"Ask":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+			"Parameters":{"QueueUrl":"q","MessageBody.$":"$$.Task.Token"},"ResultPath":"$.answer","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
+		Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
+			"Parameters":{"StateMachineArn":"` + child.ARN + `","Input":{"n":1}},"OutputPath":"$.Output.answer","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc1.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p1"}); err != nil {
+		t.Fatal(err)
+	}
+	token := <-tokens
+	children, _, err := svc1.ListExecutions(ctx, child.ARN, "", store.Page{})
+	if err != nil || len(children) != 1 {
+		t.Fatalf("children: %+v %v", children, err)
+	}
+	svc1.Close()
+
+	gated := &gatedStore{Store: mem, parent: parentARN, child: children[0].ARN, stepped: make(chan struct{})}
+	svc2 := service.New(service.Config{Store: gated, Invoker: queue})
+	defer svc2.Close()
+	if n, err := svc2.Resume(ctx); err != nil || n != 2 {
+		t.Fatalf("Resume = %d, %v", n, err)
+	}
+	if err := svc2.SendTaskSuccess(ctx, token, `{"ok":true}`); err != nil {
+		t.Fatalf("SendTaskSuccess with the token from before the restart: %v", err)
+	}
+	e, err := svc2.Wait(ctx, parentARN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != "SUCCEEDED" || e.Output != `{"ok":true}` {
+		t.Fatalf("parent after the restart: %s %s %s %s", e.Status, e.Output, e.Error, e.Cause)
 	}
 }
