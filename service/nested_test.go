@@ -36,6 +36,31 @@ func (s *losingStore) AppendStep(ctx context.Context, st *store.Step) error {
 	return s.Store.AppendStep(ctx, st)
 }
 
+const parentARN = "arn:aws:states:us-east-1:123456789012:execution:parent:p1"
+
+// startSyncParent creates the state machine "child" with childDef and the
+// state machine "parent", whose one Task starts the child with .sync:2 and
+// the input {"n":21}, keeping outputPath of the result; it starts the parent
+// as p1 (parentARN) and returns the child state machine's ARN.
+func startSyncParent(ctx context.Context, t *testing.T, svc *service.Service, childDef, outputPath string) string {
+	t.Helper()
+	const role = "arn:aws:iam::123456789012:role/x"
+	child, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role, Definition: childDef})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
+		Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
+			"Parameters":{"StateMachineArn":"` + child.ARN + `","Input":{"n":21}},"OutputPath":"` + outputPath + `","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p1"}); err != nil {
+		t.Fatal(err)
+	}
+	return child.ARN
+}
+
 // TestSyncChildEndedBeforeParentCommitted: the .sync:2 child succeeded,
 // but the parent's step recording it was lost. After the restart the parent
 // runs its task again, finds the child it started (same name and input) and
@@ -45,30 +70,16 @@ func TestSyncChildEndedBeforeParentCommitted(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	const role = "arn:aws:iam::123456789012:role/x"
-	const parentARN = "arn:aws:states:us-east-1:123456789012:execution:parent:p1"
 	mem := memory.New()
 	losing := &losingStore{Store: mem, arn: parentARN}
 	svc1 := service.New(service.Config{Store: losing})
-	child, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role,
-		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"doubled.$":"States.MathAdd($.n, $.n)"},"End":true}}}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
-		Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
-			"Parameters":{"StateMachineArn":"` + child.ARN + `","Input":{"n.$":"$.n"}},"OutputPath":"$.Output","End":true}}}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc1.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p1", Input: `{"n":21}`}); err != nil {
-		t.Fatal(err)
-	}
+	childSM := startSyncParent(ctx, t, svc1,
+		`{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"doubled.$":"States.MathAdd($.n, $.n)"},"End":true}}}`, `$.Output`)
 	// The parent's runner stops when its commit fails.
 	if e, err := svc1.Wait(ctx, parentARN); err != nil || e.Status != "RUNNING" || !losing.lost.Load() {
 		t.Fatalf("before the restart: %+v %v (step lost: %v)", e, err, losing.lost.Load())
 	}
-	children, _, err := svc1.ListExecutions(ctx, child.ARN, "", store.Page{})
+	children, _, err := svc1.ListExecutions(ctx, childSM, "", store.Page{})
 	if err != nil || len(children) != 1 || children[0].Status != "SUCCEEDED" {
 		t.Fatalf("the child before the restart: %+v %v", children, err)
 	}
@@ -86,7 +97,7 @@ func TestSyncChildEndedBeforeParentCommitted(t *testing.T) {
 	if e.Status != "SUCCEEDED" || e.Output != `{"doubled":42}` {
 		t.Fatalf("parent after the restart: %s %s %s %s", e.Status, e.Output, e.Error, e.Cause)
 	}
-	if children, _, err := svc2.ListExecutions(ctx, child.ARN, "", store.Page{}); err != nil || len(children) != 1 {
+	if children, _, err := svc2.ListExecutions(ctx, childSM, "", store.Page{}); err != nil || len(children) != 1 {
 		t.Fatalf("children after the restart: %d, %v; want the one", len(children), err)
 	}
 }
@@ -127,8 +138,6 @@ func TestResumedParentWaitsForResumedChild(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	const role = "arn:aws:iam::123456789012:role/x"
-	const parentARN = "arn:aws:states:us-east-1:123456789012:execution:parent:p1"
 	tokens := make(chan string, 4)
 	queue := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		tokens <- req.TaskToken
@@ -136,23 +145,10 @@ func TestResumedParentWaitsForResumedChild(t *testing.T) {
 	})
 	mem := memory.New()
 	svc1 := service.New(service.Config{Store: mem, Invoker: queue})
-	child, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role,
-		Definition: `{"StartAt":"Ask","States":{"Ask":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken",
-			"Parameters":{"QueueUrl":"q","MessageBody.$":"$$.Task.Token"},"ResultPath":"$.answer","End":true}}}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
-		Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
-			"Parameters":{"StateMachineArn":"` + child.ARN + `","Input":{"n":1}},"OutputPath":"$.Output.answer","End":true}}}`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc1.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p1"}); err != nil {
-		t.Fatal(err)
-	}
+	childSM := startSyncParent(ctx, t, svc1, `{"StartAt":"Ask","States":{"Ask":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+		"Parameters":{"QueueUrl":"q","MessageBody.$":"$$.Task.Token"},"ResultPath":"$.answer","End":true}}}`, `$.Output.answer`)
 	token := <-tokens
-	children, _, err := svc1.ListExecutions(ctx, child.ARN, "", store.Page{})
+	children, _, err := svc1.ListExecutions(ctx, childSM, "", store.Page{})
 	if err != nil || len(children) != 1 {
 		t.Fatalf("children: %+v %v", children, err)
 	}
