@@ -61,7 +61,8 @@ type Case struct {
 	Definition       any    // the definition as a JSON value, when it was JSON
 	DefinitionString string // the raw definition text, when it was not
 	Input            any
-	Mocks            any // nil or the mocks object
+	Mocks            any    // nil or the mocks object
+	Config           string // a resource registry file (stepd extension), "" for none
 
 	Expected *value.Object
 	// Outcome fields of Expected, for execution cases.
@@ -174,6 +175,12 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 			if c.Definition, err = value.Parse(data); err != nil {
 				return nil, fmt.Errorf("%s: definitionFile %s: %w", path, f, err)
 			}
+		}
+		if f := str(o, "config"); f != "" {
+			// A stepd extension: Task states served by the resource
+			// registry in this file (as with --config), relative to the
+			// case file; mocks, when given too, take precedence.
+			c.Config = filepath.Join(filepath.Dir(path), f)
 		}
 		c.File = path
 		out = append(out, c)

@@ -44,6 +44,23 @@ func RunExecution(ctx context.Context, c *Case) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	if c.Config != "" {
+		cfg, err := task.ReadRegistryConfig(c.Config)
+		if err != nil {
+			return nil, fmt.Errorf("config: %w", err)
+		}
+		reg, err := task.NewRegistry(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("config %s: %w", c.Config, err)
+		}
+		// Mocks first, as in Step Functions Local; the registry serves
+		// what they do not.
+		r := &task.Router{Fallback: reg}
+		if inv != nil {
+			r.Handle("*", inv)
+		}
+		inv = r
+	}
 	smName, execName := c.StateMachineName, c.ExecutionName
 	if smName == "" {
 		smName = "stepd_test"

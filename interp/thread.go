@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -782,6 +783,21 @@ func needsToken(res string) bool {
 func (x *Execution) newToken() string {
 	x.tokens++
 	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%s#%d", x.info.ExecutionArn, x.tokens)))
+}
+
+// Issued reports whether token is one of the task tokens this execution has
+// issued so far (whether or not its task is still open).
+func (x *Execution) Issued(token string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return false
+	}
+	arn, counter, ok := strings.Cut(string(b), "#")
+	if !ok || arn != x.info.ExecutionArn {
+		return false
+	}
+	n, err := strconv.Atoi(counter)
+	return err == nil && n >= 1 && n <= x.tokens && strconv.Itoa(n) == counter
 }
 
 // TokenExecution returns the execution ARN a task token belongs to.

@@ -151,9 +151,40 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 	r := s.running[arn]
 	s.mu.Unlock()
 	if r == nil {
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: the execution of this token is not running")
+		return s.noRunner(ctx, arn)
 	}
-	return r.deliver(callback{token: token, in: in})
+	err := r.deliver(callback{token: token, in: in})
+	if errors.Is(err, errEnded) {
+		return s.noRunner(ctx, arn)
+	}
+	return err
+}
+
+// errEnded is deliver's answer when the runner ended before it took the
+// callback.
+var errEnded = errors.New("the execution's runner has ended")
+
+// noRunner answers a callback whose execution has no runner: when the
+// execution has ended, every task it had is closed and AWS answers
+// TaskTimedOut, as for a token used twice.
+func (s *Service) noRunner(ctx context.Context, arn string) error {
+	e, err := s.store.GetExecution(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf("TaskDoesNotExist", "Task Does Not Exist: no execution has this token")
+	}
+	if err != nil {
+		return fmt.Errorf("reading the execution of a task token: %w", err)
+	}
+	if e.Status != string(interp.Running) {
+		return errTaskClosed()
+	}
+	return errorf("TaskDoesNotExist", "Task Does Not Exist: the execution of this token is not running in this server")
+}
+
+// errTaskClosed is AWS's answer to a token whose task has closed: it
+// completed (the token was used already), timed out or was cancelled.
+func errTaskClosed() error {
+	return errorf("TaskTimedOut", "Task Timed Out: 'Provided task does not exist anymore'")
 }
 
 // deliver hands a callback to the runner and waits for its verdict.
@@ -162,7 +193,7 @@ func (r *runner) deliver(cb callback) error {
 	select {
 	case r.callbacks <- cb:
 	case <-r.done:
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: the execution has ended")
+		return errEnded
 	}
 	select {
 	case err := <-cb.reply:
@@ -175,15 +206,14 @@ func (r *runner) deliver(cb callback) error {
 			return err
 		default:
 		}
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: the execution has ended")
+		return errEnded
 	}
 }
 
 // tokens tracks the operations waiting for task tokens in a runner.
 type tokens struct {
-	mu      sync.Mutex
-	byTk    map[string]int64
-	expired map[string]bool // tokens of tasks that timed out or were cancelled
+	mu   sync.Mutex
+	byTk map[string]int64
 }
 
 func (t *tokens) add(token string, id int64) {
@@ -210,26 +240,4 @@ func (t *tokens) remove(id int64) {
 			delete(t.byTk, k)
 		}
 	}
-}
-
-// expire removes the token of a task that will not complete (timed out or
-// cancelled), remembering it so that a late callback gets TaskTimedOut.
-func (t *tokens) expire(id int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for k, v := range t.byTk {
-		if v == id {
-			delete(t.byTk, k)
-			if t.expired == nil {
-				t.expired = map[string]bool{}
-			}
-			t.expired[k] = true
-		}
-	}
-}
-
-func (t *tokens) isExpired(token string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.expired[token]
 }

@@ -20,7 +20,8 @@ import (
 
 // StartExecution starts an execution. A Standard execution is committed
 // to the store before this returns; starting one with the same name and
-// input while it runs returns the same execution.
+// input while it runs (or, with in.Again, at all) returns the same
+// execution.
 func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
 	smARN, testCase, _ := strings.Cut(in.StateMachineARN, "#")
 	sm, err := s.GetStateMachine(ctx, smARN)
@@ -69,7 +70,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	if err := st.CreateExecution(ctx, e, first); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := st.GetExecution(ctx, arn)
-			if gerr == nil && old.Input == in.Input && old.Status == string(interp.Running) {
+			if gerr == nil && old.Input == in.Input && (old.Status == string(interp.Running) || in.Again) {
 				return old, nil
 			}
 			return nil, errorf("ExecutionAlreadyExists", "Execution Already Exists: '%s'", arn)
@@ -195,9 +196,20 @@ func (r *runner) step(x *interp.Execution, seq int64, at time.Time, in *interp.I
 }
 
 func (s *Service) launch(r *runner, cmds []interp.Command) {
+	s.register(r)
+	s.start(r, cmds)
+}
+
+// register makes r the execution's runner in this process: callbacks,
+// stops and waits on the execution find it from now on.
+func (s *Service) register(r *runner) {
 	s.mu.Lock()
 	s.running[r.e.ARN] = r
 	s.mu.Unlock()
+}
+
+// start runs a registered runner, beginning with cmds.
+func (s *Service) start(r *runner, cmds []interp.Command) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
@@ -243,8 +255,9 @@ func (r *runner) loop(ctx context.Context, cmds []interp.Command) {
 		case cb := <-r.callbacks:
 			id, ok := r.tk.get(cb.token)
 			if !ok {
-				if r.tk.isExpired(cb.token) {
-					cb.reply <- errorf("TaskTimedOut", "Task Timed Out: the task of this token timed out or was cancelled")
+				if r.x.Issued(cb.token) {
+					// Its task completed, timed out or was cancelled.
+					cb.reply <- errTaskClosed()
 				} else {
 					cb.reply <- errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
 				}
@@ -308,7 +321,7 @@ func (r *runner) apply(ctx context.Context, cmds []interp.Command) {
 				}
 			}(c.ID, req)
 		case interp.CancelTask:
-			r.tk.expire(c.ID)
+			r.tk.remove(c.ID)
 			if cancel, ok := r.inflight[c.ID]; ok {
 				cancel()
 				delete(r.inflight, c.ID)
@@ -353,44 +366,59 @@ func invoke(ctx context.Context, inv task.Invoker, req *task.Request) (res task.
 // Resume continues every execution the store has as RUNNING, rebuilding
 // each one by replaying its committed inputs through the interpreter, then
 // re-dispatching its outstanding tasks and timers.
+//
+// Every execution is rebuilt and registered before any resumes, so that a
+// parent's re-dispatched .sync task finds its child's runner and waits for
+// it, whichever of the two the store lists first.
 func (s *Service) Resume(ctx context.Context) (int, error) {
 	open, err := s.store.RunningExecutions(ctx)
 	if err != nil {
 		return 0, err
 	}
-	n := 0
+	type resumed struct {
+		r       *runner
+		pending []interp.Command
+	}
+	var all []resumed
 	for _, e := range open {
-		if err := s.resume(ctx, e); err != nil {
+		r, pending, err := s.rebuild(ctx, e)
+		if err != nil {
 			s.log.Error("cannot resume execution", "execution", e.ARN, "err", err)
 			continue
 		}
-		n++
+		s.register(r)
+		all = append(all, resumed{r, pending})
 	}
-	return n, nil
+	for _, x := range all {
+		s.start(x.r, x.pending)
+	}
+	return len(all), nil
 }
 
-func (s *Service) resume(ctx context.Context, e *store.Execution) error {
+// rebuild replays an execution's committed steps into a new runner and
+// returns it with the operations to re-dispatch.
+func (s *Service) rebuild(ctx context.Context, e *store.Execution) (*runner, []interp.Command, error) {
 	p, err := s.program(e.Definition)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	steps, err := s.store.Steps(ctx, e.ARN)
 	if err != nil || len(steps) == 0 {
-		return fmt.Errorf("no steps: %v", err)
+		return nil, nil, fmt.Errorf("no steps: %v", err)
 	}
 	r, err := s.newRunner(e, p)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	input, err := value.ParseString(e.Input)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	x, _ := p.Start(r.info(steps[0].At), input, steps[0].At)
 	for _, st := range steps[1:] {
 		in, err := decodeInput(st.Input)
 		if err != nil {
-			return fmt.Errorf("step %d: %w", st.Seq, err)
+			return nil, nil, fmt.Errorf("step %d: %w", st.Seq, err)
 		}
 		x.Step(st.At, in)
 	}
@@ -399,8 +427,7 @@ func (s *Service) resume(ctx context.Context, e *store.Execution) error {
 	if last := steps[len(steps)-1]; len(last.Events) > 0 && last.Events[len(last.Events)-1].ID != int64(len(x.History())) {
 		s.log.Warn("replayed history differs in length from the committed one", "execution", e.ARN)
 	}
-	s.launch(r, x.Pending())
-	return nil
+	return r, x.Pending(), nil
 }
 
 // Wait blocks until the execution is no longer running in this process

@@ -52,13 +52,15 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 	}
 	name, _ := params.Get("Name")
 	nameText, _ := name.(string)
+	again := false
 	if nameText == "" {
 		// Deterministic, so that a parent resumed after a restart finds the
-		// child it had started instead of starting another.
+		// child it had started instead of starting another, even when the
+		// child ended before the parent could record it.
 		sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d", parent.ARN, req.StateName, req.Attempt)))
-		nameText = hex.EncodeToString(sum[:16])
+		nameText, again = hex.EncodeToString(sum[:16]), true
 	}
-	e, err := s.StartExecution(ctx, StartInput{StateMachineARN: smARN, Name: nameText, Input: value.String(input)})
+	e, err := s.StartExecution(ctx, StartInput{StateMachineARN: smARN, Name: nameText, Input: value.String(input), Again: again})
 	if err != nil {
 		if se, ok := err.(*Error); ok {
 			return task.Result{Error: "StepFunctions." + se.Code + "Exception", Cause: se.Message}

@@ -333,6 +333,10 @@ type StartInput struct {
 	StateMachineARN string // may end in #TestCase (Step Functions Local mocks)
 	Name            string
 	Input           string
+	// Again marks a start that may have happened before (a parent's
+	// nested start run again after a restart): an execution with the same
+	// name and input is returned even when it has ended.
+	Again bool
 }
 
 // parseInput checks an execution input.

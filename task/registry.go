@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +24,8 @@ import (
 //	  "Functions": {
 //	    "greet": {"Command": ["python3", "greet.py"]},
 //	    "arn:aws:lambda:us-east-1:123456789012:function:price": {"Url": "http://127.0.0.1:9000/price"},
-//	    "resize": {"LambdaEndpoint": "http://127.0.0.1:9001"}
+//	    "resize": {"LambdaEndpoint": "http://127.0.0.1:9001"},
+//	    "report": {"AwsLambda": {"Region": "eu-west-1"}}
 //	  },
 //	  "Resources": {
 //	    "arn:aws:states:::sqs:sendMessage": {"Command": ["./enqueue.sh"]},
@@ -42,18 +45,20 @@ type RegistryConfig struct {
 	Connections map[string]Connection `json:"Connections,omitempty"`
 }
 
-// Handler is one local handler: exactly one of Command (the program and its
+// Handler is one handler: exactly one of Command (the program and its
 // arguments; the event on standard input, the result on standard output),
-// Url (the event POSTed as JSON, the JSON response is the result) or
+// Url (the event POSTed as JSON, the JSON response is the result),
 // LambdaEndpoint (the base URL of an endpoint speaking the Lambda Invoke
-// API, such as the Lambda runtime interface emulator or SAM local).
+// API, such as the Lambda runtime interface emulator or SAM local) or
+// AwsLambda (the real function, through the AWS SDK for Go).
 type Handler struct {
 	Command        []string          `json:"Command,omitempty"`
 	Env            map[string]string `json:"Env,omitempty"`
 	Dir            string            `json:"Dir,omitempty"`
 	URL            string            `json:"Url,omitempty"`
 	LambdaEndpoint string            `json:"LambdaEndpoint,omitempty"`
-	// TimeoutSeconds bounds one call to Url or LambdaEndpoint (default 900,
+	AwsLambda      *AwsLambda        `json:"AwsLambda,omitempty"`
+	// TimeoutSeconds bounds one call to Url, LambdaEndpoint or AwsLambda (default 900,
 	// Lambda's limit); the state's TimeoutSeconds still applies.
 	TimeoutSeconds int `json:"TimeoutSeconds,omitempty"`
 }
@@ -73,15 +78,47 @@ type registered struct {
 }
 
 // ParseRegistry reads a registry configuration, rejecting unknown fields
-// and handlers that are not exactly one of Command, Url or LambdaEndpoint.
+// and handlers that are not exactly one of Command, Url, LambdaEndpoint or
+// AwsLambda.
 func ParseRegistry(data []byte) (*Registry, error) {
-	var cfg RegistryConfig
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
+	cfg, err := decodeRegistryConfig(data)
+	if err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
 	return NewRegistry(cfg)
+}
+
+func decodeRegistryConfig(data []byte) (RegistryConfig, error) {
+	var cfg RegistryConfig
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&cfg)
+	return cfg, err
+}
+
+// ReadRegistryConfig reads a registry configuration file, rejecting unknown
+// fields. A handler's relative Dir is taken relative to the file's folder,
+// so that a registry kept next to its handlers works from any working
+// directory.
+func ReadRegistryConfig(path string) (RegistryConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return RegistryConfig{}, err
+	}
+	cfg, err := decodeRegistryConfig(data)
+	if err != nil {
+		return RegistryConfig{}, fmt.Errorf("%s: %w", path, err)
+	}
+	base := filepath.Dir(path)
+	for _, handlers := range []map[string]Handler{cfg.Functions, cfg.Resources} {
+		for name, h := range handlers {
+			if h.Dir != "" && !filepath.IsAbs(h.Dir) {
+				h.Dir = filepath.Join(base, h.Dir)
+				handlers[name] = h
+			}
+		}
+	}
+	return cfg, nil
 }
 
 // NewRegistry builds a registry from its configuration.
@@ -114,13 +151,13 @@ func NewRegistry(cfg RegistryConfig) (*Registry, error) {
 
 func (h Handler) invoker(at, function string) (Invoker, error) {
 	n := 0
-	for _, set := range []bool{len(h.Command) > 0, h.URL != "", h.LambdaEndpoint != ""} {
+	for _, set := range []bool{len(h.Command) > 0, h.URL != "", h.LambdaEndpoint != "", h.AwsLambda != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return nil, fmt.Errorf("registry: %s: want exactly one of Command, Url and LambdaEndpoint", at)
+		return nil, fmt.Errorf("registry: %s: want exactly one of Command, Url, LambdaEndpoint and AwsLambda", at)
 	}
 	timeout := 900 * time.Second
 	if h.TimeoutSeconds < 0 {
@@ -129,6 +166,8 @@ func (h Handler) invoker(at, function string) (Invoker, error) {
 		timeout = time.Duration(h.TimeoutSeconds) * time.Second
 	}
 	switch {
+	case h.AwsLambda != nil:
+		return newAwsLambda(at, h.AwsLambda, function, timeout)
 	case len(h.Command) > 0:
 		c := &Command{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir}
 		for _, k := range sortedKeys(h.Env) {
@@ -216,7 +255,12 @@ func (r *Registry) invokeFunction(ctx context.Context, req *Request, call lambda
 	}
 	sub := *req
 	sub.Input = event
-	res := fn.inv.Invoke(ctx, &sub)
+	var res Result
+	if a, ok := fn.inv.(*awsLambda); ok {
+		res = a.invokeFunction(ctx, &sub, call) // the function as the task names it
+	} else {
+		res = fn.inv.Invoke(ctx, &sub)
+	}
 	if !res.Failed() && !call.direct {
 		res.Output = invokeResponse(res.Output, call)
 	}
@@ -268,10 +312,7 @@ func (e *endpoint) Invoke(ctx context.Context, req *Request) Result {
 	}
 	data = bytes.TrimSpace(data)
 	if e.lambda && resp.Header.Get("X-Amz-Function-Error") != "" {
-		if res, ok := errorJSON(data); ok {
-			return res
-		}
-		return Result{Error: "Lambda.Unknown", Cause: string(data)}
+		return functionError(data)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		if res, ok := errorJSON(data); ok {
@@ -279,12 +320,27 @@ func (e *endpoint) Invoke(ctx context.Context, req *Request) Result {
 		}
 		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s answered %s: %s", e.url, resp.Status, tail(string(data)))}
 	}
+	return jsonResult(data, e.url)
+}
+
+// functionError is the result of a Lambda function error: the payload's
+// errorType and errorMessage name the error and cause.
+func functionError(payload []byte) Result {
+	if res, ok := errorJSON(payload); ok {
+		return res
+	}
+	return Result{Error: "Lambda.Unknown", Cause: string(payload)}
+}
+
+// jsonResult takes a handler's answer (nothing stands for null) as the
+// result.
+func jsonResult(data []byte, from string) Result {
 	if len(data) == 0 {
 		return Result{Output: nil}
 	}
 	v, err := value.Parse(data)
 	if err != nil {
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s answered with something other than JSON: %v", e.url, err)}
+		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s answered with something other than JSON: %v", from, err)}
 	}
 	return Result{Output: v}
 }

@@ -94,17 +94,7 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: error %q cause %q, want %q containing %q", tt.name, res.Error, res.Cause, tt.error, tt.want)
 			continue
 		}
-		if tt.output == "" {
-			continue
-		}
-		got := value.String(res.Output)
-		if prefix, ok := strings.CutSuffix(tt.output, "..."); ok {
-			if !strings.HasPrefix(got, prefix) || !strings.Contains(got, `"StatusCode":200`) {
-				t.Errorf("%s: output %s, want an invoke response starting %s", tt.name, got, prefix)
-			}
-		} else if got != tt.output {
-			t.Errorf("%s: output %s, want %s", tt.name, got, tt.output)
-		}
+		checkOutput(t, tt.name, res, tt.output)
 	}
 	if lambdaPath != "/2015-03-31/functions/resize/invocations" {
 		t.Errorf("Lambda endpoint called at %q", lambdaPath)
@@ -115,7 +105,7 @@ func TestParseRegistryErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ cfg, want string }{
 		{`{"Function":{}}`, `unknown field "Function"`},
-		{`{"Functions":{"f":{}}}`, "Functions.f: want exactly one of Command, Url and LambdaEndpoint"},
+		{`{"Functions":{"f":{}}}`, "Functions.f: want exactly one of Command, Url, LambdaEndpoint and AwsLambda"},
 		{`{"Functions":{"f":{"Command":["x"],"Url":"http://a"}}}`, "Functions.f: want exactly one"},
 		{`{"Functions":{"bad name!":{"Command":["x"]}}}`, "Functions.bad name!: not a Lambda function name"},
 		{`{"Functions":{"f":{"Url":"ftp://a"}}}`, `Functions.f.Url: want an http or https URL, got "ftp://a"`},
@@ -129,5 +119,22 @@ func TestParseRegistryErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.cfg, err, tt.want)
 		}
+	}
+}
+
+// checkOutput compares a result's output with want: JSON, or a prefix of
+// it ending in "..." for a lambda:invoke response; "" checks nothing.
+func checkOutput(t *testing.T, name string, res Result, want string) {
+	t.Helper()
+	if want == "" {
+		return
+	}
+	got := value.String(res.Output)
+	if prefix, ok := strings.CutSuffix(want, "..."); ok {
+		if !strings.HasPrefix(got, prefix) || !strings.Contains(got, `"StatusCode":200`) {
+			t.Errorf("%s: output %s, want an invoke response starting %s", name, got, prefix)
+		}
+	} else if got != want {
+		t.Errorf("%s: output %s, want %s", name, got, want)
 	}
 }

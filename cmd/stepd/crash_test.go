@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -21,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	"github.com/aws/smithy-go"
 )
 
 // crashDef mixes what a restart must preserve: a durable Wait, a task
@@ -48,21 +50,12 @@ func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "stepd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	data := filepath.Join(dir, "data")
+	bin := buildStepd(t)
+	data := filepath.Join(t.TempDir(), "data")
 	addr := freeAddr(t)
 	proc := startServe(t, bin, addr, data)
 	defer func() { _ = proc.Process.Kill(); _, _ = proc.Process.Wait() }()
-
-	// Connections do not outlive a killed server: no keep-alive.
-	httpClient := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	c := sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + addr), HTTPClient: httpClient,
-		Credentials: credentials.NewStaticCredentialsProvider("x", "x", "")})
+	c := restartingClient(addr)
 	ctx := context.Background()
 	act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("crash-work")})
 	if err != nil {
@@ -126,7 +119,7 @@ func TestCrashRecovery(t *testing.T) {
 					answer := fmt.Sprintf(`{"by":"callback","id":%d}`, in.ID)
 					for attempt := 0; attempt < 50; attempt++ {
 						_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(in.Token), Output: aws.String(answer)})
-						if err == nil || apiErrorCode(err) == "TaskDoesNotExist" {
+						if err == nil || taskClosed(err) {
 							break
 						}
 						time.Sleep(100 * time.Millisecond)
@@ -134,7 +127,7 @@ func TestCrashRecovery(t *testing.T) {
 				}
 				for attempt := 0; attempt < 50; attempt++ {
 					_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)})
-					if err == nil || apiErrorCode(err) == "TaskDoesNotExist" {
+					if err == nil || taskClosed(err) {
 						break
 					}
 					time.Sleep(100 * time.Millisecond)
@@ -213,14 +206,18 @@ func checkHistory(t *testing.T, c *sfn.Client, arn string) {
 	}
 }
 
+// taskClosed reports whether a SendTask* error says that the token's task
+// has closed (it was answered already), so that sending again is useless.
+func taskClosed(err error) bool {
+	code := apiErrorCode(err)
+	return code == "TaskTimedOut" || code == "TaskDoesNotExist"
+}
+
+// apiErrorCode is the AWS error code of an SDK error, "" for none.
 func apiErrorCode(err error) string {
-	if err == nil {
-		return ""
-	}
-	s := err.Error()
-	if i := strings.Index(s, "api error "); i >= 0 {
-		code, _, _ := strings.Cut(s[i+len("api error "):], ":")
-		return code
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return ae.ErrorCode()
 	}
 	return ""
 }
@@ -235,10 +232,31 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// startServe starts stepd serve and waits until it listens.
-func startServe(t *testing.T, bin, addr, data string) *exec.Cmd {
+// buildStepd builds the stepd binary into a temporary folder.
+func buildStepd(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--data", data)
+	bin := filepath.Join(t.TempDir(), "stepd")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// restartingClient is an SDK client of the stepd serve at addr that
+// survives the server's restarts: connections do not outlive a stopped
+// server, so there is no keep-alive.
+func restartingClient(addr string) *sfn.Client {
+	httpClient := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	return sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + addr), HTTPClient: httpClient,
+		Credentials: credentials.NewStaticCredentialsProvider("x", "x", "")})
+}
+
+// startServe starts stepd serve (with extra flags) and waits until it
+// listens.
+func startServe(t *testing.T, bin, addr, data string, extra ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--data", data}, extra...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {

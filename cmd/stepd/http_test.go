@@ -53,7 +53,7 @@ func TestRunRegistry(t *testing.T) {
 		{name: "served", args: []string{"run", def, "--input", `{"n":5}`, "--config", cfg}, code: 0, stdout: `{"n":20}` + "\n"},
 		{name: "function error", args: []string{"run", def, "--input", `{"n":5}`, "--config", failing}, code: 1, stderr: "error: Overflow"},
 		{name: "no registry", args: []string{"run", def, "--input", `{"n":5}`}, code: 1, stderr: "--config FILE"},
-		{name: "invalid registry", args: []string{"run", def, "--config", bad}, code: 2, stderr: "Functions.double: want exactly one of Command, Url and LambdaEndpoint"},
+		{name: "invalid registry", args: []string{"run", def, "--config", bad}, code: 2, stderr: "Functions.double: want exactly one of Command, Url, LambdaEndpoint and AwsLambda"},
 	}
 	checkRuns(t, tests)
 }

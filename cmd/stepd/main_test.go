@@ -82,6 +82,40 @@ func TestExamples(t *testing.T) {
 	}
 }
 
+// TestTestCommandConfig runs a case whose Task is served by a registry
+// handler: named with --config, or by the case's "config" member; the
+// handler's relative Dir is the registry file's folder, not the working
+// directory.
+func TestTestCommandConfig(t *testing.T) {
+	t.Parallel()
+	handlers := t.TempDir()
+	if err := os.WriteFile(filepath.Join(handlers, "answer.sh"), []byte("cat >/dev/null; echo '{\"answer\":42}'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := filepath.Join(handlers, "registry.json")
+	if err := os.WriteFile(reg, []byte(`{"Resources":{"arn:aws:states:::local:answer":{"Command":["sh","answer.sh"],"Dir":"."}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := writeFile(t, "case.json", `{"name":"answer","definition":{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::local:answer","End":true}}},"input":{},"expected":{"status":"SUCCEEDED","output":{"answer":42}}}`)
+	code, stdout, stderr := runMain(t, "", "test", c, "--config", reg)
+	if code != 0 || !strings.HasSuffix(stdout, "1 passed, 0 failed\n") {
+		t.Fatalf("--config: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runMain(t, "", "test", c)
+	if code != 1 || !strings.Contains(stdout, "got FAILED") {
+		t.Fatalf("without a registry: exit %d\n%s", code, stdout)
+	}
+	rel, err := filepath.Rel(filepath.Dir(c), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := writeFile(t, "named.json", `{"name":"named","config":"`+filepath.ToSlash(rel)+`","definition":{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::local:answer","End":true}}},"input":{},"expected":{"status":"SUCCEEDED","output":{"answer":42}}}`)
+	code, stdout, stderr = runMain(t, "", "test", named)
+	if code != 0 || !strings.HasSuffix(stdout, "1 passed, 0 failed\n") {
+		t.Fatalf("case config: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
 func TestTestCommandReportsFailures(t *testing.T) {
 	t.Parallel()
 	c := writeFile(t, "case.json", `{"name":"wrong","definition":{"StartAt":"P","States":{"P":{"Type":"Pass","Result":1,"End":true}}},"input":{},"expected":{"status":"SUCCEEDED","output":2}}`)

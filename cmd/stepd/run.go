@@ -204,27 +204,22 @@ func readInput(s string, stdin io.Reader) (any, error) {
 // be empty. With neither, the registry still serves HTTP Tasks.
 func loadRegistry(configPath, connsPath string) (*task.Registry, error) {
 	var cfg task.RegistryConfig
-	decode := func(flag, path string, into any) error {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return fmt.Errorf("%s: %w", flag, err)
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(into); err != nil {
-			return fmt.Errorf("%s %s: %w", flag, path, err)
-		}
-		return nil
-	}
 	if configPath != "" {
-		if err := decode("--config", configPath, &cfg); err != nil {
-			return nil, err
+		var err error
+		if cfg, err = task.ReadRegistryConfig(configPath); err != nil {
+			return nil, fmt.Errorf("--config: %w", err)
 		}
 	}
 	if connsPath != "" {
 		var conns map[string]task.Connection
-		if err := decode("--connections", connsPath, &conns); err != nil {
-			return nil, err
+		data, err := os.ReadFile(connsPath)
+		if err != nil {
+			return nil, fmt.Errorf("--connections: %w", err)
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&conns); err != nil {
+			return nil, fmt.Errorf("--connections %s: %w", connsPath, err)
 		}
 		if cfg.Connections == nil {
 			cfg.Connections = map[string]task.Connection{}

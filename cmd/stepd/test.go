@@ -19,8 +19,9 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	format := fs.String("format", "text", "output format: text or json (one object per case)")
 	run := fs.String("run", "", "run only the cases whose names match this regular expression")
 	verbose := fs.Bool("v", false, "also list the cases that pass")
+	config := fs.String("config", "", "resource registry (as for stepd run) for the cases that do not name their own with \"config\"")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd test PATH... [--format text|json] [--run REGEXP] [-v]")
+		fmt.Fprintln(stderr, "usage: stepd test PATH... [--format text|json] [--run REGEXP] [--config FILE] [-v]")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
@@ -54,6 +55,9 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	for _, c := range cases {
 		if filter != nil && !filter.MatchString(c.Name) {
 			continue
+		}
+		if c.Config == "" {
+			c.Config = *config
 		}
 		var r *conformance.Result
 		switch c.Kind {

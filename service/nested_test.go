@@ -1,0 +1,173 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/memory"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// losingStore loses the first step of one execution that records a
+// TaskSucceeded event, as a crash between a child's end and its parent's
+// commit of the child's result would.
+type losingStore struct {
+	store.Store
+	arn  string
+	lost atomic.Bool
+}
+
+func (s *losingStore) AppendStep(ctx context.Context, st *store.Step) error {
+	if st.ExecutionARN == s.arn && !s.lost.Load() {
+		for _, ev := range st.Events {
+			if ev.Type == "TaskSucceeded" {
+				s.lost.Store(true)
+				return errors.New("the disk went away")
+			}
+		}
+	}
+	return s.Store.AppendStep(ctx, st)
+}
+
+const parentARN = "arn:aws:states:us-east-1:123456789012:execution:parent:p1"
+
+// startSyncParent creates the state machine "child" with childDef and the
+// state machine "parent", whose one Task starts the child with .sync:2 and
+// the input {"n":21}, keeping outputPath of the result; it starts the parent
+// as p1 (parentARN) and returns the child state machine's ARN.
+func startSyncParent(ctx context.Context, t *testing.T, svc *service.Service, childDef, outputPath string) string {
+	t.Helper()
+	const role = "arn:aws:iam::123456789012:role/x"
+	child, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role, Definition: childDef})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
+		Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
+			"Parameters":{"StateMachineArn":"` + child.ARN + `","Input":{"n":21}},"OutputPath":"` + outputPath + `","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p1"}); err != nil {
+		t.Fatal(err)
+	}
+	return child.ARN
+}
+
+// TestSyncChildEndedBeforeParentCommitted: the .sync:2 child succeeded,
+// but the parent's step recording it was lost. After the restart the parent
+// runs its task again, finds the child it started (same name and input) and
+// takes its result, rather than failing on ExecutionAlreadyExists or
+// starting another child.
+func TestSyncChildEndedBeforeParentCommitted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mem := memory.New()
+	losing := &losingStore{Store: mem, arn: parentARN}
+	svc1 := service.New(service.Config{Store: losing})
+	childSM := startSyncParent(ctx, t, svc1,
+		`{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"doubled.$":"States.MathAdd($.n, $.n)"},"End":true}}}`, `$.Output`)
+	// The parent's runner stops when its commit fails.
+	if e, err := svc1.Wait(ctx, parentARN); err != nil || e.Status != "RUNNING" || !losing.lost.Load() {
+		t.Fatalf("before the restart: %+v %v (step lost: %v)", e, err, losing.lost.Load())
+	}
+	children, _, err := svc1.ListExecutions(ctx, childSM, "", store.Page{})
+	if err != nil || len(children) != 1 || children[0].Status != "SUCCEEDED" {
+		t.Fatalf("the child before the restart: %+v %v", children, err)
+	}
+	svc1.Close()
+
+	svc2 := service.New(service.Config{Store: mem})
+	defer svc2.Close()
+	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+		t.Fatalf("Resume = %d, %v", n, err)
+	}
+	e, err := svc2.Wait(ctx, parentARN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != "SUCCEEDED" || e.Output != `{"doubled":42}` {
+		t.Fatalf("parent after the restart: %s %s %s %s", e.Status, e.Output, e.Error, e.Cause)
+	}
+	if children, _, err := svc2.ListExecutions(ctx, childSM, "", store.Page{}); err != nil || len(children) != 1 {
+		t.Fatalf("children after the restart: %d, %v; want the one", len(children), err)
+	}
+}
+
+// gatedStore holds up reading the steps of one execution (the child) until
+// another (the parent) commits a step, or half a second has passed: with
+// it, a parent resumed before its child is rebuilt acts on a child that has
+// no runner yet.
+type gatedStore struct {
+	store.Store
+	parent, child string
+	once          sync.Once
+	stepped       chan struct{}
+}
+
+func (s *gatedStore) AppendStep(ctx context.Context, st *store.Step) error {
+	if st.ExecutionARN == s.parent {
+		s.once.Do(func() { close(s.stepped) })
+	}
+	return s.Store.AppendStep(ctx, st)
+}
+
+func (s *gatedStore) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
+	if arn == s.child {
+		select {
+		case <-s.stepped:
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return s.Store.Steps(ctx, arn)
+}
+
+// TestResumedParentWaitsForResumedChild: after a restart, a parent's
+// re-dispatched .sync:2 task waits for its child even when the child is
+// rebuilt after the parent (the store lists executions in start order),
+// instead of failing on a child that is RUNNING but not yet resumed.
+func TestResumedParentWaitsForResumedChild(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tokens := make(chan string, 4)
+	queue := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		tokens <- req.TaskToken
+		return task.Result{Output: value.ObjectOf("MessageId", "m-1")}
+	})
+	mem := memory.New()
+	svc1 := service.New(service.Config{Store: mem, Invoker: queue})
+	childSM := startSyncParent(ctx, t, svc1, `{"StartAt":"Ask","States":{"Ask":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+		"Parameters":{"QueueUrl":"q","MessageBody.$":"$$.Task.Token"},"ResultPath":"$.answer","End":true}}}`, `$.Output.answer`)
+	token := <-tokens
+	children, _, err := svc1.ListExecutions(ctx, childSM, "", store.Page{})
+	if err != nil || len(children) != 1 {
+		t.Fatalf("children: %+v %v", children, err)
+	}
+	svc1.Close()
+
+	gated := &gatedStore{Store: mem, parent: parentARN, child: children[0].ARN, stepped: make(chan struct{})}
+	svc2 := service.New(service.Config{Store: gated, Invoker: queue})
+	defer svc2.Close()
+	if n, err := svc2.Resume(ctx); err != nil || n != 2 {
+		t.Fatalf("Resume = %d, %v", n, err)
+	}
+	if err := svc2.SendTaskSuccess(ctx, token, `{"ok":true}`); err != nil {
+		t.Fatalf("SendTaskSuccess with the token from before the restart: %v", err)
+	}
+	e, err := svc2.Wait(ctx, parentARN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Status != "SUCCEEDED" || e.Output != `{"ok":true}` {
+		t.Fatalf("parent after the restart: %s %s %s %s", e.Status, e.Output, e.Error, e.Cause)
+	}
+}
