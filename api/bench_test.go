@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -50,6 +51,8 @@ func BenchmarkStartExecutionHTTP(b *testing.B) {
 				b.Error(err)
 				return
 			}
+			// Read to the end, so that the connection is reused.
+			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			if resp.StatusCode != 200 {
 				b.Errorf("status %d", resp.StatusCode)

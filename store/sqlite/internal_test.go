@@ -339,7 +339,7 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("execution after migration: %+v %v", e, err)
 	}
 	var n int
-	if err := s.db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name IN ('steps', 'steps_by_event')`).Scan(&n); err != nil || n != 0 {
+	if err := s.db.db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name IN ('steps', 'steps_by_event')`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("old table left: %d %v", n, err)
 	}
 }

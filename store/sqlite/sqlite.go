@@ -88,7 +88,7 @@ var errClosed = errors.New("sqlite store: closed")
 
 // Store is the SQLite store.
 type Store struct {
-	db     *sql.DB // readers
+	db     *reader // readers
 	w      *sql.DB // the writer's single connection
 	reqs   chan *request
 	done   chan struct{} // closed by Close
@@ -164,7 +164,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: r, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), checkpointed: make(chan struct{}), cache: map[string]*execState{}}
+	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), checkpointed: make(chan struct{}), cache: map[string]*execState{}}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -281,7 +281,7 @@ func (s *Store) checkpointer() {
 		case <-t.C:
 			// A failed checkpoint leaves the frames in the WAL, where
 			// they are durable; the next one retries.
-			_, _ = s.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
+			_, _ = s.db.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
 		}
 	}
 }
@@ -602,7 +602,7 @@ func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
 }
 
 // query runs a list query and scans its rows.
-func query[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+func query[T any](ctx context.Context, db *reader, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
@@ -620,7 +620,7 @@ func query[T any](ctx context.Context, db *sql.DB, scan func(scanner) (T, error)
 }
 
 // byName lists a page of a table ordered by (name, arn).
-func byName[T any](ctx context.Context, db *sql.DB, kind byte, table, columns string, p store.Page, scan func(scanner) (T, error), key func(T) (name, arn string)) ([]T, string, error) {
+func byName[T any](ctx context.Context, db *reader, kind byte, table, columns string, p store.Page, scan func(scanner) (T, error), key func(T) (name, arn string)) ([]T, string, error) {
 	limit := pageLimit(p)
 	q, args := `SELECT `+columns+` FROM `+table, []any{}
 	if p.Token != "" {
