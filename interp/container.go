@@ -350,6 +350,12 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 			f = &Failure{Error: ErrExceedToleratedFailures, Cause: "The specified tolerated failure threshold was exceeded"}
 		}
 	}
+	if !c.isMap && ch.cur != nil && ch.cur.Type == "Task" {
+		// AWS aborts the Task state whose failure fails a Parallel
+		// branch (a Fail state ends its branch and is not aborted); the
+		// Parallel state's next event still follows the TaskFailed.
+		x.emit(ch, "TaskStateAborted", "", nil)
+	}
 	c.over = true
 	c.cancelAll()
 	th := c.owner
