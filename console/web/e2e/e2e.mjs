@@ -1,17 +1,18 @@
 // End-to-end test of the console in headless Chromium, driven by
 // cmd/stepd/console_test.go against a real stepd serve:
-//   node e2e.mjs BASE_URL ARTIFACTS_DIR
+//   node e2e.mjs BASE_URL ARTIFACTS_DIR [AUTH_URL ACCESS_KEY_ID SECRET]
 // It creates a state machine through the page (after seeing the diagnostics
 // of an invalid definition), starts an execution that takes a Catch path,
 // checks the graph's status colours and the event table, opens states'
 // input and output, stops a running execution, measures the execution page
 // of a 1000-event execution, and saves screenshots. It exits non-zero on
-// the first failed check.
+// the first failed check. With AUTH_URL, a server that requires SigV4, it
+// also signs in through the page and lists and creates state machines there.
 import { chromium } from "playwright-core";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
-const [base, outDir] = process.argv.slice(2);
+const [base, outDir, authBase, keyId, secret] = process.argv.slice(2);
 if (!base || !outDir) {
   console.error("usage: node e2e.mjs BASE_URL ARTIFACTS_DIR");
   process.exit(2);
@@ -203,6 +204,31 @@ try {
   console.log(`RENDER_1000_EVENTS wall=${wall}ms in-page=${inPage}ms (from navigation start to the rendered graph and table)`);
   await fresh.screenshot({ path: join(outDir, "06-execution-1004-events.png") });
   await fresh.close();
+
+  // 7. A server that requires SigV4: the page asks for keys and signs.
+  if (authBase) {
+    const authURL = authBase.replace(/\/$/, "") + "/";
+    const ap = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    ap.on("request", (r) => {
+      if (!r.url().startsWith(authURL)) foreign.push(r.url());
+    });
+    ap.on("pageerror", (e) => pageErrors.push(String(e)));
+    await ap.goto(authURL);
+    await ap.waitForSelector(".modal input[name=id]");
+    await ap.screenshot({ path: join(outDir, "07-sign-in.png") });
+    await ap.fill(".modal input[name=id]", keyId);
+    await ap.fill(".modal input[name=secret]", secret);
+    await ap.click(".modal button[type=submit]");
+    await ap.waitForSelector("#sm-rows td");
+    check((await ap.textContent("#sm-rows")).includes("No state machines yet"), "signed requests list the state machines");
+    await ap.fill("input[name=name]", "signed");
+    await ap.fill("#definition", good);
+    await ap.click("button[type=submit]");
+    await ap.waitForSelector("#start");
+    check((await ap.textContent("h1")).includes("signed"), "a state machine is created with signed requests");
+    check(await ap.evaluate(() => !!sessionStorage.getItem("stepd.credentials")), "the keys are kept in session storage");
+    await ap.close();
+  }
 
   check(foreign.length === 0, "no requests leave the server: " + foreign.join(" "));
   check(pageErrors.length === 0, "no script errors: " + pageErrors.join(" | "));
