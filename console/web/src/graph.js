@@ -131,6 +131,8 @@ function renderScope(sc, out) {
   }
 }
 
+export const STATUS_LABELS = { running: "in progress", succeeded: "succeeded", failed: "failed", caught: "caught error", cancelled: "cancelled", none: "not reached" };
+
 const DEFS = `<defs>
 <marker id="arrow-next" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="arrowhead"/></marker>
 <marker id="arrow-catch" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="arrowhead catch"/></marker>
@@ -288,7 +290,13 @@ export class GraphView {
   setStatus(statuses) {
     for (const [name, g] of this.nodes) {
       const s = statuses.get(name) || "none";
-      if (g.dataset.status !== s) g.dataset.status = s;
+      if (g.dataset.status === s) continue;
+      g.dataset.status = s;
+      // Say the status too: colour alone does not reach everyone.
+      if (!g.dataset.label) g.dataset.label = g.getAttribute("aria-label");
+      const label = g.dataset.label;
+      g.setAttribute("aria-label", `${label}: ${STATUS_LABELS[s]}`);
+      g.querySelector("title").textContent = `${label}: ${STATUS_LABELS[s]}`;
     }
   }
 }

@@ -82,7 +82,7 @@ export function locate(text, pointer, pos = positions(text)) {
   let p = pointer || "/";
   // Diagnostics may use /a/b/0 for array elements as well.
   const alt = p.replace(/\/(\d+)(?=\/|$)/g, "[$1]");
-  for (const cand of [p, alt]) {
+  for (const cand of alt === p ? [p] : [alt, p]) {
     let q = cand;
     while (q) {
       if (pos.has(q)) return at(text, pos.get(q));

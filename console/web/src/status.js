@@ -98,7 +98,8 @@ export function analyze(events, execStatus) {
     } else if (/Succeeded$/.test(t)) {
       if (t !== "MapIterationSucceeded") s.outcome = "";
     }
-    if ((t === "TaskSubmitted" || t === "TaskSucceeded") && d && /states:startExecution/.test(d.resource || "") && d.output) {
+    if ((t === "TaskSubmitted" || t === "TaskSucceeded") && d && d.output &&
+      (d.resourceType === "states" && /^startExecution/.test(d.resource || "") || /states:::states:startExecution/.test(d.resource || ""))) {
       try {
         const o = JSON.parse(d.output);
         const arn = o.ExecutionArn || o.executionArn;
