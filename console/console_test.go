@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -178,4 +179,28 @@ func TestHandler(t *testing.T) {
 			t.Errorf("%s %s: no Content-Security-Policy", tt.method, tt.path)
 		}
 	}
+}
+
+// TestJavaScript runs the unit tests of the console's modules (status
+// colouring from histories, the graph model, Choice labels, diagnostic
+// locations, layout) with node --test. Without node or the npm packages
+// (npm ci in console/web) it is skipped, unless CI=true.
+func TestJavaScript(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join(webDir, "node_modules", "@dagrejs", "dagre"))
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the console's unit tests need node and npm ci in console/web: %v", err)
+		}
+		t.Skipf("the console's unit tests need node and npm ci in console/web: %v", err)
+	}
+	cmd := exec.Command(node, "--test", "test/")
+	cmd.Dir = webDir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node --test: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }

@@ -205,7 +205,25 @@ try {
   await fresh.screenshot({ path: join(outDir, "06-execution-1004-events.png") });
   await fresh.close();
 
-  // 7. A server that requires SigV4: the page asks for keys and signs.
+  // 7. Parent and child executions link to each other.
+  const child = await api("CreateStateMachine", { name: "child", roleArn: "arn:aws:iam::123456789012:role/x",
+    definition: JSON.stringify({ StartAt: "Work", States: { Work: { Type: "Pass", End: true } } }) });
+  const parentSM = await api("CreateStateMachine", { name: "parent", roleArn: "arn:aws:iam::123456789012:role/x",
+    definition: JSON.stringify({ StartAt: "RunChild", States: { RunChild: { Type: "Task", Resource: "arn:aws:states:::states:startExecution.sync:2",
+      Parameters: { StateMachineArn: child.stateMachineArn, Input: { "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id" } }, End: true } } }) });
+  const pex = await api("StartExecution", { stateMachineArn: parentSM.stateMachineArn, name: "parent-run" });
+  for (let i = 0; i < 100; i++) {
+    if ((await api("DescribeExecution", { executionArn: pex.executionArn })).status !== "RUNNING") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await page.goto(url + "#/ex/" + encodeURIComponent(pex.executionArn));
+  await page.waitForSelector("main[data-loaded] a.child-link");
+  await page.click("a.child-link");
+  await page.waitForSelector("main[data-loaded] a.parent-link");
+  check((await page.textContent("h1")) !== "" && (await page.getAttribute("a.parent-link", "href")).includes(encodeURIComponent(pex.executionArn)),
+    "a parent links to its child execution and the child back to its parent");
+
+  // 8. A server that requires SigV4: the page asks for keys and signs.
   if (authBase) {
     const authURL = authBase.replace(/\/$/, "") + "/";
     const ap = await browser.newPage({ viewport: { width: 1280, height: 800 } });
