@@ -426,11 +426,22 @@ async function executionPage(arn, gen) {
     app.querySelector("#stop").hidden = ex.status !== "RUNNING";
   }
 
-  // appendRows adds table rows for events[from:], as one HTML string.
-  function appendRows(from) {
+  // pump adds table rows for the events not shown yet, as one HTML string
+  // per chunk of 2000, yielding between chunks so that a 25,000-event
+  // history does not freeze the page.
+  let rendered = 0;
+  let pumping = 0;
+  function pump() {
+    pumping = 0;
+    const end = Math.min(events.length, rendered + 2000);
+    appendRows(rendered, end);
+    rendered = end;
+    if (rendered < events.length) pumping = setTimeout(pump, 0);
+  }
+  function appendRows(from, to) {
     const start = events.length ? events[0].timestamp : 0;
     const parts = [];
-    for (let i = from; i < events.length; i++) {
+    for (let i = from; i < to; i++) {
       const e = events[i];
       const prevTs = i > 0 ? events[i - 1].timestamp : e.timestamp;
       const st = result.stateOf[i] || "";
@@ -468,7 +479,10 @@ async function executionPage(arn, gen) {
   });
 
   async function refresh() {
-    const [x, evs] = await Promise.all([call("DescribeExecution", { executionArn: arn }), history(arn)]);
+    // The status first: when it is final, the history read after it is
+    // complete.
+    const x = await call("DescribeExecution", { executionArn: arn });
+    const evs = await history(arn);
     if (gen !== generation) return false;
     Object.assign(ex, x);
     const before = events.length;
@@ -477,8 +491,9 @@ async function executionPage(arn, gen) {
     if (graph) graph.setStatus(statusMap(result));
     if (evs.length < before) {
       tbody.innerHTML = "";
-      appendRows(0);
-    } else appendRows(before);
+      rendered = 0;
+    }
+    if (!pumping) pump();
     renderMeta();
     if (selected && result.states.has(selected)) {
       const sel = tbody.querySelector("tr.sel");
