@@ -402,10 +402,12 @@ async function executionPage(arn, gen) {
     let html = `<h2>${esc(name)}</h2>`;
     if (!s) html += `<p>${badge("NOT REACHED")}</p><p class="muted">This state did not run.</p>`;
     else {
+      const err = errorOf(name, s);
+      const retried = s.status === "succeeded" || s.status === "running";
       const label = { running: "IN PROGRESS", succeeded: "SUCCEEDED", failed: "FAILED", caught: "CAUGHT ERROR", cancelled: "CANCELLED", none: "NOT REACHED" }[s.status];
       html += `<p><span class="badge st-${s.status}">${label}</span> ${esc(s.type)}</p><dl class="meta">` +
         `<dt>Entered</dt><dd>${s.entered} time${s.entered === 1 ? "" : "s"}</dd><dt>Retries</dt><dd>${s.retries}</dd></dl>` +
-        pre("Error", errorOf(name, s)[0]) + pre("Cause", errorOf(name, s)[1]) + pre("Input", s.input) + pre("Output", s.output);
+        pre(retried ? "Last retried error" : "Error", err[0]) + pre(retried ? "Its cause" : "Cause", err[1]) + pre("Input", s.input) + pre("Output", s.output);
     }
     if (eventIndex !== undefined) html += pre(`Event ${events[eventIndex].id} (${esc(events[eventIndex].type)})`, JSON.stringify(events[eventIndex]));
     panel.innerHTML = html;
