@@ -223,6 +223,17 @@ try {
   check((await page.textContent("h1")) !== "" && (await page.getAttribute("a.parent-link", "href")).includes(encodeURIComponent(pex.executionArn)),
     "a parent links to its child execution and the child back to its parent");
 
+  // The execution list pages through 25 executions, 20 a page.
+  for (let i = 0; i < 24; i++) await api("StartExecution", { stateMachineArn: child.stateMachineArn, name: "c" + i });
+  await page.goto(url + "#/sm/" + encodeURIComponent(child.stateMachineArn));
+  await page.waitForSelector("#ex-rows a");
+  check(await page.locator("#ex-rows tr").count() === 20 && await page.isEnabled("#ex-next"), "the first page lists 20 executions");
+  await page.click("#ex-next");
+  await page.waitForFunction(() => document.querySelectorAll("#ex-rows tr").length === 5);
+  check((await page.textContent("#ex-page")) === "page 2" && !(await page.isEnabled("#ex-next")), "the second page lists the other 5");
+  await page.click("#ex-prev");
+  await page.waitForFunction(() => document.querySelectorAll("#ex-rows tr").length === 20);
+
   // 8. A server that requires SigV4: the page asks for keys and signs.
   if (authBase) {
     const authURL = authBase.replace(/\/$/, "") + "/";
@@ -239,8 +250,10 @@ try {
     await ap.click(".modal button[type=submit]");
     await ap.waitForSelector("#sm-rows td");
     check((await ap.textContent("#sm-rows")).includes("No state machines yet"), "signed requests list the state machines");
-    await ap.fill("input[name=name]", "signed");
-    await ap.fill("#definition", good);
+    // Upload the definition as a file: it fills the editor and the name.
+    await ap.setInputFiles("input[name=file]", { name: "signed.asl.json", mimeType: "application/json", buffer: Buffer.from(good) });
+    await ap.waitForSelector("#diag-summary .ok");
+    check((await ap.inputValue("input[name=name]")) === "signed", "an uploaded definition names the state machine after its file");
     await ap.click("button[type=submit]");
     await ap.waitForSelector("#start");
     check((await ap.textContent("h1")).includes("signed"), "a state machine is created with signed requests");
