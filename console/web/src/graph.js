@@ -142,7 +142,7 @@ const DEFS = `<defs>
 // arrow keys), zoom (wheel, +/- buttons and keys) and selectable states
 // (click, or Tab to a state and Enter).
 export class GraphView {
-  constructor(el, model, { onSelect } = {}) {
+  constructor(el, model, { onSelect, legend = false } = {}) {
     this.el = el;
     this.model = model;
     this.onSelect = onSelect;
@@ -152,7 +152,7 @@ export class GraphView {
     el.classList.add("graph");
     el.innerHTML = `<div class="graph-tools" role="toolbar" aria-label="Graph view">
 <button type="button" data-act="in" aria-label="Zoom in">+</button><button type="button" data-act="out" aria-label="Zoom out">−</button><button type="button" data-act="fit">Fit</button>
-<span class="legend"><i class="lg running"></i>in progress <i class="lg succeeded"></i>succeeded <i class="lg failed"></i>failed <i class="lg caught"></i>caught error <i class="lg cancelled"></i>cancelled <i class="lg none"></i>not reached</span></div>
+<span class="legend"${legend ? "" : " hidden"}><i class="lg running"></i>in progress <i class="lg succeeded"></i>succeeded <i class="lg failed"></i>failed <i class="lg caught"></i>caught error <i class="lg cancelled"></i>cancelled <i class="lg none"></i>not reached</span></div>
 <svg tabindex="0" aria-label="State machine graph: drag or use the arrow keys to pan, + and - to zoom, Tab to reach the states" role="group">${DEFS}<g class="root">${out.join("")}</g></svg>`;
     this.svg = el.querySelector("svg");
     this.root = el.querySelector("g.root");

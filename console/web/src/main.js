@@ -367,7 +367,7 @@ async function executionPage(arn, gen) {
   const model = def ? build(def) : null;
   const defs = new Map();
   if (model) walk(model, (n) => n.kind === "state" && defs.set(n.name, n.def));
-  const graph = model ? new GraphView(app.querySelector("#graph"), model, { onSelect: (name) => showState(name) }) : null;
+  const graph = model ? new GraphView(app.querySelector("#graph"), model, { onSelect: (name) => showState(name), legend: true }) : null;
 
   // errorOf finds a state's error and cause when its events do not carry
   // them: a Fail state's own Error and Cause, or the error a Catch put into
