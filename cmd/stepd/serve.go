@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/console"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
@@ -60,6 +61,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	config := fs.String("config", envOr("STEPD_CONFIG", ""), "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (env STEPD_CONFIG)")
 	conns := fs.String("connections", envOr("STEPD_CONNECTIONS", ""), "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (env STEPD_CONNECTIONS)")
 	keys := fs.String("access-keys", envOr("STEPD_ACCESS_KEYS", ""), "ACCESS_KEY_ID:SECRET[,...]: require requests signed with these keys (SigV4, service states) (env STEPD_ACCESS_KEYS)")
+	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -120,13 +122,20 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		auth = fmt.Sprintf("SigV4 with %d access key(s)", len(h.Auth.Keys))
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = h
+	if *ui {
+		handler = withConsole(h, console.Handler())
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() && *keys == "" {
 		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())
 	}
 	log.Info("stepd serving the AWS Step Functions API",
 		"addr", ln.Addr().String(), "auth", auth, "data", *data, "region", *region, "account", *account, "resumed", n)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	if *ui {
+		fmt.Fprintf(stdout, "web console at http://%s/\n", ln.Addr())
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -140,4 +149,17 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	svc.Close()
 	log.Info("stopped; running executions resume on the next start")
 	return exitOK
+}
+
+// withConsole serves GET and HEAD requests (the console's static files,
+// which hold no data) from ui and every other request from the API, which
+// answers as before: the API takes POST only.
+func withConsole(apiHandler, ui http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			ui.ServeHTTP(w, r)
+			return
+		}
+		apiHandler.ServeHTTP(w, r)
+	})
 }

@@ -1,0 +1,272 @@
+// End-to-end test of the console in headless Chromium, driven by
+// cmd/stepd/console_test.go against a real stepd serve:
+//   node e2e.mjs BASE_URL ARTIFACTS_DIR [AUTH_URL ACCESS_KEY_ID SECRET]
+// It creates a state machine through the page (after seeing the diagnostics
+// of an invalid definition), starts an execution that takes a Catch path,
+// checks the graph's status colours and the event table, opens states'
+// input and output, stops a running execution, measures the execution page
+// of a 1000-event execution, and saves screenshots. It exits non-zero on
+// the first failed check. With AUTH_URL, a server that requires SigV4, it
+// also signs in through the page and lists and creates state machines there.
+import { chromium } from "playwright-core";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+const [base, outDir, authBase, keyId, secret] = process.argv.slice(2);
+if (!base || !outDir) {
+  console.error("usage: node e2e.mjs BASE_URL ARTIFACTS_DIR");
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+const url = base.replace(/\/$/, "") + "/";
+
+const bad = JSON.stringify({
+  StartAt: "Prepare",
+  States: { Prepare: { Type: "Pass", Next: "Charge" }, Done: { Type: "Succeed" } },
+}, null, 2);
+
+// Charge fails in its branch (a Fail state) and the Parallel's Catch sends
+// the execution to SendInvoice; Receipt, on the success path, is not reached.
+const good = JSON.stringify({
+  Comment: "Charge a card; send an invoice when the card is declined",
+  StartAt: "Prepare",
+  States: {
+    Prepare: { Type: "Pass", Result: { amount: 42 }, ResultPath: "$.order", Next: "Charge" },
+    Charge: {
+      Type: "Parallel",
+      Branches: [{ StartAt: "Authorize", States: {
+        Authorize: { Type: "Pass", Next: "Approved?" },
+        "Approved?": { Type: "Choice", Choices: [{ Variable: "$.order.amount", NumericLessThan: 10, Next: "Approve" }], Default: "Decline" },
+        Approve: { Type: "Succeed" },
+        Decline: { Type: "Fail", Error: "Payment.CardDeclined", Cause: "insufficient funds" },
+      } }],
+      Catch: [{ ErrorEquals: ["Payment.CardDeclined"], ResultPath: "$.error", Next: "SendInvoice" }],
+      Next: "Receipt",
+    },
+    Receipt: { Type: "Pass", Next: "Done" },
+    SendInvoice: { Type: "Pass", Result: "invoiced", ResultPath: "$.fallback", Next: "Done" },
+    Done: { Type: "Succeed" },
+  },
+}, null, 2);
+
+const waiting = JSON.stringify({ StartAt: "Hold", States: { Hold: { Type: "Wait", Seconds: 600, Next: "After" }, After: { Type: "Pass", End: true } } });
+
+// 250 rounds of a Pass and a Choice: 1004 events.
+const loop = JSON.stringify({
+  StartAt: "Inc",
+  States: {
+    Inc: { Type: "Pass", Parameters: { "i.$": "States.MathAdd($.i, 1)" }, Next: "More" },
+    More: { Type: "Choice", Choices: [{ Variable: "$.i", NumericLessThan: 250, Next: "Inc" }], Default: "Done" },
+    Done: { Type: "Succeed" },
+  },
+});
+
+function check(cond, what) {
+  if (!cond) throw new Error("check failed: " + what);
+  console.log("ok   " + what);
+}
+
+async function api(op, body) {
+  const r = await fetch(url, { method: "POST", headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AWSStepFunctions." + op }, body: JSON.stringify(body) });
+  const j = await r.json();
+  if (!r.ok) throw new Error(op + ": " + JSON.stringify(j));
+  return j;
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.STEPD_CHROMIUM || "/usr/bin/chromium",
+  headless: true,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+});
+let failed = false;
+const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+const foreign = [];
+page.on("request", (r) => {
+  if (!r.url().startsWith(url)) foreign.push(r.url());
+});
+const pageErrors = [];
+page.on("pageerror", (e) => pageErrors.push(String(e)));
+const shot = async (name) => {
+  await page.screenshot({ path: join(outDir, name), fullPage: true });
+  console.log("screenshot " + join(outDir, name));
+};
+const status = (name) => page.getAttribute(`#graph g.node[data-state="${name}"]`, "data-status");
+
+try {
+  // 1. An invalid definition shows its diagnostics at their location.
+  await page.goto(url);
+  await page.waitForSelector("#create");
+  await page.fill("input[name=name]", "checkout");
+  await page.fill("#definition", bad);
+  await page.click("#validate");
+  await page.waitForSelector("#diagnostics li");
+  const diag = await page.textContent("#diagnostics");
+  check(/MISSING_TRANSITION_TARGET/.test(diag) && /line 6, column 7/.test(diag), "diagnostics name the missing target at its line: " + diag.replace(/\s+/g, " ").slice(0, 120));
+  await page.click("#diagnostics li button");
+  const sel = await page.evaluate(() => {
+    const t = document.getElementById("definition");
+    return t.value.slice(t.selectionStart, t.selectionEnd);
+  });
+  check(sel === '"Next": "Charge"', "clicking a diagnostic selects its location in the editor: " + sel);
+  await shot("01-create-diagnostics.png");
+  await page.click("button[type=submit]");
+  check((await page.url()).endsWith("/"), "an invalid definition is not created");
+
+  // 2. A valid one is created.
+  await page.fill("#definition", good);
+  await page.click("#validate");
+  await page.waitForSelector("#diag-summary .ok");
+  await page.waitForSelector("#preview g.node[data-state=Charge]");
+  await page.click("button[type=submit]");
+  await page.waitForSelector("#start");
+  check((await page.textContent("h1")).includes("checkout"), "the state machine page opens");
+  check(await page.locator("#graph g.node[data-state]").count() === 9, "the graph has the 9 states");
+  check(await page.locator("#graph .edge.catch").count() === 1, "the Catch edge is drawn as such");
+  check(await page.locator("#graph .edge.default").count() === 1, "the Default edge is drawn as such");
+  check((await page.textContent("#graph .edge.choice")).includes("$.order.amount < 10"), "the Choice edge is labelled with its rule");
+  await shot("02-state-machine.png");
+
+  // 3. An execution that takes the Catch path.
+  await page.fill("#input", '{"customer": "c-1"}');
+  await page.click("#start button[type=submit]");
+  await page.waitForSelector("main[data-loaded]");
+  await page.waitForFunction(() => document.querySelector("#ex-status")?.textContent === "SUCCEEDED", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Done"]')?.dataset.status === "succeeded");
+  const want = { Prepare: "succeeded", Charge: "caught", Authorize: "succeeded", "Approved?": "succeeded", Decline: "failed",
+    Approve: "none", SendInvoice: "succeeded", Receipt: "none", Done: "succeeded" };
+  for (const [name, st] of Object.entries(want)) check((await status(name)) === st, `state ${name} is ${st}`);
+  const colour = await page.evaluate(() => getComputedStyle(document.querySelector('#graph g.node[data-state="Charge"] > rect.box')).fill);
+  check(colour !== "rgb(255, 255, 255)" && colour !== "rgb(251, 251, 253)", "a caught error is coloured: " + colour);
+  const rows = await page.locator("#events tbody tr").count();
+  check(rows === 17, "the event table has the 17 events: " + rows);
+  const types = await page.locator("#events tbody tr td:nth-child(2)").allTextContents();
+  check(types.includes("ParallelStateFailed") && types.at(-1) === "ExecutionSucceeded", "the events include the caught failure and the success");
+  // Open a state with the keyboard: focus it and press Enter.
+  await page.focus('#graph g.node[data-state="SendInvoice"]');
+  await page.keyboard.press("Enter");
+  await page.waitForSelector("#panel h2");
+  const panel = await page.textContent("#panel");
+  check(panel.includes("SendInvoice") && panel.includes("Input") && panel.includes("Output") && panel.includes("Payment.CardDeclined") && panel.includes("invoiced"),
+    "the side panel shows the state's input and output");
+  await shot("03-execution-caught.png");
+  await page.click('#graph g.node[data-state="Decline"]');
+  const p2 = await page.textContent("#panel");
+  check(p2.includes("FAILED") && p2.includes("Decline") && p2.includes("insufficient funds"), "a failed state is shown as failed, with its cause");
+  await page.click('#graph g.node[data-state="Charge"]', { position: { x: 30, y: 12 } });
+  const p3 = await page.textContent("#panel");
+  check(p3.includes("CAUGHT ERROR") && p3.includes("Payment.CardDeclined"), "the Parallel state shows its caught error");
+  await page.click("#events tbody tr:nth-child(9)");
+  check((await page.textContent("#panel")).includes("Event 9"), "clicking an event shows its details");
+  await shot("04-execution-state-selected.png");
+
+  // 4. A running execution updates live and can be stopped.
+  const w = await api("CreateStateMachine", { name: "hold", definition: waiting, roleArn: "arn:aws:iam::123456789012:role/x" });
+  const run = await api("StartExecution", { stateMachineArn: w.stateMachineArn, name: "held" });
+  await page.goto(url + "#/ex/" + encodeURIComponent(run.executionArn));
+  await page.waitForSelector("main[data-loaded]");
+  check((await status("Hold")) === "running", "a Wait in progress is shown running");
+  check(await page.isVisible("#stop"), "a running execution can be stopped");
+  await shot("05-execution-running.png");
+  await page.click("#stop");
+  await page.waitForFunction(() => document.querySelector("#ex-status")?.textContent === "ABORTED", null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Hold"]')?.dataset.status === "cancelled", null, { timeout: 5000 });
+  check(true, "stopping the execution shows it aborted and the Wait cancelled");
+  check((await status("After")) === "none", "a state after it is not reached");
+
+  // 5. The execution list filters by status.
+  await page.goto(url + "#/sm/" + encodeURIComponent(w.stateMachineArn));
+  await page.waitForSelector("#ex-rows tr td a");
+  await page.selectOption("#ex-filter", "SUCCEEDED");
+  await page.waitForFunction(() => document.querySelector("#ex-rows").textContent.includes("No executions"));
+  await page.selectOption("#ex-filter", "ABORTED");
+  await page.waitForSelector("#ex-rows a");
+  check((await page.textContent("#ex-rows")).includes("held"), "the status filter lists the aborted execution");
+
+  // 6. The execution page of a 1000-event execution.
+  const l = await api("CreateStateMachine", { name: "loop", definition: loop, roleArn: "arn:aws:iam::123456789012:role/x" });
+  const big = await api("StartExecution", { stateMachineArn: l.stateMachineArn, name: "big", input: '{"i":0}' });
+  for (let i = 0; i < 100; i++) {
+    const d = await api("DescribeExecution", { executionArn: big.executionArn });
+    if (d.status !== "RUNNING") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const fresh = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  fresh.on("request", (r) => {
+    if (!r.url().startsWith(url)) foreign.push(r.url());
+  });
+  const t0 = Date.now();
+  await fresh.goto(url + "#/ex/" + encodeURIComponent(big.executionArn));
+  await fresh.waitForSelector("main[data-loaded]");
+  const wall = Date.now() - t0;
+  const inPage = await fresh.evaluate(() => +document.body.dataset.rendered);
+  const n = await fresh.locator("#events tbody tr").count();
+  check(n === 1004, "the 1000-event execution shows all its events: " + n);
+  console.log(`RENDER_1000_EVENTS wall=${wall}ms in-page=${inPage}ms (from navigation start to the rendered graph and table)`);
+  await fresh.screenshot({ path: join(outDir, "06-execution-1004-events.png") });
+  await fresh.close();
+
+  // 7. Parent and child executions link to each other.
+  const child = await api("CreateStateMachine", { name: "child", roleArn: "arn:aws:iam::123456789012:role/x",
+    definition: JSON.stringify({ StartAt: "Work", States: { Work: { Type: "Pass", End: true } } }) });
+  const parentSM = await api("CreateStateMachine", { name: "parent", roleArn: "arn:aws:iam::123456789012:role/x",
+    definition: JSON.stringify({ StartAt: "RunChild", States: { RunChild: { Type: "Task", Resource: "arn:aws:states:::states:startExecution.sync:2",
+      Parameters: { StateMachineArn: child.stateMachineArn, Input: { "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id" } }, End: true } } }) });
+  const pex = await api("StartExecution", { stateMachineArn: parentSM.stateMachineArn, name: "parent-run" });
+  for (let i = 0; i < 100; i++) {
+    if ((await api("DescribeExecution", { executionArn: pex.executionArn })).status !== "RUNNING") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await page.goto(url + "#/ex/" + encodeURIComponent(pex.executionArn));
+  await page.waitForSelector("main[data-loaded] a.child-link");
+  await page.click("a.child-link");
+  await page.waitForSelector("main[data-loaded] a.parent-link");
+  check((await page.textContent("h1")) !== "" && (await page.getAttribute("a.parent-link", "href")).includes(encodeURIComponent(pex.executionArn)),
+    "a parent links to its child execution and the child back to its parent");
+
+  // The execution list pages through 25 executions, 20 a page.
+  for (let i = 0; i < 24; i++) await api("StartExecution", { stateMachineArn: child.stateMachineArn, name: "c" + i });
+  await page.goto(url + "#/sm/" + encodeURIComponent(child.stateMachineArn));
+  await page.waitForSelector("#ex-rows a");
+  check(await page.locator("#ex-rows tr").count() === 20 && await page.isEnabled("#ex-next"), "the first page lists 20 executions");
+  await page.click("#ex-next");
+  await page.waitForFunction(() => document.querySelectorAll("#ex-rows tr").length === 5);
+  check((await page.textContent("#ex-page")) === "page 2" && !(await page.isEnabled("#ex-next")), "the second page lists the other 5");
+  await page.click("#ex-prev");
+  await page.waitForFunction(() => document.querySelectorAll("#ex-rows tr").length === 20);
+
+  // 8. A server that requires SigV4: the page asks for keys and signs.
+  if (authBase) {
+    const authURL = authBase.replace(/\/$/, "") + "/";
+    const ap = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    ap.on("request", (r) => {
+      if (!r.url().startsWith(authURL)) foreign.push(r.url());
+    });
+    ap.on("pageerror", (e) => pageErrors.push(String(e)));
+    await ap.goto(authURL);
+    await ap.waitForSelector(".modal input[name=id]");
+    await ap.screenshot({ path: join(outDir, "07-sign-in.png") });
+    await ap.fill(".modal input[name=id]", keyId);
+    await ap.fill(".modal input[name=secret]", secret);
+    await ap.click(".modal button[type=submit]");
+    await ap.waitForSelector("#sm-rows td");
+    check((await ap.textContent("#sm-rows")).includes("No state machines yet"), "signed requests list the state machines");
+    // Upload the definition as a file: it fills the editor and the name.
+    await ap.setInputFiles("input[name=file]", { name: "signed.asl.json", mimeType: "application/json", buffer: Buffer.from(good) });
+    await ap.waitForSelector("#diag-summary .ok");
+    check((await ap.inputValue("input[name=name]")) === "signed", "an uploaded definition names the state machine after its file");
+    await ap.click("button[type=submit]");
+    await ap.waitForSelector("#start");
+    check((await ap.textContent("h1")).includes("signed"), "a state machine is created with signed requests");
+    check(await ap.evaluate(() => !!sessionStorage.getItem("stepd.credentials")), "the keys are kept in session storage");
+    await ap.close();
+  }
+
+  check(foreign.length === 0, "no requests leave the server: " + foreign.join(" "));
+  check(pageErrors.length === 0, "no script errors: " + pageErrors.join(" | "));
+} catch (e) {
+  failed = true;
+  console.error(String(e && e.stack || e));
+  await shot("failure.png").catch(() => {});
+}
+await browser.close();
+process.exit(failed ? 1 : 0);

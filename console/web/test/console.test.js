@@ -1,0 +1,113 @@
+// Unit tests of the console's pure modules, run with node --test (the Go
+// test TestJavaScript in package console runs them). The fixtures are
+// histories recorded with stepd run --format json from the .def.json
+// definitions beside them.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { analyze } from "../src/status.js";
+import { build, ruleText, walk } from "../src/model.js";
+import { locate } from "../src/jsonpos.js";
+import { layout } from "../src/graph.js";
+
+const fixture = (name) => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), "utf8"));
+
+function statuses(name) {
+  const run = fixture(name);
+  const r = analyze(run.history, run.status);
+  const out = {};
+  for (const [k, v] of r.states) out[k] = v.status;
+  return { out, r };
+}
+
+test("a Parallel whose branch fails and whose Catch recovers", () => {
+  const { out, r } = statuses("parallel-caught");
+  assert.deepEqual(out, { Prepare: "succeeded", Charge: "caught", Authorize: "succeeded", Decline: "failed", SendInvoice: "succeeded", Done: "succeeded" });
+  const run = fixture("parallel-caught");
+  const i = run.history.findIndex((e) => e.type === "ParallelStateFailed");
+  assert.equal(r.stateOf[i], "Charge", "the Parallel's own events belong to it, not to its last child");
+  assert.equal(r.stateOf[0], "", "execution events belong to no state");
+});
+
+test("a Map with a tolerated failed iteration", () => {
+  const { out, r } = statuses("map-tolerated");
+  assert.deepEqual(out, { Each: "succeeded", Check: "succeeded", Good: "succeeded", Bad: "failed", After: "succeeded" });
+  assert.equal(r.states.get("Check").entered, 3);
+});
+
+test("a Task that fails after its retries", () => {
+  const { out, r } = statuses("task-retries-failed");
+  assert.deepEqual(out, { Call: "failed" });
+  const call = r.states.get("Call");
+  assert.equal(call.retries, 2);
+  assert.equal(call.error, "Service.Down");
+  assert.equal(call.cause, "try later");
+});
+
+test("an execution that timed out in a Wait", () => {
+  const { out } = statuses("timed-out");
+  assert.deepEqual(out, { Hold: "failed" });
+});
+
+test("a running execution and a stopped one", () => {
+  const run = fixture("timed-out");
+  const h = run.history.slice(0, 2);
+  assert.equal(analyze(h, "RUNNING").states.get("Hold").status, "running");
+  assert.equal(analyze(h, "ABORTED").states.get("Hold").status, "cancelled");
+});
+
+test("the graph model of a definition", () => {
+  const m = build(fixture("parallel-caught.def"));
+  const kinds = m.edges.map((e) => e.kind).sort();
+  assert.deepEqual(kinds, ["catch", "next", "next", "next", "next", "next"]);
+  const charge = m.nodes.find((n) => n.name === "Charge");
+  assert.equal(charge.children.length, 1);
+  assert.equal(m.edges.find((e) => e.kind === "catch").label, "Catch Payment.CardDeclined");
+  const names = [];
+  walk(m, (n) => n.kind === "state" && names.push(n.name));
+  assert.deepEqual(names.sort(), ["Authorize", "Charge", "Decline", "Done", "Prepare", "SendInvoice"]);
+  const map = build(fixture("map-tolerated.def"));
+  const each = map.nodes.find((n) => n.name === "Each");
+  assert.equal(each.children[0].nodes.filter((n) => n.kind === "state").length, 3);
+  assert.deepEqual(each.children[0].edges.map((e) => e.kind).sort(), ["choice", "default", "next", "next", "next"]);
+  // A missing target is drawn as such.
+  const bad = build({ StartAt: "A", States: { A: { Type: "Pass", Next: "B" } } });
+  assert.ok(bad.nodes.some((n) => n.kind === "missing" && n.name === "B"));
+});
+
+test("Choice rules as edge labels", () => {
+  assert.equal(ruleText({ Variable: "$.status", StringEquals: "failed", Next: "X" }), '$.status == "failed"');
+  assert.equal(ruleText({ Variable: "$.n", NumericGreaterThanEqualsPath: "$.max", Next: "X" }), "$.n >= $.max");
+  assert.equal(ruleText({ Variable: "$.x", IsPresent: false, Next: "X" }), "$.x is absent");
+  assert.equal(ruleText({ Variable: "$.x", IsNull: true, Next: "X" }), "$.x is null");
+  assert.equal(ruleText({ Not: { Variable: "$.a", BooleanEquals: true }, Next: "X" }), "!($.a == true)");
+  assert.equal(ruleText({ And: [{ Variable: "$.a", NumericLessThan: 1 }, { Variable: "$.b", StringMatches: "x*" }], Next: "X" }),
+    '($.a < 1) && ($.b matches "x*")');
+  assert.equal(ruleText({ Condition: "{% $states.input.n > 3 %}", Next: "X" }), "$states.input.n > 3");
+});
+
+test("diagnostic locations in the definition text", () => {
+  const text = '{\n  "StartAt": "A",\n  "States": {\n    "C": {"Type": "Choice", "Choices": [{"Next": "A"}]},\n    "A": {"Type": "Pass", "Next": "B"}\n  }\n}';
+  const at = locate(text, "/States/A/Next");
+  assert.equal(text.slice(at.start, at.end), '"Next": "B"');
+  assert.equal(at.line, 5);
+  const el = locate(text, "/States/C/Choices[0]/Next");
+  assert.equal(text.slice(el.start, el.end), '"Next": "A"');
+  assert.equal(locate(text, "/States/C/Choices/0/Next").start, el.start, "both array notations");
+  assert.equal(locate(text, "/States/A/Missing").line, 5, "an absent member falls back to its parent");
+  assert.equal(locate("{not json", "/States"), null);
+});
+
+test("layout of 150 states", () => {
+  const States = {};
+  for (let i = 0; i < 150; i++) {
+    States["S" + i] = i % 10 === 5 ? { Type: "Choice", Choices: [{ Variable: "$.x", NumericEquals: i, Next: "S" + (i + 1) }], Default: "S" + (i + 2) }
+      : i === 149 ? { Type: "Succeed" } : { Type: "Pass", Next: "S" + (i + 1) };
+  }
+  const m = build({ StartAt: "S0", States });
+  const t0 = performance.now();
+  layout(m);
+  const ms = performance.now() - t0;
+  for (const n of m.nodes) assert.ok(Number.isFinite(n.x) && Number.isFinite(n.y), n.name);
+  console.log(`layout of 150 states: ${ms.toFixed(0)} ms`);
+});
