@@ -15,11 +15,13 @@ import (
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/sqlite"
+	"github.com/stepd/stepd/store/storetest"
 )
 
 // BenchmarkStartExecutionHTTP measures StartExecution requests per second
 // over HTTP on 127.0.0.1 against the durable SQLite store (each request
-// commits the new execution before it is answered).
+// commits the new execution before it is answered), next to the disk's
+// fsync rate measured in the same run.
 func BenchmarkStartExecutionHTTP(b *testing.B) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "stepd.db"))
@@ -60,5 +62,8 @@ func BenchmarkStartExecutionHTTP(b *testing.B) {
 			}
 		}
 	})
-	b.ReportMetric(float64(n.Load())/time.Since(start).Seconds(), "starts/s")
+	rate := float64(n.Load()) / time.Since(start).Seconds()
+	b.StopTimer()
+	b.ReportMetric(rate, "starts/s")
+	b.ReportMetric(storetest.FsyncRate(b, 200), "disk-fsyncs/s")
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/sqlite"
+	"github.com/stepd/stepd/store/storetest"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
@@ -37,7 +38,8 @@ func chain(n int) string {
 // SQLite store with 1, 100 and 1000 executions at once; every task result
 // is a committed step. It reports state transitions (states entered) per
 // second, with Go's default garbage collector target (gogc=100) and with
-// stepd serve's (gogc=400, see cmd/stepd).
+// stepd serve's (gogc=400, see cmd/stepd), next to the disk's fsync rate
+// measured in the same run.
 func BenchmarkDurable(b *testing.B) {
 	for _, gc := range []int{100, 400} {
 		b.Run(fmt.Sprintf("gogc=%d", gc), func(b *testing.B) {
@@ -88,7 +90,10 @@ func benchDurable(b *testing.B) {
 				}(i)
 			}
 			wg.Wait()
-			b.ReportMetric(float64(total*states)/time.Since(start).Seconds(), "transitions/s")
+			rate := float64(total*states) / time.Since(start).Seconds()
+			b.StopTimer()
+			b.ReportMetric(rate, "transitions/s")
+			b.ReportMetric(storetest.FsyncRate(b, 200), "disk-fsyncs/s")
 		})
 	}
 }

@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -35,7 +34,7 @@ func TestDurable(t *testing.T) {
 // per second, steps per transaction, and the temp disk's raw fsync rate
 // measured in the same run, with the ratio of steps/s to it.
 func BenchmarkAppendStep(b *testing.B) {
-	fsyncs := fsyncRate(b, 200)
+	fsyncs := storetest.FsyncRate(b, 200)
 	for _, conc := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("goroutines=%d", conc), func(b *testing.B) {
 			s := open(b, b.TempDir())
@@ -82,27 +81,7 @@ func BenchmarkAppendStep(b *testing.B) {
 	}
 }
 
-// fsyncRate measures how many small append+fsync rounds per second the
-// temp disk does.
-func fsyncRate(b *testing.B, n int) float64 {
-	f, err := os.Create(filepath.Join(b.TempDir(), "f"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	start := time.Now()
-	for range n {
-		if _, err := f.Write([]byte("x")); err != nil {
-			b.Fatal(err)
-		}
-		if err := f.Sync(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return float64(n) / time.Since(start).Seconds()
-}
-
 // BenchmarkFsync measures the temp disk's fsync rate on its own.
 func BenchmarkFsync(b *testing.B) {
-	b.ReportMetric(fsyncRate(b, b.N), "fsyncs/s")
+	b.ReportMetric(storetest.FsyncRate(b, b.N), "fsyncs/s")
 }
