@@ -93,8 +93,6 @@ type Store struct {
 	reqs   chan *request
 	done   chan struct{} // closed by Close
 	closed chan struct{} // closed by the writer when it stops
-	// checkpointed is closed by the checkpointer when it stops.
-	checkpointed chan struct{}
 
 	closeOnce sync.Once
 	closeErr  error
@@ -145,10 +143,7 @@ func refuse(err error) error { return &refusal{err} }
 // and starts the writer.
 func Open(ctx context.Context, path string) (*Store, error) {
 	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_pragma=temp_store(MEMORY)"
-	// The writer never checkpoints (wal_autocheckpoint 0): copying the WAL
-	// back into the database file is done by checkpointer on a reader
-	// connection, off the commit path.
-	w, err := sql.Open("sqlite", dsn+"&_pragma=wal_autocheckpoint(0)")
+	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -164,7 +159,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), checkpointed: make(chan struct{}), cache: map[string]*execState{}}
+	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -183,7 +178,6 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		}
 	}
 	go s.writer()
-	go s.checkpointer()
 	return s, nil
 }
 
@@ -260,30 +254,6 @@ func copySteps(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return rows.Err()
-}
-
-// checkpointEvery is how often checkpointer copies committed WAL frames
-// into the database file.
-const checkpointEvery = 200 * time.Millisecond
-
-// checkpointer runs passive checkpoints until Close: they copy what is
-// committed in the WAL into the database file without blocking the
-// writer or readers, so the WAL starts over from its beginning at a later
-// commit instead of growing.
-func (s *Store) checkpointer() {
-	defer close(s.checkpointed)
-	t := time.NewTicker(checkpointEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.done:
-			return
-		case <-t.C:
-			// A failed checkpoint leaves the frames in the WAL, where
-			// they are durable; the next one retries.
-			_, _ = s.db.db.Exec(`PRAGMA wal_checkpoint(PASSIVE)`)
-		}
-	}
 }
 
 // writer commits queued requests in batches until Close, then commits what
@@ -418,7 +388,6 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		<-s.checkpointed
 		s.closeErr = errors.Join(s.insStep.Close(), s.updExec.Close(), s.selExec.Close(), s.w.Close(), s.db.Close())
 	})
 	return s.closeErr
