@@ -18,14 +18,14 @@ func TestNestedExecutions(t *testing.T) {
 	ctx := context.Background()
 	child, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("child"), RoleArn: aws.String(role),
 		Definition: aws.String(`{"StartAt":"C","States":{"C":{"Type":"Choice","Choices":[{"And":[{"Variable":"$.fail","IsPresent":true},{"Variable":"$.fail","BooleanEquals":true}],"Next":"F"}],"Default":"P"},
-			"P":{"Type":"Pass","Parameters":{"doubled.$":"States.MathAdd($.n, $.n)","parent.$":"$.AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID"},"End":true},
+			"P":{"Type":"Pass","Parameters":{"doubled.$":"States.MathAdd($.n, $.n)","input.$":"$"},"End":true},
 			"F":{"Type":"Fail","Error":"ChildError","Cause":"asked to fail"}}}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	arn := aws.ToString(child.StateMachineArn)
 	parentDef := `{"StartAt":"Sync2","States":{
-		"Sync2":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2","Parameters":{"StateMachineArn":"` + arn + `","Input":{"n.$":"$.n"}},"ResultSelector":{"out.$":"$.Output"},"ResultPath":"$.sync2","Next":"Sync"},
+		"Sync2":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2","Parameters":{"StateMachineArn":"` + arn + `","Input":{"n.$":"$.n","AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$":"$$.Execution.Id"}},"ResultSelector":{"out.$":"$.Output"},"ResultPath":"$.sync2","Next":"Sync"},
 		"Sync":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync","Parameters":{"StateMachineArn":"` + arn + `","Input":{"n":5}},"ResultSelector":{"out.$":"$.Output"},"ResultPath":"$.sync","Next":"Fire"},
 		"Fire":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution","Parameters":{"StateMachineArn":"` + arn + `","Input":{"n":1}},"ResultSelector":{"arn.$":"$.ExecutionArn"},"ResultPath":"$.fire","Next":"Failing"},
 		"Failing":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2","Parameters":{"StateMachineArn":"` + arn + `","Input":{"fail":true}},
@@ -45,8 +45,10 @@ func TestNestedExecutions(t *testing.T) {
 	}
 	out := aws.ToString(d.Output)
 	for _, want := range []string{
-		`"sync2":{"out":{"doubled":42,"parent":"` + aws.ToString(ex.ExecutionArn) + `"}}`,
-		`"sync":{"out":"{\"doubled\":10,`,
+		// The child is associated with its parent when the definition
+		// passes the parent's id, and its input is left as given otherwise.
+		`"sync2":{"out":{"doubled":42,"input":{"n":21,"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID":"` + aws.ToString(ex.ExecutionArn) + `"}}}`,
+		`"sync":{"out":"{\"doubled\":10,\"input\":{\"n\":5}}"}`,
 		`"fire":{"arn":"arn:aws:states:us-east-1:123456789012:execution:child:`,
 		`"failed":{"Error":"States.TaskFailed","Cause":"{\"ExecutionArn\"`,
 	} {

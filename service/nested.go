@@ -37,7 +37,9 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 	if smARN == "" {
 		return task.Result{Error: "States.Runtime", Cause: "the parameter StateMachineArn is required for " + req.Resource}
 	}
-	// The child's input: an object or JSON text, with the parent's id.
+	// The child's input: an object or JSON text, as given. As on AWS, a
+	// child is associated with its parent only when the definition passes
+	// "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id".
 	var input any = value.NewObject(0)
 	if in, ok := params.Get("Input"); ok {
 		input = in
@@ -46,9 +48,6 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 				input = v
 			}
 		}
-	}
-	if o, ok := input.(*value.Object); ok {
-		input = o.With("AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID", parent.ARN)
 	}
 	name, _ := params.Get("Name")
 	nameText, _ := name.(string)

@@ -27,12 +27,13 @@ const restartChildDef = `{"StartAt":"Ask","States":{
  "Done":{"Type":"Pass","Parameters":{"n.$":"$.n","answer.$":"$.answer"},"End":true}}}`
 
 // restartParentDef runs two children at once, one with .sync:2 (its
-// Output as JSON) and one with .sync (its Output as JSON text).
+// Output as JSON) and one with .sync (its Output as JSON text); each
+// child's input names its parent, as AWS's nested workflows do.
 const restartParentDef = `{"StartAt":"Children","States":{"Children":{"Type":"Parallel","End":true,"Branches":[
  {"StartAt":"Sync2","States":{"Sync2":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
-   "Parameters":{"StateMachineArn":"CHILD","Input":{"n":2}},"OutputPath":"$.Output","End":true}}},
+   "Parameters":{"StateMachineArn":"CHILD","Input":{"n":2,"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$":"$$.Execution.Id"}},"OutputPath":"$.Output","End":true}}},
  {"StartAt":"Sync","States":{"Sync":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync",
-   "Parameters":{"StateMachineArn":"CHILD","Input":{"n":1}},"OutputPath":"$.Output","End":true}}}]}}}`
+   "Parameters":{"StateMachineArn":"CHILD","Input":{"n":1,"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$":"$$.Execution.Id"}},"OutputPath":"$.Output","End":true}}}]}}}`
 
 // callbackChild is a child execution waiting for its callback.
 type callbackChild struct {
