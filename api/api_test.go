@@ -29,7 +29,9 @@ const role = "arn:aws:iam::123456789012:role/stepd-test"
 // newClient starts stepd on 127.0.0.1 and returns an AWS SDK client for
 // it. Every call, StartSyncExecution included, goes to that address: the
 // SDK's "sync-" host prefix is disabled by the BaseEndpoint option.
-func newClient(t *testing.T, st store.Store, inv task.Invoker) (*sfn.Client, *service.Service) {
+// newServer serves the API of a new service on st over HTTP on 127.0.0.1
+// and returns the service and the server's URL.
+func newServer(t *testing.T, st store.Store, inv task.Invoker) (*service.Service, string) {
 	t.Helper()
 	svc := service.New(service.Config{Store: st, Invoker: inv})
 	srv := httptest.NewServer(api.New(svc, nil))
@@ -37,9 +39,15 @@ func newClient(t *testing.T, st store.Store, inv task.Invoker) (*sfn.Client, *se
 		srv.Close()
 		svc.Close()
 	})
+	return svc, srv.URL
+}
+
+func newClient(t *testing.T, st store.Store, inv task.Invoker) (*sfn.Client, *service.Service) {
+	t.Helper()
+	svc, url := newServer(t, st, inv)
 	client := sfn.New(sfn.Options{
 		Region:       "us-east-1",
-		BaseEndpoint: aws.String(srv.URL),
+		BaseEndpoint: aws.String(url),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
 		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
 	}, func(o *sfn.Options) {
