@@ -172,6 +172,22 @@ try {
   await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Hold"]')?.dataset.status === "cancelled", null, { timeout: 5000 });
   check(true, "stopping the execution shows it aborted and the Wait cancelled");
   check((await status("After")) === "none", "a state after it is not reached");
+  check((await page.$$eval("#events tbody tr", (rows) => rows.length)) === (await api("GetExecutionHistory", { executionArn: run.executionArn })).events.length,
+    "the live table holds every event of the stopped execution");
+
+  // An execution that moves on while its page is open: its short Wait
+  // ends, and the polls that read only the new events bring the rest.
+  const moving = await api("CreateStateMachine", { name: "moving", roleArn: "arn:aws:iam::123456789012:role/x",
+    definition: JSON.stringify({ StartAt: "Pause", States: { Pause: { Type: "Wait", Seconds: 2, Next: "Then" }, Then: { Type: "Pass", Next: "Last" }, Last: { Type: "Pass", End: true } } }) });
+  const mrun = await api("StartExecution", { stateMachineArn: moving.stateMachineArn, name: "moving-run" });
+  await page.goto(url + "#/ex/" + encodeURIComponent(mrun.executionArn));
+  await page.waitForSelector("main[data-loaded]");
+  check((await status("Pause")) === "running", "the short Wait is shown running");
+  await page.waitForFunction(() => document.querySelector("#ex-status")?.textContent === "SUCCEEDED", null, { timeout: 15000 });
+  const mh = (await api("GetExecutionHistory", { executionArn: mrun.executionArn })).events;
+  const rowIds = await page.$$eval("#events tbody tr", (rows) => rows.map((r) => r.children[0].textContent.trim()));
+  check(rowIds.join(",") === mh.map((e) => String(e.id)).join(",") && (await status("Last")) === "succeeded",
+    "live updates add each new event once and colour the states reached: " + rowIds.join(","));
 
   // 5. The execution list filters by status.
   await page.goto(url + "#/sm/" + encodeURIComponent(w.stateMachineArn));

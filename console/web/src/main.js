@@ -9,6 +9,7 @@ import { build, walk } from "./model.js";
 import { GraphView } from "./graph.js";
 import { analyze, statusMap } from "./status.js";
 import { locate, positions } from "./jsonpos.js";
+import { readSince } from "./since.js";
 import { esc, fmtDur, fmtTime, h, lastPart, pretty } from "./util.js";
 
 const app = document.getElementById("app");
@@ -484,7 +485,15 @@ async function executionPage(arn, gen) {
     // The status first: when it is final, the history read after it is
     // complete.
     const x = await call("DescribeExecution", { executionArn: arn });
-    const evs = await history(arn);
+    // After the first read, only the events after the last one shown.
+    let evs = null;
+    if (events.length > 0) {
+      const newer = await readSince((token) => call("GetExecutionHistory", token
+        ? { executionArn: arn, reverseOrder: true, maxResults: 1000, nextToken: token }
+        : { executionArn: arn, reverseOrder: true, maxResults: 1000 }), events[events.length - 1].id);
+      if (newer) evs = newer.length ? events.concat(newer) : events;
+    }
+    if (!evs) evs = await history(arn);
     if (gen !== generation) return false;
     Object.assign(ex, x);
     const before = events.length;

@@ -9,6 +9,7 @@ import { analyze } from "../src/status.js";
 import { build, ruleText, walk } from "../src/model.js";
 import { locate } from "../src/jsonpos.js";
 import { layout } from "../src/graph.js";
+import { readSince } from "../src/since.js";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), "utf8"));
 
@@ -110,4 +111,34 @@ test("layout of 150 states", () => {
   const ms = performance.now() - t0;
   for (const n of m.nodes) assert.ok(Number.isFinite(n.x) && Number.isFinite(n.y), n.name);
   console.log(`layout of 150 states: ${ms.toFixed(0)} ms`);
+});
+
+// pages serves a history of ids 1..n newest first, size events a page, and
+// counts the pages read.
+function pages(n, size) {
+  const all = Array.from({ length: n }, (_, i) => ({ id: n - i, type: "PassStateEntered" }));
+  const f = async (token) => {
+    f.reads++;
+    const from = token ? +token : 0;
+    const events = all.slice(from, from + size);
+    return from + size < n ? { events, nextToken: String(from + size) } : { events };
+  };
+  f.reads = 0;
+  return f;
+}
+
+test("a poll reads only the events after the last one shown", async () => {
+  const ids = (evs) => evs.map((e) => e.id);
+  let p = pages(10, 3);
+  assert.deepEqual(ids(await readSince(p, 8)), [9, 10]);
+  assert.equal(p.reads, 1, "one page when the new events fit in it");
+  p = pages(10, 3);
+  assert.deepEqual(ids(await readSince(p, 3)), [4, 5, 6, 7, 8, 9, 10]);
+  assert.equal(p.reads, 3, "pages until the one holding the last event shown");
+  p = pages(10, 3);
+  assert.deepEqual(await readSince(p, 10), [], "nothing new");
+  assert.equal(p.reads, 1);
+  assert.deepEqual(ids(await readSince(pages(10, 4), 0)), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "from the start");
+  const gap = async () => ({ events: [{ id: 12 }, { id: 11 }, { id: 9 }] });
+  assert.equal(await readSince(gap, 9), null, "events that skip an id ask for a full read");
 });
