@@ -51,15 +51,16 @@ const good = JSON.stringify({
 
 const waiting = JSON.stringify({ StartAt: "Hold", States: { Hold: { Type: "Wait", Seconds: 600, Next: "After" }, After: { Type: "Pass", End: true } } });
 
-// 250 rounds of a Pass and a Choice: 1004 events.
-const loop = JSON.stringify({
+// n rounds of a Pass and a Choice: 4n + 4 events (250 rounds: 1004).
+const loopOf = (n) => JSON.stringify({
   StartAt: "Inc",
   States: {
     Inc: { Type: "Pass", Parameters: { "i.$": "States.MathAdd($.i, 1)" }, Next: "More" },
-    More: { Type: "Choice", Choices: [{ Variable: "$.i", NumericLessThan: 250, Next: "Inc" }], Default: "Done" },
+    More: { Type: "Choice", Choices: [{ Variable: "$.i", NumericLessThan: n, Next: "Inc" }], Default: "Done" },
     Done: { Type: "Succeed" },
   },
 });
+const loop = loopOf(250);
 
 function check(cond, what) {
   if (!cond) throw new Error("check failed: " + what);
@@ -218,7 +219,27 @@ try {
   const n = await fresh.locator("#events tbody tr").count();
   check(n === 1004, "the 1000-event execution shows all its events: " + n);
   console.log(`RENDER_1000_EVENTS wall=${wall}ms in-page=${inPage}ms (from navigation start to the rendered graph and table)`);
+
   await fresh.screenshot({ path: join(outDir, "06-execution-1004-events.png") });
+  // The largest history AWS allows a Standard execution: 24,996 events.
+  const l25 = await api("CreateStateMachine", { name: "loop25k", definition: loopOf(6248), roleArn: "arn:aws:iam::123456789012:role/x" });
+  const huge = await api("StartExecution", { stateMachineArn: l25.stateMachineArn, name: "huge", input: '{"i":0}' });
+  let hd;
+  for (let i = 0; i < 300; i++) {
+    hd = await api("DescribeExecution", { executionArn: huge.executionArn });
+    if (hd.status !== "RUNNING") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  check(hd.status === "SUCCEEDED", "an execution of 24,996 events, just under AWS's limit, succeeds");
+  const t25 = Date.now();
+  await fresh.goto(url + "#/ex/" + encodeURIComponent(huge.executionArn));
+  await fresh.waitForSelector(`main[data-loaded="${huge.executionArn}"]`);
+  const first = Date.now() - t25;
+  await fresh.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 24996, null, { timeout: 60000 });
+  const all = Date.now() - t25;
+  check((await fresh.locator("#events tbody tr").count()) === 24996 && (await fresh.textContent("#ex-status")) === "SUCCEEDED",
+    "the 24,996-event execution shows all its events");
+  console.log(`RENDER_25000_EVENTS graph-and-first-rows=${first}ms all-rows=${all}ms (wall, from navigation)`);
   await fresh.close();
 
   // 7. Parent and child executions link to each other.
