@@ -234,12 +234,12 @@ try {
   const t25 = Date.now();
   await fresh.goto(url + "#/ex/" + encodeURIComponent(huge.executionArn));
   await fresh.waitForSelector(`main[data-loaded="${huge.executionArn}"]`);
-  const first = Date.now() - t25;
+  const first = await fresh.evaluate(() => +document.body.dataset.rendered);
   await fresh.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 24996, null, { timeout: 60000 });
   const all = Date.now() - t25;
   check((await fresh.locator("#events tbody tr").count()) === 24996 && (await fresh.textContent("#ex-status")) === "SUCCEEDED",
     "the 24,996-event execution shows all its events");
-  console.log(`RENDER_25000_EVENTS graph-and-first-rows=${first}ms all-rows=${all}ms (wall, from navigation)`);
+  console.log(`RENDER_25000_EVENTS in-page=${first}ms (graph and the first 2000 rows) all-rows=${all}ms (wall, from navigation)`);
   await fresh.close();
 
   // 7. Parent and child executions link to each other.
