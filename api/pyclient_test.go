@@ -47,16 +47,18 @@ func TestBoto3(t *testing.T) {
 
 // TestAWSCLI drives a real server on 127.0.0.1 with Debian's AWS CLI the
 // way the README shows (--endpoint-url, any keys): create a state machine,
-// run it, read its history, and read an error's code.
+// run it, read its history, run an Express one with StartSyncExecution,
+// and read an error's code.
 func TestAWSCLI(t *testing.T) {
 	needDebianClients(t, func() error { return exec.Command(debianAWS, "--version").Run() }, "Debian's awscli (apt-get install awscli)")
 	_, url := newServer(t, memory.New(), nil)
 	home := t.TempDir() // no user configuration or credentials files
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_DEFAULT_REGION=us-east-1", "AWS_PAGER="}
 	aws := func(args ...string) (map[string]any, string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, debianAWS, append([]string{"--endpoint-url", url, "--output", "json", "stepfunctions"}, args...)...)
-		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_DEFAULT_REGION=us-east-1", "AWS_PAGER="}
+		cmd.Env = env
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -99,6 +101,18 @@ func TestAWSCLI(t *testing.T) {
 	}
 	if evs, _ := h["events"].([]any); len(evs) != 4 {
 		t.Errorf("get-execution-history: %d events, want 4: %v", len(evs), h)
+	}
+	// StartSyncExecution goes to "sync-<host>"; with stepd as the CLI's
+	// HTTP proxy (as the README shows) no hosts entry is needed.
+	x, stderr, err := aws("create-state-machine", "--name", "clix", "--type", "EXPRESS", "--role-arn", "arn:aws:iam::123456789012:role/r",
+		"--definition", `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":{"hi":1},"End":true}}}`)
+	if err != nil {
+		t.Fatalf("create-state-machine EXPRESS: %v %s", err, stderr)
+	}
+	env = append(env, "HTTP_PROXY="+url, "NO_PROXY=")
+	sync, stderr, err := aws("start-sync-execution", "--state-machine-arn", x["stateMachineArn"].(string), "--input", `{}`)
+	if err != nil || sync["status"] != "SUCCEEDED" || sync["output"] != `{"hi":1}` {
+		t.Errorf("start-sync-execution through the proxy: %v %v %s", sync, err, stderr)
 	}
 	_, stderr, err = aws("describe-execution", "--execution-arn", "arn:aws:states:us-east-1:123456789012:execution:cli:none")
 	if err == nil || !strings.Contains(stderr, "(ExecutionDoesNotExist)") {
