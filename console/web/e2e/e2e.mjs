@@ -62,6 +62,26 @@ const loopOf = (n) => JSON.stringify({
 });
 const loop = loopOf(250);
 
+// virtualTable checks the event table of an execution of n events: its
+// count, that only rows near the view are in the document, that scrolling
+// to the end shows the last events, and that the keyboard moves between
+// rows past the ones first drawn.
+async function virtualTable(p, n, what) {
+  check((await p.textContent("#ev-count")) === `(${n})`, `${what} counts its ${n} events`);
+  const drawn = await p.locator("#events tbody tr").count();
+  check(drawn > 0 && drawn < 200, `${what} draws only the rows near the view: ${drawn}`);
+  await p.$eval("#ev-wrap", (w) => { w.scrollTop = w.scrollHeight; });
+  await p.waitForSelector(`#events tbody tr[data-i="${n - 1}"]`, { timeout: 5000 });
+  check((await p.textContent(`#events tbody tr[data-i="${n - 1}"] td:first-child`)) === String(n), `${what} scrolled to the end shows event ${n}`);
+  await p.$eval("#ev-wrap", (w) => { w.scrollTop = 0; });
+  await p.waitForSelector('#events tbody tr[data-i="0"]');
+  await p.focus('#events tbody tr[data-i="0"]');
+  for (let i = 0; i < 80; i++) await p.keyboard.press("ArrowDown");
+  check((await p.evaluate(() => document.activeElement?.dataset?.i)) === "80", `${what}: the arrow keys move through the rows`);
+  await p.keyboard.press("Enter");
+  check((await p.textContent("#panel")).includes("Event 81"), `${what}: Enter on a row shows its event`);
+}
+
 function check(cond, what) {
   if (!cond) throw new Error("check failed: " + what);
   console.log("ok   " + what);
@@ -216,8 +236,7 @@ try {
   await fresh.waitForSelector("main[data-loaded]");
   const wall = Date.now() - t0;
   const inPage = await fresh.evaluate(() => +document.body.dataset.rendered);
-  const n = await fresh.locator("#events tbody tr").count();
-  check(n === 1004, "the 1000-event execution shows all its events: " + n);
+  await virtualTable(fresh, 1004, "the 1000-event execution");
   console.log(`RENDER_1000_EVENTS wall=${wall}ms in-page=${inPage}ms (from navigation start to the rendered graph and table)`);
 
   await fresh.screenshot({ path: join(outDir, "06-execution-1004-events.png") });
@@ -234,12 +253,12 @@ try {
   const t25 = Date.now();
   await fresh.goto(url + "#/ex/" + encodeURIComponent(huge.executionArn));
   await fresh.waitForSelector(`main[data-loaded="${huge.executionArn}"]`);
-  const first = await fresh.evaluate(() => +document.body.dataset.rendered);
-  await fresh.waitForFunction(() => document.querySelectorAll("#events tbody tr").length === 24996, null, { timeout: 60000 });
-  const all = Date.now() - t25;
-  check((await fresh.locator("#events tbody tr").count()) === 24996 && (await fresh.textContent("#ex-status")) === "SUCCEEDED",
-    "the 24,996-event execution shows all its events");
-  console.log(`RENDER_25000_EVENTS in-page=${first}ms (graph and the first 2000 rows) all-rows=${all}ms (wall, from navigation)`);
+  const wall25 = Date.now() - t25;
+  check((await fresh.textContent("#ex-status")).includes("SUCCEEDED"), "the 24,996-event execution is shown succeeded");
+  await virtualTable(fresh, 24996, "the 24,996-event execution");
+  // The page only changes its hash here, so its in-page clock started with
+  // the previous page: the wall clock is the measure.
+  console.log(`RENDER_25000_EVENTS wall=${wall25}ms (from navigation to the rendered graph and table)`);
   await fresh.close();
 
   // 7. Parent and child executions link to each other.

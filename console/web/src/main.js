@@ -359,9 +359,10 @@ async function executionPage(arn, gen) {
 <aside class="panel" id="panel" aria-label="Selected state" aria-live="polite"><p class="muted">Select a state in the graph or an event in the table to see its input, output, error and cause.</p></aside></div>
 <section class="io" aria-label="Execution input and output"><details><summary>Execution input and output</summary><div id="ex-io"></div></details></section>
 <section aria-labelledby="ev-h"><h2 id="ev-h">Events <span class="muted small" id="ev-count"></span></h2>
-<div class="events-wrap"><table class="events" id="events"><thead><tr><th>ID</th><th>Type</th><th>State</th><th>Timestamp</th><th>Since start</th><th>Since previous</th><th>Details</th></tr></thead><tbody></tbody></table></div></section>`;
+<div class="events-wrap" id="ev-wrap"><div id="ev-above"></div><table class="events" id="events"><thead><tr><th>ID</th><th>Type</th><th>State</th><th>Timestamp</th><th>Since start</th><th>Since previous</th><th>Details</th></tr></thead><tbody></tbody></table><div id="ev-below"></div></div></section>`;
   const panel = app.querySelector("#panel");
   const tbody = app.querySelector("#events tbody");
+  const wrap = app.querySelector("#ev-wrap");
   let events = [];
   let result = { states: new Map(), stateOf: [], children: [] };
   let selected = null;
@@ -412,8 +413,9 @@ async function executionPage(arn, gen) {
     }
     if (eventIndex !== undefined) html += pre(`Event ${events[eventIndex].id} (${esc(events[eventIndex].type)})`, JSON.stringify(events[eventIndex]));
     panel.innerHTML = html;
+    selectedRow = eventIndex;
     for (const tr of tbody.querySelectorAll("tr.sel")) tr.classList.remove("sel");
-    if (eventIndex !== undefined) tbody.rows[eventIndex]?.classList.add("sel");
+    if (eventIndex !== undefined) tbody.querySelector(`tr[data-i="${eventIndex}"]`)?.classList.add("sel");
   }
 
   function renderMeta() {
@@ -429,31 +431,55 @@ async function executionPage(arn, gen) {
     app.querySelector("#stop").hidden = ex.status !== "RUNNING";
   }
 
-  // pump adds table rows for the events not shown yet, as one HTML string
-  // per chunk of 2000, yielding between chunks so that a 25,000-event
-  // history does not freeze the page.
-  let rendered = 0;
-  let pumping = 0;
-  function pump() {
-    pumping = 0;
-    const end = Math.min(events.length, rendered + 2000);
-    appendRows(rendered, end);
-    rendered = end;
-    if (rendered < events.length) pumping = setTimeout(pump, 0);
+  // The event table is virtual: only the rows near the scrolled-to part of
+  // the history are in the document, between two spacers that stand for the
+  // others, so a 25,000-event history costs what a hundred rows cost. Rows
+  // have one height (their cells do not wrap).
+  const overscan = 30;
+  let rowHeight = 0;
+  let selectedRow;
+  let drawn = [-1, -1];
+  let drawing = 0;
+  function rowHTML(i, start) {
+    const e = events[i];
+    const prevTs = i > 0 ? events[i - 1].timestamp : e.timestamp;
+    const st = result.stateOf[i] || "";
+    const cls = (/Failed|TimedOut|Aborted/.test(e.type) ? "bad" : /Succeeded|Exited/.test(e.type) ? "good" : "") + (i === selectedRow ? " sel" : "");
+    return `<tr data-i="${i}" tabindex="0" class="${cls}"><td>${e.id}</td><td>${esc(e.type)}</td><td>${esc(st)}</td><td>${fmtTime(e.timestamp)}</td>` +
+      `<td>${fmtDur(e.timestamp - start)}</td><td>${fmtDur(e.timestamp - prevTs)}</td><td class="sum">${esc(eventSummary(e).slice(0, 160))}</td></tr>`;
   }
-  function appendRows(from, to) {
+  function drawRows(force) {
+    drawing = 0;
+    if (!rowHeight && events.length) {
+      tbody.innerHTML = rowHTML(0, events[0].timestamp);
+      rowHeight = tbody.rows[0].getBoundingClientRect().height || 27;
+    }
+    const h = rowHeight || 27;
+    const first = Math.max(0, Math.floor(wrap.scrollTop / h) - overscan);
+    const last = Math.min(events.length, first + Math.ceil((wrap.clientHeight || 560) / h) + 2 * overscan);
+    if (!force && first === drawn[0] && last === drawn[1]) return;
+    drawn = [first, last];
     const start = events.length ? events[0].timestamp : 0;
     const parts = [];
-    for (let i = from; i < to; i++) {
-      const e = events[i];
-      const prevTs = i > 0 ? events[i - 1].timestamp : e.timestamp;
-      const st = result.stateOf[i] || "";
-      const cls = /Failed|TimedOut|Aborted/.test(e.type) ? "bad" : /Succeeded|Exited/.test(e.type) ? "good" : "";
-      parts.push(`<tr data-i="${i}" tabindex="0" class="${cls}"><td>${e.id}</td><td>${esc(e.type)}</td><td>${esc(st)}</td><td>${fmtTime(e.timestamp)}</td>` +
-        `<td>${fmtDur(e.timestamp - start)}</td><td>${fmtDur(e.timestamp - prevTs)}</td><td class="sum">${esc(eventSummary(e).slice(0, 160))}</td></tr>`);
-    }
-    tbody.insertAdjacentHTML("beforeend", parts.join(""));
+    for (let i = first; i < last; i++) parts.push(rowHTML(i, start));
+    const focused = document.activeElement?.closest?.("#events tr")?.dataset.i;
+    app.querySelector("#ev-above").style.height = first * h + "px";
+    app.querySelector("#ev-below").style.height = (events.length - last) * h + "px";
+    tbody.innerHTML = parts.join("");
+    if (focused !== undefined) tbody.querySelector(`tr[data-i="${focused}"]`)?.focus({ preventScroll: true });
     app.querySelector("#ev-count").textContent = `(${events.length})`;
+  }
+  wrap.addEventListener("scroll", () => {
+    if (!drawing) drawing = requestAnimationFrame(() => drawRows(false));
+  });
+  // focusRow moves the keyboard focus to row i, scrolling it into view.
+  function focusRow(i) {
+    if (i < 0 || i >= events.length) return;
+    const h = rowHeight || 27;
+    if (i * h < wrap.scrollTop) wrap.scrollTop = i * h;
+    else if ((i + 1) * h > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = (i + 1) * h - wrap.clientHeight + h;
+    drawRows(false);
+    tbody.querySelector(`tr[data-i="${i}"]`)?.focus({ preventScroll: true });
   }
   const pickRow = (tr) => {
     if (!tr) return;
@@ -467,9 +493,13 @@ async function executionPage(arn, gen) {
   };
   tbody.addEventListener("click", (ev) => pickRow(ev.target.closest("tr")));
   tbody.addEventListener("keydown", (ev) => {
+    const tr = ev.target.closest("tr");
     if (ev.key === "Enter" || ev.key === " ") {
       ev.preventDefault();
-      pickRow(ev.target.closest("tr"));
+      pickRow(tr);
+    } else if ((ev.key === "ArrowDown" || ev.key === "ArrowUp") && tr) {
+      ev.preventDefault();
+      focusRow(+tr.dataset.i + (ev.key === "ArrowDown" ? 1 : -1));
     }
   });
   app.querySelector("#stop").addEventListener("click", async () => {
@@ -500,16 +530,9 @@ async function executionPage(arn, gen) {
     events = evs;
     result = analyze(events, ex.status);
     if (graph) graph.setStatus(statusMap(result));
-    if (evs.length < before) {
-      tbody.innerHTML = "";
-      rendered = 0;
-    }
-    if (!pumping) pump();
+    if (evs.length !== before) drawRows(true);
     renderMeta();
-    if (selected && result.states.has(selected)) {
-      const sel = tbody.querySelector("tr.sel");
-      showState(selected, sel ? +sel.dataset.i : undefined);
-    }
+    if (selected && result.states.has(selected)) showState(selected, selectedRow);
     return true;
   }
   await refresh();
