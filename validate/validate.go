@@ -131,6 +131,9 @@ var tokenRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
 type checker struct {
 	typ   string
 	diags asl.Diagnostics
+	// seen holds the state names of the scopes checked so far: a name must
+	// be unique in the whole state machine, nested scopes included.
+	seen map[string]bool
 }
 
 func (c *checker) errorf(ptr, code, format string, args ...any) {
@@ -161,6 +164,13 @@ func (c *checker) machine(sm *asl.StateMachine, top bool) {
 	}
 	for _, name := range sm.Names {
 		st := sm.States[name]
+		if c.seen == nil {
+			c.seen = map[string]bool{}
+		}
+		if c.seen[name] {
+			c.errorf(st.Pointer, asl.CodeDuplicateState, "Duplicate State name: %s", name)
+		}
+		c.seen[name] = true
 		c.state(st)
 		for _, b := range st.Branches {
 			c.machine(b, false)

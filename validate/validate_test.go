@@ -116,6 +116,18 @@ func TestChecks(t *testing.T) {
 			want: `MISSING_TRANSITION_TARGET /States/B`,
 		},
 		{
+			name: "a state name used again in a Parallel branch",
+			bad:  `{"StartAt":"P","States":{"P":{"Type":"Parallel","Branches":[{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}],"Next":"A"},"A":{"Type":"Pass","End":true}}}`,
+			good: `{"StartAt":"P","States":{"P":{"Type":"Parallel","Branches":[{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}],"Next":"B"},"B":{"Type":"Pass","End":true}}}`,
+			want: `DUPLICATE_STATE_NAME /States/A`,
+		},
+		{
+			name: "a state name used in two Map item processors",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"StartAt":"X","States":{"X":{"Type":"Pass","End":true}}},"Next":"N"},"N":{"Type":"Map","ItemProcessor":{"StartAt":"X","States":{"X":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"StartAt":"X","States":{"X":{"Type":"Pass","End":true}}},"Next":"N"},"N":{"Type":"Map","ItemProcessor":{"StartAt":"Y","States":{"Y":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `DUPLICATE_STATE_NAME /States/N/ItemProcessor/States/X`,
+		},
+		{
 			name: "no terminal state",
 			bad:  `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Pass","Next":"A"}}}`,
 			good: `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"B"},"B":{"Type":"Succeed"}}}`,
