@@ -196,14 +196,18 @@ try {
   check((await page.$$eval("#events tbody tr", (rows) => rows.length)) === (await api("GetExecutionHistory", { executionArn: run.executionArn })).events.length,
     "the live table holds every event of the stopped execution");
 
-  // An execution that moves on while its page is open: its short Wait
-  // ends, and the polls that read only the new events bring the rest.
+  // An execution that moves on while its page is open: it waits for an
+  // activity worker, which the test plays once the page shows it running;
+  // the polls that read only the new events bring the rest.
+  const act = await api("CreateActivity", { name: "console-worker" });
   const moving = await api("CreateStateMachine", { name: "moving", roleArn: "arn:aws:iam::123456789012:role/x",
-    definition: JSON.stringify({ StartAt: "Pause", States: { Pause: { Type: "Wait", Seconds: 2, Next: "Then" }, Then: { Type: "Pass", Next: "Last" }, Last: { Type: "Pass", End: true } } }) });
-  const mrun = await api("StartExecution", { stateMachineArn: moving.stateMachineArn, name: "moving-run" });
+    definition: JSON.stringify({ StartAt: "Work", States: { Work: { Type: "Task", Resource: act.activityArn, Next: "Then" }, Then: { Type: "Pass", Next: "Last" }, Last: { Type: "Pass", End: true } } }) });
+  const mrun = await api("StartExecution", { stateMachineArn: moving.stateMachineArn, name: "moving-run", input: '{"n":1}' });
   await page.goto(url + "#/ex/" + encodeURIComponent(mrun.executionArn));
-  await page.waitForSelector("main[data-loaded]");
-  check((await status("Pause")) === "running", "the short Wait is shown running");
+  await page.waitForSelector(`main[data-loaded="${mrun.executionArn}"]`);
+  check((await status("Work")) === "running", "the activity task is shown running");
+  const work = await api("GetActivityTask", { activityArn: act.activityArn, workerName: "e2e" });
+  await api("SendTaskSuccess", { taskToken: work.taskToken, output: '{"done":true}' });
   await page.waitForFunction(() => document.querySelector("#ex-status")?.textContent === "SUCCEEDED", null, { timeout: 15000 });
   const mh = (await api("GetExecutionHistory", { executionArn: mrun.executionArn })).events;
   const rowIds = await page.$$eval("#events tbody tr", (rows) => rows.map((r) => r.children[0].textContent.trim()));
