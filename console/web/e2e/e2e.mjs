@@ -308,8 +308,9 @@ try {
     await ap.fill(".modal input[name=id]", keyId);
     await ap.fill(".modal input[name=secret]", secret);
     await ap.click(".modal button[type=submit]");
-    await ap.waitForSelector("#sm-rows td");
-    check((await ap.textContent("#sm-rows")).includes("No state machines yet"), "signed requests list the state machines");
+    // The list shows "Loading…" until the signed ListStateMachines answers.
+    await ap.waitForFunction(() => !document.querySelector("#sm-rows")?.textContent.includes("Loading"), null, { timeout: 15000 });
+    check((await ap.textContent("#sm-rows")).includes("No state machines yet"), "signed requests list the state machines: " + (await ap.textContent("#sm-rows")));
     // Upload the definition as a file: it fills the editor and the name.
     await ap.setInputFiles("input[name=file]", { name: "signed.asl.json", mimeType: "application/json", buffer: Buffer.from(good) });
     await ap.waitForSelector("#diag-summary .ok");
