@@ -109,22 +109,38 @@ type listInput struct {
 
 func (h *Handler) listStateMachines(ctx context.Context, body []byte) (any, error) {
 	var in listInput
-	if err := decode(body, &in); err != nil {
+	return listPage(body, &in, &in, "stateMachines", func(p store.Page) ([]*store.StateMachine, string, error) {
+		return h.svc.ListStateMachines(ctx, p)
+	}, func(sm *store.StateMachine) map[string]any {
+		return map[string]any{"stateMachineArn": sm.ARN, "name": sm.Name, "type": sm.Type, "creationDate": epoch(sm.Created)}
+	})
+}
+
+// listPage answers a List operation: it decodes body into in (which embeds
+// page), checks it, reads one page with list and returns its items under
+// key, with nextToken when there is a next page.
+func listPage[T any](body []byte, in any, page *listInput, key string, list func(store.Page) ([]T, string, error), item func(T) map[string]any, checks ...func() error) (any, error) {
+	if err := decode(body, in); err != nil {
 		return nil, err
 	}
-	page, err := pageOf(in.NextToken, in.MaxResults)
+	for _, check := range checks {
+		if err := check(); err != nil {
+			return nil, err
+		}
+	}
+	p, err := pageOf(page.NextToken, page.MaxResults)
 	if err != nil {
 		return nil, err
 	}
-	list, next, err := h.svc.ListStateMachines(ctx, page)
+	got, next, err := list(p)
 	if err != nil {
 		return nil, err
 	}
-	items := make([]map[string]any, 0, len(list))
-	for _, sm := range list {
-		items = append(items, map[string]any{"stateMachineArn": sm.ARN, "name": sm.Name, "type": sm.Type, "creationDate": epoch(sm.Created)})
+	items := make([]map[string]any, 0, len(got))
+	for _, v := range got {
+		items = append(items, item(v))
 	}
-	return withNextToken(map[string]any{"stateMachines": items}, next), nil
+	return withNextToken(map[string]any{key: items}, next), nil
 }
 
 func (h *Handler) listStateMachineVersions(ctx context.Context, body []byte) (any, error) {
@@ -239,29 +255,15 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		StateMachineArn string `json:"stateMachineArn"`
 		StatusFilter    string `json:"statusFilter"`
 	}
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
-		return nil, err
-	}
-	page, err := pageOf(in.NextToken, in.MaxResults)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, page)
-	if err != nil {
-		return nil, err
-	}
-	items := make([]map[string]any, 0, len(list))
-	for _, e := range list {
+	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
+		return h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
+	}, func(e *store.Execution) map[string]any {
 		item := map[string]any{"executionArn": e.ARN, "stateMachineArn": e.StateMachineARN, "name": e.Name, "status": e.Status, "startDate": epoch(e.Started)}
 		if !e.Stopped.IsZero() {
 			item["stopDate"] = epoch(e.Stopped)
 		}
-		items = append(items, item)
-	}
-	return withNextToken(map[string]any{"executions": items}, next), nil
+		return item
+	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
 }
 
 func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {

@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"time"
+
+	"github.com/stepd/stepd/store"
 )
 
 // activityWait is how long GetActivityTask waits for a task, as on AWS.
@@ -48,22 +50,11 @@ func (h *Handler) deleteActivity(ctx context.Context, body []byte) (any, error) 
 
 func (h *Handler) listActivities(ctx context.Context, body []byte) (any, error) {
 	var in listInput
-	if err := decode(body, &in); err != nil {
-		return nil, err
-	}
-	page, err := pageOf(in.NextToken, in.MaxResults)
-	if err != nil {
-		return nil, err
-	}
-	list, next, err := h.svc.ListActivities(ctx, page)
-	if err != nil {
-		return nil, err
-	}
-	items := make([]map[string]any, 0, len(list))
-	for _, a := range list {
-		items = append(items, map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created)})
-	}
-	return withNextToken(map[string]any{"activities": items}, next), nil
+	return listPage(body, &in, &in, "activities", func(p store.Page) ([]*store.Activity, string, error) {
+		return h.svc.ListActivities(ctx, p)
+	}, func(a *store.Activity) map[string]any {
+		return map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created)}
+	})
 }
 
 func (h *Handler) getActivityTask(ctx context.Context, body []byte) (any, error) {
