@@ -52,6 +52,41 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Pagination", func(t *testing.T) { pagination(t, open(t)) })
 	t.Run("Summary", func(t *testing.T) { summary(t, open(t)) })
 	t.Run("ConcurrentMixed", func(t *testing.T) { concurrentMixed(t, open(t)) })
+	t.Run("CallerBuffers", func(t *testing.T) { callerBuffers(t, open(t)) })
+}
+
+// callerBuffers checks that a store keeps no reference to a step's bytes:
+// the service reuses its buffers once a call returns.
+func callerBuffers(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	e := exec("m", "b", 0)
+	first, next := step(e.ARN, 0, 1, 2, "RUNNING"), step(e.ARN, 1, 3, 2, "RUNNING")
+	if err := s.CreateExecution(ctx, e, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendStep(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*store.Step{first, next} {
+		clear(st.Input)
+		for _, ev := range st.Events {
+			clear(ev.JSON)
+		}
+	}
+	evs, err := s.Events(ctx, e.ARN, 0, 10, false)
+	if err != nil || len(evs) != 4 {
+		t.Fatalf("Events = %d events, %v", len(evs), err)
+	}
+	for _, ev := range evs {
+		if want := fmt.Sprintf(`{"id":%d}`, ev.ID); string(ev.JSON) != want {
+			t.Errorf("event %d = %q after the caller reused its buffer, want %s", ev.ID, ev.JSON, want)
+		}
+	}
+	steps, err := s.Steps(ctx, e.ARN)
+	if err != nil || len(steps) != 2 || string(steps[1].Input) != `{"kind":2,"id":1}` {
+		t.Errorf("Steps after the caller reused its buffers: %v %v", steps, err)
+	}
 }
 
 func stateMachines(t *testing.T, s store.Store) {
