@@ -40,6 +40,9 @@ type Info struct {
 	MaxEvents int
 	// Test runs one state only (the TestState API).
 	Test *Test
+	// Rand is the execution's source of random values. Nil means a source
+	// seeded from ExecutionArn: deterministic, for tests.
+	Rand Rand
 }
 
 // CommandKind tells the engine what to do.
