@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/value"
 )
-
-const casesDir = "../../shared/conformance/cases"
 
 // corpusCase is one conformance case reduced to what the parser needs.
 type corpusCase struct {
@@ -23,10 +22,7 @@ type corpusCase struct {
 
 func loadCorpus(tb testing.TB) []corpusCase {
 	tb.Helper()
-	files, _ := filepath.Glob(filepath.Join(casesDir, "*.json"))
-	if len(files) == 0 {
-		tb.Skip("conformance cases not found at " + casesDir)
-	}
+	files := shared.Cases(tb, "*.json")
 	var out []corpusCase
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -658,7 +654,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"StartAt":"C","States":{"C":{"Type":"Choice","Choices":[{"Not":{"Variable":"$.x","IsNull":true},"Next":"C"}]}}}`))
 	f.Add([]byte(`{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"StartAt":"P","States":{"P":{"Type":"Parallel","Branches":[{}],"End":true}}},"End":true}}}`))
 	// A few definitions AWS ran.
-	files, _ := filepath.Glob(filepath.Join(casesDir, "*.json"))
+	files, _ := filepath.Glob(filepath.Join(shared.Root(), "conformance", "cases", "*.json"))
 	for i, file := range files {
 		if i%50 != 0 {
 			continue

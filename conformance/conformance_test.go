@@ -4,16 +4,14 @@ import (
 	"context"
 	"flag"
 	"maps"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stepd/stepd/conformance"
+	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/value"
 )
-
-const casesDir = "../../shared/conformance/cases"
 
 var (
 	verbose = flag.Bool("conformance.v", false, "print every failing case with its diff")
@@ -25,10 +23,7 @@ var (
 // (test-state cases need the TestState API), prints the pass
 // counts and enforces the known-failures list.
 func TestConformance(t *testing.T) {
-	if _, err := os.Stat(casesDir); err != nil {
-		t.Skipf("conformance cases not found at %s; skipping", casesDir)
-	}
-	cases, err := conformance.Load(casesDir)
+	cases, err := conformance.Load(shared.CasesDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +83,7 @@ func describe(r *conformance.Result) string {
 // and compares each recorded history with itself turned back into the
 // API's shape: the normaliser must undo exactly what the recording did.
 func TestCorpus(t *testing.T) {
-	if _, err := os.Stat(casesDir); err != nil {
-		t.Skipf("conformance cases not found at %s; skipping", casesDir)
-	}
-	cases, err := conformance.Load(casesDir)
+	cases, err := conformance.Load(shared.CasesDir(t))
 	if err != nil {
 		t.Fatal(err)
 	}

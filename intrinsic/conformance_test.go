@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/value"
 )
-
-// casesDir holds the AWS-recorded conformance corpus (see its README.md).
-const casesDir = "../../shared/conformance/cases"
 
 // knownFailures lists the intrinsic_functions cases this package does not
 // reproduce, with the reason. The test fails when a listed case passes, so
@@ -31,13 +29,8 @@ var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-
 // machine is one Pass state with Parameters {"FunctionResult.$": call}
 // against the case's input, and compares with the recorded output.
 func TestConformanceCases(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(casesDir, "intrinsic_functions.*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Skipf("no conformance cases in %s", casesDir)
-	}
+	casesDir := shared.CasesDir(t)
+	files := shared.Cases(t, "intrinsic_functions.*.json")
 	var passed, skipped int
 	var failed []string
 	for _, file := range files {

@@ -11,12 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/value"
 )
-
-// suiteDir holds the official JSONata 2.0.6 test suite (groups/ and
-// datasets/), as transformed for language-neutral runners.
-const suiteDir = "../../shared/jsonata-test-suite"
 
 const knownFailuresFile = "testdata/jsonata_known_failures.txt"
 
@@ -36,9 +33,10 @@ type suiteCase struct {
 // an array of cases; expr-file names a file beside it.
 func loadSuite(t *testing.T) []suiteCase {
 	t.Helper()
+	suiteDir := shared.JSONataSuiteDir(t)
 	groups, _ := filepath.Glob(filepath.Join(suiteDir, "groups", "*"))
 	if len(groups) == 0 {
-		t.Skipf("JSONata test suite not found at %s; skipping", suiteDir)
+		t.Fatalf("no test group in %s", suiteDir)
 	}
 	datasets := map[string]any{}
 	dataset := func(name string) any {

@@ -9,13 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
-
-const casesDir = "../../shared/conformance/cases"
 
 var placeholder = regexp.MustCompile(`<[^<>]*>`)
 
@@ -71,10 +70,7 @@ func like(want, got any) bool {
 // many match status, output, error, cause and next state. It fails if the
 // count falls below the floor recorded here (which may only rise).
 func TestTestStateCorpus(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(casesDir, "test_state.*.json"))
-	if len(files) == 0 {
-		t.Skipf("conformance cases not found at %s; skipping", casesDir)
-	}
+	files := shared.Cases(t, "test_state.*.json")
 	svc := service.New(service.Config{Account: "111111111111"})
 	defer svc.Close()
 	passed, total := 0, 0

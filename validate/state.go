@@ -11,9 +11,6 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-// maxStateName is AWS's limit on state names.
-const maxStateName = 80
-
 // state checks one state.
 func (c *checker) state(st *asl.State) {
 	if len(st.Name) == 0 {

@@ -2,21 +2,16 @@ package validate
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/value"
 )
 
-const casesDir = "../../shared/conformance/cases"
-
 func loadCases(t *testing.T) []*value.Object {
-	files, _ := filepath.Glob(filepath.Join(casesDir, "*.json"))
-	if len(files) == 0 {
-		t.Skipf("conformance cases not found at %s; skipping", casesDir)
-	}
+	files := shared.Cases(t, "*.json")
 	var out []*value.Object
 	for _, f := range files {
 		data, err := os.ReadFile(f)

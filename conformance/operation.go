@@ -1,5 +1,9 @@
 package conformance
 
+// This file compares the cases of single API operations with what stepd
+// answers: CreateStateMachine rejections (invalid-definition),
+// ValidateStateMachineDefinition and TestState.
+
 import "github.com/stepd/stepd/value"
 
 // DefinitionError is a rejected CreateStateMachine call: the error code
