@@ -33,6 +33,7 @@ Usage:
   stepd validate FILE... [flags]      check definitions as AWS does, with positioned diagnostics
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
   stepd test-state FILE [flags]       run one state with an input (the TestState API)
+  stepd bench [WORKLOAD...] [flags]   measure the engine on the benchmark workloads (--peer: against aws-local-stepfunctions)
   stepd help                          show this help
 
 Run "stepd COMMAND -h" for the flags of a command.
@@ -55,6 +56,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "test-state":
 		return testStateCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "bench":
+		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/stepd/stepd/bench"
+)
+
+// skipByDefault lists workloads that `stepd bench` leaves out unless named.
+var skipByDefault = map[string]string{
+	"w3-map-10k": "its output exceeds 256 KiB, so AWS (and stepd) fail it with States.DataLimitExceeded; w3n measures the same Map",
+}
+
+func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stepd bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("workloads", filepath.Join("..", "shared", "bench", "workloads"), "the workloads folder (NAME.asl.json, NAME.input.json, NAME.meta.json)")
+	runs := fs.Int("runs", 10, "timed runs per measurement (the median is reported)")
+	warmup := fs.Int("warmup", 2, "untimed runs before the timed ones")
+	rounds := fs.Int("rounds", 1, "measurements per workload; with --peer, stepd and the peer alternate in each round")
+	peer := fs.Bool("peer", false, "also run the npm peer aws-local-stepfunctions alternately and print the ratios")
+	node := fs.String("node", envOr("STEPD_BENCH_NODE", "node"), "with --peer: the node binary (Node ≥ 22)")
+	peerDir := fs.String("peer-dir", envOr("PEER_DIR", "/tmp/peers"), "with --peer: a folder whose node_modules holds aws-local-stepfunctions")
+	runner := fs.String("peer-runner", "", "with --peer: the peer's runner script (default: ../peer/run_aws_local_stepfunctions.mjs beside the workloads)")
+	asJSON := fs.Bool("json", false, "print one JSON line per measurement instead of a table")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: stepd bench [WORKLOAD...] [--workloads DIR] [--runs N] [--warmup N] [--rounds N] [--peer [--node PATH] [--peer-dir DIR]] [--json]")
+		fs.PrintDefaults()
+	}
+	names, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *runs < 1 || *warmup < 0 || *rounds < 1 {
+		fmt.Fprintln(stderr, "stepd bench: --runs and --rounds must be at least 1, --warmup at least 0")
+		return exitUsage
+	}
+	all, err := bench.Load(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd bench: %v\n", err)
+		return exitUsage
+	}
+	var todo []*bench.Workload
+	for _, w := range all {
+		if len(names) == 0 {
+			if why, skip := skipByDefault[w.Name]; skip {
+				fmt.Fprintf(stderr, "stepd bench: leaving out %s: %s (name it to run it)\n", w.Name, why)
+				continue
+			}
+			todo = append(todo, w)
+		} else if slices.Contains(names, w.Name) {
+			todo = append(todo, w)
+		}
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(todo, func(w *bench.Workload) bool { return w.Name == n }) {
+			fmt.Fprintf(stderr, "stepd bench: no workload %q in %s\n", n, *dir)
+			return exitUsage
+		}
+	}
+	var p *bench.Peer
+	if *peer {
+		r := *runner
+		if r == "" {
+			r = filepath.Join(*dir, "..", "peer", "run_aws_local_stepfunctions.mjs")
+		}
+		p = &bench.Peer{Node: *node, Runner: r, PkgDir: *peerDir, Workloads: *dir}
+	}
+	opts := bench.Options{Runs: *runs, Warmup: *warmup}
+	enc := json.NewEncoder(stdout)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if !*asJSON {
+		head := "workload\ttransitions\tstepd tr/s\tallocs/tr\tB/tr\tstatus\t"
+		if p != nil {
+			head += "peer tr/s\tstepd/peer\t"
+		}
+		fmt.Fprintln(tw, head)
+	}
+	var ratios []float64
+	var engineName string
+	code := exitOK
+	for _, w := range todo {
+		var ours, theirs []float64
+		var last *bench.Result
+		for range *rounds {
+			r, err := bench.Run(ctx, w, opts)
+			if err != nil {
+				fmt.Fprintf(stderr, "stepd bench: %v\n", err)
+				return exitFail
+			}
+			last = r
+			ours = append(ours, r.TransitionsPerSec)
+			if *asJSON {
+				enc.Encode(map[string]any{"engine": "stepd", "result": r})
+			}
+			if !r.OK {
+				code = exitFail
+				fmt.Fprintf(stderr, "stepd bench: %s: %s\n", w.Name, strings.Join(r.Problems, "; "))
+			}
+			if p != nil {
+				pr, err := p.Run(ctx, w.Name, opts)
+				if err != nil {
+					fmt.Fprintf(stderr, "stepd bench: %v\n", err)
+					return exitFail
+				}
+				engineName = pr.Engine + " on Node " + pr.Node
+				theirs = append(theirs, pr.TransitionsPerSec)
+				if *asJSON {
+					enc.Encode(map[string]any{"engine": pr.Engine, "result": pr})
+				}
+				if !pr.OK {
+					fmt.Fprintf(stderr, "stepd bench: the peer on %s: %s\n", w.Name, strings.Join(pr.Problems, "; "))
+				}
+			}
+		}
+		if *asJSON {
+			continue
+		}
+		slices.Sort(ours)
+		line := fmt.Sprintf("%s\t%d\t%s\t%.1f\t%.0f\t%s\t", w.Name, last.Transitions, rate(midpoint(ours)), last.AllocsPerTransition, last.BytesPerTransition, status(last))
+		if p != nil {
+			slices.Sort(theirs)
+			ratio := midpoint(ours) / midpoint(theirs)
+			ratios = append(ratios, ratio)
+			line += fmt.Sprintf("%s\t%.1f×\t", rate(midpoint(theirs)), ratio)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+	if len(ratios) > 0 && !*asJSON {
+		slices.Sort(ratios)
+		fmt.Fprintf(stdout, "\nmedian stepd/peer ratio: %.1f× (lowest %.1f×); peer: %s; %d round(s) of %d timed runs after %d warm-up, alternating\n",
+			midpoint(ratios), ratios[0], engineName, *rounds, *runs, *warmup)
+	}
+	return code
+}
+
+func midpoint(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+func rate(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.0fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func status(r *bench.Result) string {
+	if r.OK {
+		return "ok"
+	}
+	return "WRONG"
+}
