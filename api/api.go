@@ -10,6 +10,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,7 +37,11 @@ type Handler struct {
 	log *slog.Logger
 	// Auth, when set with keys, requires SigV4-signed requests.
 	Auth *Auth
-	ops  map[string]func(ctx context.Context, body []byte) (any, error)
+	// AllowHosts names hosts besides the loopback ones that requests may be
+	// addressed to when Auth has no keys ("*": any). Without keys, a request
+	// whose Host is not loopback is refused (DNS rebinding).
+	AllowHosts []string
+	ops        map[string]func(ctx context.Context, body []byte) (any, error)
 }
 
 // New returns a handler for svc.
@@ -116,6 +121,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
+	} else if !hostAllowed(r.Host, h.AllowHosts) {
+		writeError(w, hostError(r.Host))
+		return
 	}
 	if len(body) == 0 {
 		body = []byte("{}")
@@ -145,17 +153,18 @@ func writeError(w http.ResponseWriter, err error) {
 	w.Header().Set("x-amzn-RequestId", uuid.New())
 	w.Header().Set("X-Amzn-Errortype", ae.code)
 	w.WriteHeader(ae.status)
-	b, _ := json.Marshal(map[string]string{"__type": ae.code, "message": ae.message})
+	b, _ := json.Marshal(map[string]string{"__type": ae.code, "message": clipMessage(ae.message)})
 	_, _ = w.Write(b)
 }
 
-// decode parses a request body into v, strictly.
+// decode parses a request body into v, strictly: one JSON value and
+// nothing after it.
 func decode(body []byte, v any) error {
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		return &apiError{status: 400, code: "SerializationException", message: err.Error()}
 	}
-	return nil
+	return trailing(body, dec.InputOffset())
 }
 
 // epoch renders a time as AWS JSON 1.0 does: seconds since the epoch.

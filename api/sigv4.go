@@ -14,10 +14,13 @@ import (
 )
 
 // Auth verifies AWS Signature Version 4 on every request when Keys is not
-// empty: service "states", any region, a clock skew of at most MaxSkew.
+// empty: service "states", the server's region (any when Region is empty),
+// a clock skew of at most MaxSkew.
 type Auth struct {
 	// Keys maps access key ids to secret keys.
-	Keys    map[string]string
+	Keys map[string]string
+	// Region is the region credentials must be scoped to.
+	Region  string
 	MaxSkew time.Duration // default 15 minutes
 	Now     func() time.Time
 }
@@ -50,6 +53,9 @@ func (a *Auth) verify(r *http.Request, body []byte) error {
 	scope := strings.Split(cred, "/")
 	if len(scope) != 5 || scope[3] != "states" || scope[4] != "aws4_request" {
 		return authError("IncompleteSignatureException", "Credential should be scoped to a valid region and the service 'states'")
+	}
+	if a.Region != "" && scope[2] != a.Region {
+		return authError("InvalidSignatureException", "Credential should be scoped to a valid region, not %s: this server is region %s.", quote(clip(scope[2], 64)), a.Region)
 	}
 	secret, ok := a.Keys[scope[0]]
 	if !ok {

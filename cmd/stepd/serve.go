@@ -61,6 +61,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	config := fs.String("config", envOr("STEPD_CONFIG", ""), "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (env STEPD_CONFIG)")
 	conns := fs.String("connections", envOr("STEPD_CONNECTIONS", ""), "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (env STEPD_CONNECTIONS)")
 	keys := fs.String("access-keys", envOr("STEPD_ACCESS_KEYS", ""), "ACCESS_KEY_ID:SECRET[,...]: require requests signed with these keys (SigV4, service states) (env STEPD_ACCESS_KEYS)")
+	allowHosts := fs.String("allow-host", envOr("STEPD_ALLOW_HOSTS", ""), "HOST[,...]: without --access-keys, also answer API requests addressed to these hosts (the loopback ones always; * for any; env STEPD_ALLOW_HOSTS)")
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -109,9 +110,14 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	h := api.New(svc, log)
-	auth := "none: requests are not authenticated (the default address is loopback only)"
+	for _, host := range strings.Split(*allowHosts, ",") {
+		if host = strings.TrimSpace(host); host != "" {
+			h.AllowHosts = append(h.AllowHosts, host)
+		}
+	}
+	auth := "none: requests are not authenticated, and API requests must be addressed to a loopback host (see --allow-host)"
 	if *keys != "" {
-		h.Auth = &api.Auth{Keys: map[string]string{}}
+		h.Auth = &api.Auth{Keys: map[string]string{}, Region: *region}
 		for _, kv := range strings.Split(*keys, ",") {
 			id, secret, ok := strings.Cut(strings.TrimSpace(kv), ":")
 			if !ok || id == "" || secret == "" {

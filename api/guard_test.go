@@ -1,0 +1,151 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+
+	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/service"
+)
+
+// post sends one raw API request with the given Host header and returns the
+// status, error code and message.
+func post(t *testing.T, url, host, op, body string) (int, string, string) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("X-Amz-Target", "AWSStepFunctions."+op)
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var e struct {
+		Type    string `json:"__type"`
+		Message string `json:"message"`
+	}
+	_ = json.Unmarshal(b, &e)
+	return resp.StatusCode, e.Type, e.Message
+}
+
+// TestHostCheck: without access keys, only requests addressed to a loopback
+// host are answered, so that a web page cannot reach the API by DNS
+// rebinding.
+func TestHostCheck(t *testing.T) {
+	t.Parallel()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	h := api.New(svc, nil)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
+	for _, host := range []string{"", "localhost" + port, "LOCALHOST", "127.0.0.1" + port, "127.1.2.3" + port, "[::1]" + port,
+		"sync-localhost" + port, "sync-127.0.0.1" + port, "app.localhost" + port} {
+		if code, typ, msg := post(t, srv.URL, host, "ListStateMachines", "{}"); code != 200 {
+			t.Errorf("Host %q: %d %s %s, want 200", host, code, typ, msg)
+		}
+	}
+	for _, host := range []string{"evil.example" + port, "127.0.0.1.evil.example", "10.0.0.1" + port, "sync-evil.example", "localhost.evil.example"} {
+		code, typ, msg := post(t, srv.URL, host, "ListStateMachines", "{}")
+		if code != 403 || typ != "AccessDeniedException" || !strings.Contains(msg, "--allow-host") {
+			t.Errorf("Host %q: %d %s %q, want 403 AccessDeniedException", host, code, typ, msg)
+		}
+	}
+	h2 := api.New(svc, nil)
+	h2.AllowHosts = []string{"stepd.internal"}
+	srv2 := httptest.NewServer(h2)
+	defer srv2.Close()
+	if code, typ, _ := post(t, srv2.URL, "stepd.internal:8083", "ListStateMachines", "{}"); code != 200 {
+		t.Errorf("allowed host: %d %s", code, typ)
+	}
+	if code, _, _ := post(t, srv2.URL, "other.internal", "ListStateMachines", "{}"); code != 403 {
+		t.Errorf("host not allowed: %d", code)
+	}
+}
+
+// TestSigV4Region: with access keys, credentials scoped to another region
+// than the server's are refused.
+func TestSigV4Region(t *testing.T) {
+	t.Parallel()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	h := api.New(svc, nil)
+	h.Auth = &api.Auth{Keys: map[string]string{"AKIDSTEPD": "s3cret"}, Region: "us-east-1"}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	client := func(region string) *sfn.Client {
+		return sfn.New(sfn.Options{Region: region, BaseEndpoint: aws.String(srv.URL),
+			Credentials: credentials.NewStaticCredentialsProvider("AKIDSTEPD", "s3cret", "")})
+	}
+	ctx := context.Background()
+	if _, err := client("us-east-1").ListStateMachines(ctx, &sfn.ListStateMachinesInput{}); err != nil {
+		t.Fatalf("the server's region: %v", err)
+	}
+	_, err := client("eu-west-1").ListStateMachines(ctx, &sfn.ListStateMachinesInput{})
+	if apiCode(err) != "InvalidSignatureException" || !strings.Contains(err.Error(), "eu-west-1") {
+		t.Errorf("another region: %v", err)
+	}
+	// A signed request may come from any host.
+	if code, typ, _ := post(t, srv.URL, "evil.example", "ListStateMachines", "{}"); code != 403 || typ != "MissingAuthenticationTokenException" {
+		t.Errorf("unsigned request with keys: %d %s", code, typ)
+	}
+}
+
+// TestTrailingBytes: a body with anything after its JSON value is refused.
+func TestTrailingBytes(t *testing.T) {
+	t.Parallel()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	srv := httptest.NewServer(api.New(svc, nil))
+	defer srv.Close()
+	for _, body := range []string{`{} {}`, `{"maxResults":1}x`, "{}\n[]", `{}}`} {
+		code, typ, msg := post(t, srv.URL, "", "ListStateMachines", body)
+		if code != 400 || typ != "SerializationException" {
+			t.Errorf("body %q: %d %s %s, want SerializationException", body, code, typ, msg)
+		}
+	}
+	for _, body := range []string{"{}\n", " {} \r\n\t", ""} {
+		if code, typ, msg := post(t, srv.URL, "", "ListStateMachines", body); code != 200 {
+			t.Errorf("body %q: %d %s %s", body, code, typ, msg)
+		}
+	}
+}
+
+// TestNoEchoOfHugeValues: an error never sends a megabyte-long ARN or token
+// back.
+func TestNoEchoOfHugeValues(t *testing.T) {
+	t.Parallel()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	srv := httptest.NewServer(api.New(svc, nil))
+	defer srv.Close()
+	huge := "arn:aws:states:us-east-1:123456789012:execution:m:" + strings.Repeat("x", 1<<20)
+	for _, c := range []struct{ op, body string }{
+		{"DescribeExecution", `{"executionArn":"` + huge + `"}`},
+		{"StopExecution", `{"executionArn":"` + huge + `"}`},
+		{"DescribeStateMachine", `{"stateMachineArn":"` + strings.Replace(huge, "execution", "stateMachine", 1) + `"}`},
+		{"SendTaskSuccess", `{"taskToken":"` + strings.Repeat("A", 1<<20) + `","output":"{}"}`},
+		{"StartExecution", `{"stateMachineArn":"` + huge + `","input":"{}"}`},
+	} {
+		code, typ, msg := post(t, srv.URL, "", c.op, c.body)
+		if code < 400 || typ == "" {
+			t.Errorf("%s: %d %s, want an error", c.op, code, typ)
+		}
+		if len(msg) > 4200 {
+			t.Errorf("%s: the %s message is %d bytes long", c.op, typ, len(msg))
+		}
+	}
+}
