@@ -1,0 +1,36 @@
+package validate
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"a", "order.2024-01-01", "user@example+1", "été", "my.machine", "名前", "x_Y-9", "(paren)", "a'b", "=!", strings.Repeat("é", 80)} {
+		if err := CheckName("name", ok); err != nil {
+			t.Errorf("CheckName(%q) = %v, want accepted", ok, err)
+		}
+	}
+	for _, bad := range []string{"a b", "tab\tx", "nbsp\u00a0x", "a<b", "a>b", "{", "}", "[", "]", "a?", "a*", `a"b`, "a#", "50%", `a\b`, "a^", "a|b", "a~", "a`", "$x", "a&b", "a,b", "a;b", "a:b", "a/b", "nul\x00", "del\x7f", "c1\u0085", "\ufffe", "bad\xffutf8"} {
+		err := CheckName("name", bad)
+		if err == nil || err.Code != "InvalidName" || err.Message != "Invalid Name: '"+bad+"'" {
+			t.Errorf("CheckName(%q) = %v, want InvalidName", bad, err)
+		}
+	}
+	for _, bad := range []string{"", strings.Repeat("a", 81), strings.Repeat("é", 81)} {
+		if err := CheckName("name", bad); err == nil || err.Code != "ValidationException" || !strings.Contains(err.Message, "'name'") {
+			t.Errorf("CheckName(%d chars) = %v, want a ValidationException naming the field", len(bad), err)
+		}
+	}
+}
+
+func FuzzCheckName(f *testing.F) {
+	f.Add("order.2024-01-01")
+	f.Add("a b")
+	f.Fuzz(func(t *testing.T, name string) {
+		err := CheckName("name", name)
+		if err == nil && (strings.ContainsAny(name, " <>{}[]?*\"#%\\^|~`$&,;:/\x00\n") || name == "") {
+			t.Fatalf("accepted %q", name)
+		}
+	})
+}
