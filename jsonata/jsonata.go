@@ -59,6 +59,9 @@ func Compile(src string) (x *Expr, err error) {
 			x, err = nil, &Error{Code: "S0201", Message: fmt.Sprintf("Syntax error: %v", p)}
 		}
 	}()
+	if err := checkNesting(src); err != nil {
+		return nil, err
+	}
 	e, err := gnata.Compile(src)
 	if err != nil {
 		return nil, wrapErr(err)

@@ -10,14 +10,14 @@ import (
 // activities and aliases.
 const MaxNameLength = 80
 
-// NameError is a name that breaks AWS's naming rules, with the error code
-// and message AWS answers with.
-type NameError struct {
+// MemberError is a request member that breaks AWS's rules (a name, a
+// definition's size), with the error code and message AWS answers with.
+type MemberError struct {
 	Code    string // InvalidName, or ValidationException for the length
 	Message string
 }
 
-func (e *NameError) Error() string { return e.Code + ": " + e.Message }
+func (e *MemberError) Error() string { return e.Code + ": " + e.Message }
 
 // CheckName applies AWS's rules to the name of a state machine, execution,
 // activity or alias given in the request member field ("name"): 1 to 80
@@ -26,17 +26,17 @@ func (e *NameError) Error() string { return e.Code + ": " + e.Message }
 // (U+0000–001F, U+007F–009F), U+FFFE, U+FFFF, or a byte sequence that is not
 // UTF-8. Anything else is accepted, as AWS accepts it: dots, @, +, non-ASCII
 // letters.
-func CheckName(field, name string) *NameError {
+func CheckName(field, name string) *MemberError {
 	n := utf8.RuneCountInString(name)
 	if n == 0 {
-		return &NameError{Code: "ValidationException", Message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", field)}
+		return &MemberError{Code: "ValidationException", Message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", field)}
 	}
 	if n > MaxNameLength {
-		return &NameError{Code: "ValidationException", Message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, MaxNameLength)}
+		return &MemberError{Code: "ValidationException", Message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, MaxNameLength)}
 	}
 	for i, r := range name {
 		if !nameRune(r) || r == utf8.RuneError && isBadByte(name, i) {
-			return &NameError{Code: "InvalidName", Message: fmt.Sprintf("Invalid Name: '%s'", name)}
+			return &MemberError{Code: "InvalidName", Message: fmt.Sprintf("Invalid Name: '%s'", name)}
 		}
 	}
 	return nil
@@ -61,4 +61,17 @@ func nameRune(r rune) bool {
 		return false
 	}
 	return true
+}
+
+// MaxDefinitionLength is AWS's limit on a definition: 1,048,576
+// characters.
+const MaxDefinitionLength = 1 << 20
+
+// CheckDefinitionLength applies AWS's size limit to a definition given in
+// the request member field ("definition").
+func CheckDefinitionLength(field, def string) *MemberError {
+	if len(def) <= MaxDefinitionLength || utf8.RuneCountInString(def) <= MaxDefinitionLength {
+		return nil
+	}
+	return &MemberError{Code: "ValidationException", Message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, MaxDefinitionLength)}
 }

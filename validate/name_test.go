@@ -34,3 +34,16 @@ func FuzzCheckName(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckDefinitionLength(t *testing.T) {
+	if err := CheckDefinitionLength("definition", strings.Repeat(" ", MaxDefinitionLength)); err != nil {
+		t.Errorf("exactly 1 MiB: %v", err)
+	}
+	if err := CheckDefinitionLength("definition", strings.Repeat("é", MaxDefinitionLength)); err != nil {
+		t.Errorf("1 Mi characters of two bytes: %v", err)
+	}
+	err := CheckDefinitionLength("definition", strings.Repeat(" ", MaxDefinitionLength+1))
+	if err == nil || err.Code != "ValidationException" || !strings.Contains(err.Message, "'definition'") || !strings.Contains(err.Message, "1048576") {
+		t.Errorf("1 MiB + 1: %v", err)
+	}
+}

@@ -1,0 +1,34 @@
+package jsonata
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestNestingLimit(t *testing.T) {
+	deep := func(open, close string, n int) string {
+		return strings.Repeat(open, n) + "1" + strings.Repeat(close, n)
+	}
+	for _, src := range []string{deep("(", ")", MaxNesting), deep("[", "]", MaxNesting), `"` + strings.Repeat("(", 5000) + `"`,
+		`'` + strings.Repeat("[", 5000) + `'`, "/* " + strings.Repeat("{", 5000) + " */ 1", `"\"` + strings.Repeat("(", 300) + `"`} {
+		if _, err := Compile(src); err != nil {
+			t.Errorf("Compile(%.40q…): %v", src, err)
+		}
+	}
+	for _, src := range []string{deep("(", ")", MaxNesting+1), deep("[", "]", 100000), deep("{'a':", "}", MaxNesting+1), deep("$f(", ")", 5000)} {
+		_, err := Compile(src)
+		var e *Error
+		if !errors.As(err, &e) || e.Code != "S0201" || !strings.Contains(e.Message, "nests more than") {
+			t.Errorf("Compile(%.40q…) = %v, want S0201 naming the nesting limit", src, err)
+		}
+	}
+}
+
+func FuzzNesting(f *testing.F) {
+	f.Add(`(("a)")`)
+	f.Add(`/* ( */ [1]`)
+	f.Fuzz(func(t *testing.T, src string) {
+		_ = checkNesting(src) // must not panic or loop
+	})
+}
