@@ -23,7 +23,7 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-// The Lambda integrations, as mocks see them:
+// The Lambda integrations, as the mocks and the registry serve them:
 //
 //   - "arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>]"
 //     as Resource: the event is the effective input, the task result is the

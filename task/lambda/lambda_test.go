@@ -1,6 +1,7 @@
 package lambda
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stepd/stepd/value"
@@ -67,5 +68,37 @@ func TestPythonDumps(t *testing.T) {
 	}
 	if got := PythonCause("not json"); got != "not json" {
 		t.Errorf("PythonCause kept %q", got)
+	}
+}
+
+func TestErrorResult(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		in, error, cause string
+		ok               bool
+	}{
+		{`{"errorType":"ValueError","errorMessage":"bad"}`, "ValueError", `{"errorType":"ValueError","errorMessage":"bad"}`, true},
+		{`{"Error":"My.Error","Cause":"why"}`, "My.Error", "why", true},
+		{`{"Error":"My.Error","Cause":{"a":1}}`, "My.Error", `{"a":1}`, true},
+		{`{"Error":"My.Error"}`, "My.Error", "", true},
+		{`{"errorType":"","Error":""}`, "", "", false},
+		{`{"result":1}`, "", "", false},
+		{`["Error"]`, "", "", false},
+		{`{not json`, "", "", false},
+		{``, "", "", false},
+	} {
+		res, ok := ErrorResult([]byte(tt.in))
+		if ok != tt.ok || res.Error != tt.error || res.Cause != tt.cause {
+			t.Errorf("ErrorResult(%s) = %+v, %v; want %q %q %v", tt.in, res, ok, tt.error, tt.cause, tt.ok)
+		}
+	}
+	if res := FunctionError([]byte("Segmentation fault")); res.Error != "Lambda.Unknown" || res.Cause != "Segmentation fault" {
+		t.Errorf("FunctionError of text: %+v", res)
+	}
+	if res := PayloadResult(nil, "f"); res.Failed() || res.Output != nil {
+		t.Errorf("PayloadResult of nothing: %+v", res)
+	}
+	if res := PayloadResult([]byte("oops"), "the function f"); res.Error != "States.TaskFailed" || !strings.HasPrefix(res.Cause, "the function f answered with something other than JSON") {
+		t.Errorf("PayloadResult of text: %+v", res)
 	}
 }
