@@ -16,7 +16,7 @@ func obj(t *testing.T, s string) any {
 	return v
 }
 
-func TestFuncRefMatches(t *testing.T) {
+func TestRefMatches(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		mock, ref string

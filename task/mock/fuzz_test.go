@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// FuzzParseMockConfig: any input either parses or fails with an error;
+// FuzzParse: any input either parses or fails with an error;
 // a parsed configuration yields an invoker or an error for any test case.
-func FuzzParseMockConfig(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"StateMachines":{"m":{"TestCases":{"t":{"S":"R"}}}},"MockedResponses":{"R":{"0-1":{"Return":{"a":1}},"2":{"Throw":{"Error":"E","Cause":"c"}}}}}`))
 	f.Add([]byte(`{"LambdaFunctions":{"f":{"ReturnRepeat":3}}}`))
 	if data, err := os.ReadFile("../../examples/job-poller/mocks.json"); err == nil {

@@ -89,7 +89,7 @@ func TestMockTestCases(t *testing.T) {
 	}
 }
 
-func TestMockInvokerSelection(t *testing.T) {
+func TestInvokerSelection(t *testing.T) {
 	t.Parallel()
 	cfg := loadConfig(t, "testdata/sfn-local.json")
 	tests := []struct{ sm, tc, err string }{
@@ -111,7 +111,7 @@ func TestMockInvokerSelection(t *testing.T) {
 	}
 }
 
-func TestParseMockConfigErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ doc, want string }{
 		{`[]`, "must be a JSON object, not an array"},

@@ -6,9 +6,9 @@ import (
 	"github.com/stepd/stepd/task"
 )
 
-// FuzzParseRegistry: any input either builds a registry or fails with an
+// FuzzParse: any input either builds a registry or fails with an
 // error; a registry answers Serves for any resource without panicking.
-func FuzzParseRegistry(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"Functions":{"greet":{"Command":["sh","-c","cat"]},"arn:aws:lambda:us-east-1:123456789012:function:p:prod":{"Url":"http://127.0.0.1:1/p"}},"Resources":{"arn:aws:states:::sqs:*":{"LambdaEndpoint":"http://a"}}}`))
 	f.Add([]byte(`{"Resources":{"x*":{"Url":"https://h/x","TimeoutSeconds":3}},"Connections":{"c":{"ApiKeyName":"k","ApiKeyValue":"v"}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

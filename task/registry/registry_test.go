@@ -102,7 +102,7 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-func TestParseRegistryErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ cfg, want string }{
 		{`{"Function":{}}`, `unknown field "Function"`},
