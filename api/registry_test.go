@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/stepd/stepd/store/memory"
-	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/registry"
 )
 
 // TestRegistryFailures runs Lambda tasks served by local commands through
@@ -18,7 +18,7 @@ import (
 // that is not JSON, a Lambda-style error object, and a task timeout.
 func TestRegistryFailures(t *testing.T) {
 	t.Parallel()
-	reg, err := task.ParseRegistry([]byte(`{"Functions":{
+	reg, err := registry.Parse([]byte(`{"Functions":{
 		"ok":      {"Command": ["sh", "-c", "cat >/dev/null; echo '{\"done\":true}'"]},
 		"crash":   {"Command": ["sh", "-c", "echo 'segfault in handler' >&2; exit 139"]},
 		"garbage": {"Command": ["sh", "-c", "echo 'not json'"]},

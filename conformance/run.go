@@ -11,6 +11,8 @@ import (
 	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/mock"
+	"github.com/stepd/stepd/task/registry"
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
@@ -36,7 +38,7 @@ func RunExecution(ctx context.Context, c *Case) (*Outcome, error) {
 	}
 	var inv task.Invoker
 	if c.Mocks != nil {
-		cfg, err := task.MockConfigFromValue(c.Mocks)
+		cfg, err := mock.FromValue(c.Mocks)
 		if err != nil {
 			return nil, fmt.Errorf("mocks: %w", err)
 		}
@@ -45,11 +47,11 @@ func RunExecution(ctx context.Context, c *Case) (*Outcome, error) {
 		}
 	}
 	if c.Config != "" {
-		cfg, err := task.ReadRegistryConfig(c.Config)
+		cfg, err := registry.ReadConfig(c.Config)
 		if err != nil {
 			return nil, fmt.Errorf("config: %w", err)
 		}
-		reg, err := task.NewRegistry(cfg)
+		reg, err := registry.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("config %s: %w", c.Config, err)
 		}

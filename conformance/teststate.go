@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/value"
 )
 
@@ -19,7 +19,7 @@ func CheckTestState(ctx context.Context, c *Case) *Result {
 	defer func() { r.Elapsed = time.Since(start) }()
 	in := service.TestStateRequestFrom(c.Request)
 	if c.Mocks != nil {
-		if cfg, err := task.MockConfigFromValue(c.Mocks); err == nil {
+		if cfg, err := mock.FromValue(c.Mocks); err == nil {
 			in.Invoker, _ = cfg.Invoker("", "")
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
@@ -54,7 +55,7 @@ type Config struct {
 	Invoker task.Invoker
 	// Mocks is an AWS Step Functions Local mock configuration, used when
 	// StartExecution names "stateMachineArn#TestCase".
-	Mocks *task.MockConfig
+	Mocks *mock.Config
 	// Clock defaults to the real clock.
 	Clock engine.Clock
 	Log   *slog.Logger

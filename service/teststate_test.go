@@ -12,7 +12,7 @@ import (
 	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/value"
 )
 
@@ -101,7 +101,7 @@ func TestTestStateCorpus(t *testing.T) {
 			continue
 		}
 		if mocks, ok := c.Get("mocks"); ok && mocks != nil {
-			cfg, err := task.MockConfigFromValue(mocks)
+			cfg, err := mock.FromValue(mocks)
 			if err == nil {
 				in.Invoker, _ = cfg.Invoker("", "")
 			}

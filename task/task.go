@@ -1,7 +1,12 @@
 // Package task defines how the interpreter's Task states reach the code that
-// does the work: a Request describing one invocation and the Invoker
-// interface that serves it. Implementations live beside it (mocks, local
-// commands) and in later packages (HTTP, Lambda endpoints, activities).
+// does the work: a Request describing one invocation, its Result, and the
+// Invoker interface that serves it; Router composes invokers by resource.
+// It is the contract only: it does no I/O and imports nothing heavy, so the
+// interpreter can depend on it. The backends are packages beside it, one per
+// backend: mock (mock configurations), command (local programs), endpoint
+// (an HTTP URL or Lambda Invoke API endpoint), httptask (the HTTP Task),
+// awslambda (the real AWS Lambda function), registry (the --config file that
+// wires them), with lambda holding the Lambda shapes they share.
 package task
 
 import (

@@ -17,6 +17,10 @@ import (
 	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/command"
+	"github.com/stepd/stepd/task/httptask"
+	"github.com/stepd/stepd/task/mock"
+	"github.com/stepd/stepd/task/registry"
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
@@ -199,19 +203,19 @@ func readInput(s string, stdin io.Reader) (any, error) {
 }
 
 // loadRegistry builds the resource registry from the configuration file
-// at configPath (task.RegistryConfig) and the connections file at
-// connsPath (an object from connection ARN to task.Connection); either may
+// at configPath (registry.Config) and the connections file at
+// connsPath (an object from connection ARN to httptask.Connection); either may
 // be empty. With neither, the registry still serves HTTP Tasks.
-func loadRegistry(configPath, connsPath string) (*task.Registry, error) {
-	var cfg task.RegistryConfig
+func loadRegistry(configPath, connsPath string) (*registry.Invoker, error) {
+	var cfg registry.Config
 	if configPath != "" {
 		var err error
-		if cfg, err = task.ReadRegistryConfig(configPath); err != nil {
+		if cfg, err = registry.ReadConfig(configPath); err != nil {
 			return nil, fmt.Errorf("--config: %w", err)
 		}
 	}
 	if connsPath != "" {
-		var conns map[string]task.Connection
+		var conns map[string]httptask.Connection
 		data, err := os.ReadFile(connsPath)
 		if err != nil {
 			return nil, fmt.Errorf("--connections: %w", err)
@@ -222,13 +226,13 @@ func loadRegistry(configPath, connsPath string) (*task.Registry, error) {
 			return nil, fmt.Errorf("--connections %s: %w", connsPath, err)
 		}
 		if cfg.Connections == nil {
-			cfg.Connections = map[string]task.Connection{}
+			cfg.Connections = map[string]httptask.Connection{}
 		}
 		for arn, c := range conns {
 			cfg.Connections[arn] = c
 		}
 	}
-	reg, err := task.NewRegistry(cfg)
+	reg, err := registry.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--config %s: %w", configPath, err)
 	}
@@ -246,7 +250,7 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg task
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := task.ParseMockConfig(data)
+		cfg, err := mock.Parse(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", mockPath, err)
 		}
@@ -263,7 +267,7 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg task
 			return nil, fmt.Errorf("--command %q: want RESOURCE=COMMAND", c)
 		}
 		fields := strings.Fields(cmdline)
-		routes[res] = &task.Command{Path: fields[0], Args: fields[1:]}
+		routes[res] = &command.Invoker{Path: fields[0], Args: fields[1:]}
 	}
 	return task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		if inv, ok := routes[req.Resource]; ok {

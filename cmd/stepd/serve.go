@@ -21,7 +21,7 @@ import (
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/store/sqlite"
-	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/mock"
 )
 
 // serveGCPercent is the garbage collector's target (GOGC) of stepd serve
@@ -86,7 +86,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 			return exitUsage
 		}
-		if cfg.Mocks, err = task.ParseMockConfig(b); err != nil {
+		if cfg.Mocks, err = mock.Parse(b); err != nil {
 			fmt.Fprintf(stderr, "stepd serve: %s: %v\n", *mocks, err)
 			return exitUsage
 		}

@@ -1,4 +1,4 @@
-package task
+package mock
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
@@ -59,7 +60,7 @@ func TestConformanceMocksParse(t *testing.T) {
 			continue
 		}
 		n++
-		cfg, err := MockConfigFromValue(mocks)
+		cfg, err := FromValue(mocks)
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -88,7 +89,7 @@ func TestConformanceTaskResults(t *testing.T) {
 		if mocks == nil || len(history) == 0 {
 			continue
 		}
-		cfg, err := MockConfigFromValue(mocks)
+		cfg, err := FromValue(mocks)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -96,7 +97,7 @@ func TestConformanceTaskResults(t *testing.T) {
 		inv := mustInvoker(t, cfg, sm, "")
 		ph := newPlaceholders(member(c.doc, "placeholders"))
 		for _, call := range recordedCalls(history) {
-			got := inv.Invoke(context.Background(), &Request{
+			got := inv.Invoke(context.Background(), &task.Request{
 				Resource:         ph.concrete(call.resource).(string),
 				StateName:        call.state,
 				StateMachineName: sm,

@@ -1,4 +1,4 @@
-package task
+package registry
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
@@ -58,17 +59,17 @@ func TestRegistry(t *testing.T) {
 	  },
 	  "Resources": {"arn:aws:states:::sqs:*": {"Url": "` + srv.URL + `/sqs"}}
 	}`
-	reg, err := ParseRegistry([]byte(cfg))
+	reg, err := Parse([]byte(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctxObj := mustParse(t, `{"Execution":{"Id":"arn:aws:states:us-east-1:123456789012:execution:m:e"}}`)
-	invoke := func(resource, input string) *Request {
-		return &Request{Resource: resource, StateName: "S", Input: mustParse(t, input), Context: ctxObj}
+	invoke := func(resource, input string) *task.Request {
+		return &task.Request{Resource: resource, StateName: "S", Input: mustParse(t, input), Context: ctxObj}
 	}
 	tests := []struct {
 		name        string
-		req         *Request
+		req         *task.Request
 		serves      bool
 		output      string // JSON, or a prefix of it ending in "..." for invoke responses
 		error, want string // error name, and text its cause contains
@@ -101,7 +102,7 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-func TestParseRegistryErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ cfg, want string }{
 		{`{"Function":{}}`, `unknown field "Function"`},
@@ -115,7 +116,7 @@ func TestParseRegistryErrors(t *testing.T) {
 		{`{"Functions":[]}`, "registry: json: cannot unmarshal array"},
 	}
 	for _, tt := range tests {
-		_, err := ParseRegistry([]byte(tt.cfg))
+		_, err := Parse([]byte(tt.cfg))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one containing %q", tt.cfg, err, tt.want)
 		}
@@ -124,7 +125,7 @@ func TestParseRegistryErrors(t *testing.T) {
 
 // checkOutput compares a result's output with want: JSON, or a prefix of
 // it ending in "..." for a lambda:invoke response; "" checks nothing.
-func checkOutput(t *testing.T, name string, res Result, want string) {
+func checkOutput(t *testing.T, name string, res task.Result, want string) {
 	t.Helper()
 	if want == "" {
 		return

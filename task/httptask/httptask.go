@@ -1,4 +1,7 @@
-package task
+// Package httptask serves the HTTP Task, arn:aws:states:::http:invoke
+// (Invoker): it sends the HTTP request the task's parameters describe, with
+// local stand-ins for EventBridge connections (Connection).
+package httptask
 
 import (
 	"bytes"
@@ -19,6 +22,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
@@ -57,28 +61,28 @@ import (
 // connection would, and its invocation parameters. Unlike AWS, a task
 // without a ConnectionArn is sent without authorization.
 
-// HTTPInvokeResource is the Resource of the HTTP Task.
-const HTTPInvokeResource = "arn:aws:states:::http:invoke"
+// Resource is the Resource of the HTTP Task.
+const Resource = "arn:aws:states:::http:invoke"
 
 var httpInvokeRE = regexp.MustCompile(`^arn:[a-z0-9-]+:states:::http:invoke$`)
 
-// HTTPTimeout is how long AWS lets an HTTP Task request take.
-const HTTPTimeout = 60 * time.Second
+// DefaultTimeout is how long AWS lets an HTTP Task request take.
+const DefaultTimeout = 60 * time.Second
 
 // httpRangeEnd is the last byte Step Functions asks for (Range header), and
 // so the most response body it reads.
 const httpRangeEnd = 262144
 
-// HTTP serves HTTP Tasks by sending the request they describe.
+// Invoker serves HTTP Tasks by sending the request they describe.
 //
 // Configure it before use; Invoke is then safe for concurrent use.
-type HTTP struct {
+type Invoker struct {
 	// Client sends the requests; nil means http.DefaultClient.
 	Client *http.Client
 	// Connections maps an EventBridge connection ARN to the credentials and
 	// parameters it stands for.
 	Connections map[string]Connection
-	// Timeout bounds each request; zero means HTTPTimeout.
+	// Timeout bounds each request; zero means DefaultTimeout.
 	Timeout time.Duration
 	// Region is put in the User-Agent header; empty means the region of the
 	// execution (from the Context object), else us-east-1.
@@ -140,12 +144,12 @@ var httpMethods = []string{
 }
 
 // Serves reports whether req is an HTTP Task.
-func (h *HTTP) Serves(req *Request) bool { return httpInvokeRE.MatchString(req.Resource) }
+func (h *Invoker) Serves(req *task.Request) bool { return httpInvokeRE.MatchString(req.Resource) }
 
 // Invoke sends the request the task's parameters describe.
-func (h *HTTP) Invoke(ctx context.Context, req *Request) Result {
+func (h *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	if !h.Serves(req) {
-		return Result{Error: "States.Runtime", Cause: fmt.Sprintf("the HTTP Task invoker cannot serve resource %s of state %q", req.Resource, req.StateName)}
+		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("the HTTP Task invoker cannot serve resource %s of state %q", req.Resource, req.StateName)}
 	}
 	hreq, err := h.build(ctx, req)
 	if err != nil {
@@ -153,13 +157,13 @@ func (h *HTTP) Invoke(ctx context.Context, req *Request) Result {
 	}
 	timeout := h.Timeout
 	if timeout <= 0 {
-		timeout = HTTPTimeout
+		timeout = DefaultTimeout
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out, err := h.send(hreq.WithContext(rctx), timeout)
 	if ctx.Err() != nil {
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the HTTP Task %s %s was stopped: %v", hreq.Method, hreq.URL.Redacted(), ctx.Err())}
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the HTTP Task %s %s was stopped: %v", hreq.Method, hreq.URL.Redacted(), ctx.Err())}
 	}
 	if err != nil {
 		return failureResult(err)
@@ -167,16 +171,16 @@ func (h *HTTP) Invoke(ctx context.Context, req *Request) Result {
 	return out
 }
 
-func failureResult(err error) Result {
+func failureResult(err error) task.Result {
 	var f *httpFailure
 	if errors.As(err, &f) {
-		return Result{Error: f.name, Cause: f.cause}
+		return task.Result{Error: f.name, Cause: f.cause}
 	}
-	return Result{Error: "States.TaskFailed", Cause: err.Error()}
+	return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 }
 
 // build makes the HTTP request from the task's parameters.
-func (h *HTTP) build(ctx context.Context, req *Request) (*http.Request, error) {
+func (h *Invoker) build(ctx context.Context, req *task.Request) (*http.Request, error) {
 	params, ok := req.Input.(*value.Object)
 	if !ok {
 		return nil, runtimeFailure("the parameters of the HTTP Task %q must be an object, not %s", req.StateName, value.KindOf(req.Input))
@@ -271,7 +275,7 @@ func (h *HTTP) build(ctx context.Context, req *Request) (*http.Request, error) {
 
 // connection looks up the task's EventBridge connection; none gives the
 // zero Connection.
-func (h *HTTP) connection(params *value.Object) (Connection, error) {
+func (h *Invoker) connection(params *value.Object) (Connection, error) {
 	var arn string
 	for _, field := range []string{"InvocationConfig", "Authentication"} {
 		v, ok := params.Get(field)
@@ -300,7 +304,7 @@ func (h *HTTP) connection(params *value.Object) (Connection, error) {
 	return c, nil
 }
 
-func (h *HTTP) region(req *Request) string {
+func (h *Invoker) region(req *task.Request) string {
 	if h.Region != "" {
 		return h.Region
 	}
@@ -534,14 +538,14 @@ func connKeys(m map[string]string) []string {
 }
 
 // send performs the request and turns the response into the task result.
-func (h *HTTP) send(req *http.Request, timeout time.Duration) (Result, error) {
+func (h *Invoker) send(req *http.Request, timeout time.Duration) (task.Result, error) {
 	client := h.Client
 	if client == nil {
 		client = http.DefaultClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return Result{}, transportFailure(req, err, timeout)
+		return task.Result{}, transportFailure(req, err, timeout)
 	}
 	defer func() { _ = resp.Body.Close() }()
 
@@ -549,17 +553,17 @@ func (h *HTTP) send(req *http.Request, timeout time.Duration) (Result, error) {
 	media = strings.ToLower(media)
 	if media == "application/octet-stream" || strings.HasPrefix(media, "image/") ||
 		strings.HasPrefix(media, "video/") || strings.HasPrefix(media, "audio/") {
-		return Result{}, runtimeFailure("the HTTP Task response from %s %s has the unsupported content type %s", req.Method, req.URL.Redacted(), media)
+		return task.Result{}, runtimeFailure("the HTTP Task response from %s %s has the unsupported content type %s", req.Method, req.URL.Redacted(), media)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, httpRangeEnd+2))
 	if err != nil {
-		return Result{}, transportFailure(req, err, timeout)
+		return task.Result{}, transportFailure(req, err, timeout)
 	}
 	if len(data) > httpRangeEnd+1 {
-		return Result{}, &httpFailure{name: "States.DataLimitExceeded", cause: fmt.Sprintf("the HTTP Task response from %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), httpRangeEnd+1)}
+		return task.Result{}, &httpFailure{name: "States.DataLimitExceeded", cause: fmt.Sprintf("the HTTP Task response from %s %s is larger than %d bytes", req.Method, req.URL.Redacted(), httpRangeEnd+1)}
 	}
 	if !utf8.Valid(data) {
-		return Result{}, runtimeFailure("the HTTP Task response from %s %s cannot be read as text", req.Method, req.URL.Redacted())
+		return task.Result{}, runtimeFailure("the HTTP Task response from %s %s cannot be read as text", req.Method, req.URL.Redacted())
 	}
 
 	names := make([]string, 0, len(resp.Header))
@@ -593,9 +597,9 @@ func (h *HTTP) send(req *http.Request, timeout time.Duration) (Result, error) {
 		"StatusText", statusText,
 	)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return Result{Error: "States.Http.StatusCode." + strconv.Itoa(resp.StatusCode), Cause: value.String(out)}, nil
+		return task.Result{Error: "States.Http.StatusCode." + strconv.Itoa(resp.StatusCode), Cause: value.String(out)}, nil
 	}
-	return Result{Output: out}, nil
+	return task.Result{Output: out}, nil
 }
 
 func transportFailure(req *http.Request, err error, timeout time.Duration) error {

@@ -1,4 +1,6 @@
-package task
+// Package command serves Task states by running local programs (Invoker):
+// the task's input on standard input, its result on standard output.
+package command
 
 import (
 	"bytes"
@@ -12,10 +14,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/lambda"
 	"github.com/stepd/stepd/value"
 )
 
-// Command serves a task by running a local program: the task's effective
+// Invoker serves a task by running a local program: the task's effective
 // input is written to its standard input as JSON, and its standard output is
 // read as the JSON result.
 //
@@ -31,7 +35,7 @@ import (
 // .waitForTaskToken tasks, STEPD_TASK_TOKEN in its environment. It runs in
 // its own process group, which is killed when ctx is done and when the
 // program exits (so children it leaves behind do not outlive the task).
-type Command struct {
+type Invoker struct {
 	Path string
 	Args []string
 	Env  []string // added to the environment of stepd
@@ -46,17 +50,17 @@ const maxStderrTail = 2048
 const waitDelay = 2 * time.Second
 
 // Invoke runs the command.
-func (c *Command) Invoke(ctx context.Context, req *Request) Result {
+func (c *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	// Standard output and error go to files rather than pipes, so that a
 	// child left running cannot hold Invoke up by keeping a pipe open.
 	stdout, err := os.CreateTemp("", "stepd-stdout-*")
 	if err != nil {
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s could not start: %v", c.Path, err)}
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s could not start: %v", c.Path, err)}
 	}
 	defer removeFile(stdout)
 	stderr, err := os.CreateTemp("", "stepd-stderr-*")
 	if err != nil {
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s could not start: %v", c.Path, err)}
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s could not start: %v", c.Path, err)}
 	}
 	defer removeFile(stderr)
 
@@ -82,7 +86,7 @@ func (c *Command) Invoke(ctx context.Context, req *Request) Result {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 	if ctx.Err() != nil {
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s was stopped: %v", c.Path, ctx.Err())}
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s was stopped: %v", c.Path, ctx.Err())}
 	}
 	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
 		err = nil // it answered without reading all its input
@@ -90,7 +94,7 @@ func (c *Command) Invoke(ctx context.Context, req *Request) Result {
 	out, rerr := readFile(stdout)
 	errText, _ := readFile(stderr)
 	if rerr != nil {
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the output of the command %s could not be read: %v", c.Path, rerr)}
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the output of the command %s could not be read: %v", c.Path, rerr)}
 	}
 	if err != nil {
 		if r, ok := errorObject(out); ok {
@@ -104,17 +108,17 @@ func (c *Command) Invoke(ctx context.Context, req *Request) Result {
 		if errors.As(err, &exit) {
 			status = exit.ProcessState.String()
 		}
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s failed (%s): %s", c.Path, status, tail(string(errText)))}
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s failed (%s): %s", c.Path, status, tail(string(errText)))}
 	}
 	out = bytes.TrimSpace(out)
 	if len(out) == 0 {
-		return Result{Output: nil}
+		return task.Result{Output: nil}
 	}
 	v, perr := value.Parse(out)
 	if perr != nil {
-		return Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s printed output that is not JSON (%v): %s", c.Path, perr, tail(string(out)))}
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s printed output that is not JSON (%v): %s", c.Path, perr, tail(string(out)))}
 	}
-	return Result{Output: v}
+	return task.Result{Output: v}
 }
 
 func readFile(f *os.File) ([]byte, error) {
@@ -131,44 +135,15 @@ func removeFile(f *os.File) {
 
 // errorObject recognises a Lambda-style or ASL-style error object: the
 // whole text, or its last line (after log lines).
-func errorObject(data []byte) (Result, bool) {
+func errorObject(data []byte) (task.Result, bool) {
 	data = bytes.TrimSpace(data)
-	if r, ok := errorJSON(data); ok {
+	if r, ok := lambda.ErrorResult(data); ok {
 		return r, true
 	}
 	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-		return errorJSON(bytes.TrimSpace(data[i+1:]))
+		return lambda.ErrorResult(bytes.TrimSpace(data[i+1:]))
 	}
-	return Result{}, false
-}
-
-func errorJSON(data []byte) (Result, bool) {
-	if len(data) == 0 || data[0] != '{' {
-		return Result{}, false
-	}
-	v, err := value.Parse(data)
-	if err != nil {
-		return Result{}, false
-	}
-	o := v.(*value.Object)
-	if t, ok := o.Get("errorType"); ok {
-		name, _ := t.(string)
-		if name != "" {
-			return Result{Error: name, Cause: value.String(o)}, true
-		}
-	}
-	if e, ok := o.Get("Error"); ok {
-		name, _ := e.(string)
-		cause, _ := o.Get("Cause")
-		cs, isStr := cause.(string)
-		if !isStr && cause != nil {
-			cs = value.String(cause)
-		}
-		if name != "" {
-			return Result{Error: name, Cause: cs}, true
-		}
-	}
-	return Result{}, false
+	return task.Result{}, false
 }
 
 func tail(s string) string {

@@ -1,4 +1,10 @@
-package task
+// Package lambda holds the shapes of AWS Lambda that the Lambda task
+// backends share: function references (Ref), a Lambda task's request (Call:
+// the function ARN as Resource, or arn:aws:states:::lambda:invoke), the
+// Invoke response that lambda:invoke returns, Lambda's own failures, and the
+// decoding of a handler's answer (a JSON result, or a Lambda-style or
+// ASL-style error object). It does no I/O.
+package lambda
 
 import (
 	"crypto/rand"
@@ -13,10 +19,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/stepd/stepd/internal/uuid"
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
-// The Lambda integrations, as mocks see them:
+// The Lambda integrations, as the mocks and the registry serve them:
 //
 //   - "arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>]"
 //     as Resource: the event is the effective input, the task result is the
@@ -37,103 +44,104 @@ var (
 	qualifierRE    = regexp.MustCompile(`^[A-Za-z0-9$_-]+$`)
 )
 
-// funcRef is a Lambda function reference as the Lambda API accepts it: a
+// Ref is a Lambda function reference as the Lambda API accepts it: a
 // name, a partial ARN (account:function:name) or an ARN, each optionally
 // qualified by a version or alias.
-type funcRef struct {
-	region, account, name, qualifier string
+type Ref struct {
+	Region, Account, Name, Qualifier string
 }
 
-func parseFuncRef(s string) (funcRef, bool) {
-	var r funcRef
+// ParseRef parses a function reference; it reports false for text that is
+// not one.
+func ParseRef(s string) (Ref, bool) {
+	var r Ref
 	parts := strings.Split(s, ":")
 	switch {
 	case parts[0] == "arn" && (len(parts) == 7 || len(parts) == 8) && parts[2] == "lambda" && parts[5] == "function":
-		r.region, r.account, r.name = parts[3], parts[4], parts[6]
+		r.Region, r.Account, r.Name = parts[3], parts[4], parts[6]
 		if len(parts) == 8 {
-			r.qualifier = parts[7]
+			r.Qualifier = parts[7]
 		}
 	case (len(parts) == 3 || len(parts) == 4) && parts[1] == "function":
-		r.account, r.name = parts[0], parts[2]
+		r.Account, r.Name = parts[0], parts[2]
 		if len(parts) == 4 {
-			r.qualifier = parts[3]
+			r.Qualifier = parts[3]
 		}
 	case len(parts) == 1 || len(parts) == 2:
-		r.name = parts[0]
+		r.Name = parts[0]
 		if len(parts) == 2 {
-			r.qualifier = parts[1]
+			r.Qualifier = parts[1]
 		}
 	default:
 		return r, false
 	}
-	if !funcNameRE.MatchString(r.name) || (r.qualifier != "" && !qualifierRE.MatchString(r.qualifier)) {
+	if !funcNameRE.MatchString(r.Name) || (r.Qualifier != "" && !qualifierRE.MatchString(r.Qualifier)) {
 		return r, false
 	}
 	return r, true
 }
 
-// matches reports whether a mocked function m serves the reference r: same
-// name, and the same region, account and qualifier where both give one. An
-// unqualified mock serves every version and alias.
-func (m funcRef) matches(r funcRef) bool {
+// Matches reports whether the function m (mocked or registered) serves the
+// reference r: same name, and the same region, account and qualifier where
+// both give one. An unqualified m serves every version and alias.
+func (m Ref) Matches(r Ref) bool {
 	same := func(a, b string) bool { return a == "" || b == "" || a == b }
-	q := r.qualifier
+	q := r.Qualifier
 	if q == "" {
 		q = "$LATEST"
 	}
-	return m.name == r.name && same(m.region, r.region) && same(m.account, r.account) &&
-		(m.qualifier == "" || m.qualifier == q)
+	return m.Name == r.Name && same(m.Region, r.Region) && same(m.Account, r.Account) &&
+		(m.Qualifier == "" || m.Qualifier == q)
 }
 
-// lambdaCall is a Lambda task's request.
-type lambdaCall struct {
-	function  string // as named by the task
-	direct    bool   // Resource is the function ARN
-	input     any    // direct: the event; lambda:invoke: the Payload parameter
-	hasInput  bool
+// Call is a Lambda task's request.
+type Call struct {
+	Function  string       // as named by the task
+	Direct    bool         // Resource is the function ARN
+	Qualifier string       // the version or alias, from the name or the Qualifier parameter
+	Err       *task.Result // the request is invalid
+	input     any          // direct: the event; lambda:invoke: the Payload parameter
 	logTail   bool
-	qualifier string
 	region    string
 	account   string
-	err       *Result // the request is invalid
 }
 
-// lambdaCallOf recognises a Lambda task.
-func lambdaCallOf(req *Request) (lambdaCall, bool) {
-	c := lambdaCall{region: "us-east-1", account: "111111111111"}
+// CallOf recognises a Lambda task.
+func CallOf(req *task.Request) (Call, bool) {
+	c := Call{region: "us-east-1", account: "111111111111"}
 	if ref, ok := accountOf(req.Context); ok {
-		c.region, c.account = ref.region, ref.account
+		c.region, c.account = ref.Region, ref.Account
 	}
 	switch {
 	case directLambdaRE.MatchString(req.Resource):
-		c.function, c.direct, c.input, c.hasInput = req.Resource, true, req.Input, true
+		c.Function, c.Direct, c.input = req.Resource, true, req.Input
 	case invokeLambdaRE.MatchString(req.Resource):
 		in, _ := req.Input.(*value.Object)
 		fn, _ := in.Get("FunctionName")
-		c.function, _ = fn.(string)
-		if c.function == "" {
-			c.err = &Result{Error: "States.Runtime", Cause: fmt.Sprintf("the state %q calls %s without a FunctionName string parameter", req.StateName, req.Resource)}
+		c.Function, _ = fn.(string)
+		if c.Function == "" {
+			c.Err = &task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("the state %q calls %s without a FunctionName string parameter", req.StateName, req.Resource)}
 			return c, true
 		}
-		c.input, c.hasInput = in.Get("Payload")
+		c.input, _ = in.Get("Payload")
 		if lt, _ := in.Get("LogType"); lt == "Tail" {
 			c.logTail = true
 		}
 		if q, ok := in.Get("Qualifier"); ok {
-			c.qualifier, _ = q.(string)
+			c.Qualifier, _ = q.(string)
 		}
 	default:
 		return c, false
 	}
-	if ref, ok := parseFuncRef(c.function); ok {
-		if ref.qualifier != "" {
-			c.qualifier = ref.qualifier
+	if ref, ok := ParseRef(c.Function); ok {
+		if ref.Qualifier != "" {
+			c.Qualifier = ref.Qualifier
 		}
-		if ref.region != "" {
-			c.region = ref.region
+		if ref.Region != "" {
+			c.region = ref.Region
 		}
-		if ref.account != "" {
-			c.account = ref.account
+		if ref.Account != "" {
+			c.account = ref.Account
 		}
 	}
 	return c, true
@@ -141,7 +149,7 @@ func lambdaCallOf(req *Request) (lambdaCall, bool) {
 
 // accountOf finds the region and account of the execution in the Context
 // object ($$.Execution.Id).
-func accountOf(ctx any) (funcRef, bool) {
+func accountOf(ctx any) (Ref, bool) {
 	o, _ := ctx.(*value.Object)
 	ex, _ := o.Get("Execution")
 	eo, _ := ex.(*value.Object)
@@ -149,14 +157,15 @@ func accountOf(ctx any) (funcRef, bool) {
 	s, _ := id.(string)
 	parts := strings.Split(s, ":")
 	if len(parts) < 5 || parts[0] != "arn" || parts[3] == "" || parts[4] == "" {
-		return funcRef{}, false
+		return Ref{}, false
 	}
-	return funcRef{region: parts[3], account: parts[4]}, true
+	return Ref{Region: parts[3], Account: parts[4]}, true
 }
 
-// event is the event the function receives.
-func (c lambdaCall) event() (any, *Result) {
-	if c.direct {
+// Event is the event the function receives, or the failure Lambda reports
+// for a Payload it cannot parse.
+func (c Call) Event() (any, *task.Result) {
+	if c.Direct {
 		return c.input, nil
 	}
 	switch p := c.input.(type) {
@@ -167,7 +176,7 @@ func (c lambdaCall) event() (any, *Result) {
 		// A string Payload is the request body: Lambda parses it.
 		v, err := value.ParseString(p)
 		if err != nil {
-			return nil, &Result{Error: "Lambda.InvalidRequestContentException", Cause: fmt.Sprintf(
+			return nil, &task.Result{Error: "Lambda.InvalidRequestContentException", Cause: fmt.Sprintf(
 				"Could not parse request body into json: Could not parse payload into json: %v (Service: AWSLambda; Status Code: 400; Error Code: InvalidRequestContentException; Request ID: %s; Proxy: null)",
 				err, uuid.New())}
 		}
@@ -176,25 +185,25 @@ func (c lambdaCall) event() (any, *Result) {
 	return c.input, nil
 }
 
-func (c lambdaCall) executedVersion() string {
-	if c.qualifier != "" && strings.Trim(c.qualifier, "0123456789") == "" {
-		return c.qualifier
+func (c Call) executedVersion() string {
+	if c.Qualifier != "" && strings.Trim(c.Qualifier, "0123456789") == "" {
+		return c.Qualifier
 	}
 	return "$LATEST"
 }
 
-// functionNotFound is Lambda's answer for a function that does not exist.
-func functionNotFound(c lambdaCall) Result {
-	name := c.function
+// NotFound is Lambda's answer for a function that does not exist.
+func NotFound(c Call) task.Result {
+	name := c.Function
 	arn := name
-	if ref, ok := parseFuncRef(name); ok {
-		q := ref.qualifier
+	if ref, ok := ParseRef(name); ok {
+		q := ref.Qualifier
 		if q == "" {
 			q = "$LATEST"
 		}
-		arn = fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s:%s", c.region, c.account, ref.name, q)
+		arn = fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s:%s", c.region, c.account, ref.Name, q)
 	}
-	return Result{Error: "Lambda.ResourceNotFoundException", Cause: fmt.Sprintf(
+	return task.Result{Error: "Lambda.ResourceNotFoundException", Cause: fmt.Sprintf(
 		"Function not found: %s (Service: AWSLambda; Status Code: 404; Error Code: ResourceNotFoundException; Request ID: %s; Proxy: null)",
 		arn, uuid.New())}
 }
@@ -202,10 +211,10 @@ func functionNotFound(c lambdaCall) Result {
 // httpDate is the HTTP Date header layout.
 const httpDate = "Mon, 02 Jan 2006 15:04:05 GMT"
 
-// invokeResponse wraps a function's result as the lambda:invoke
+// InvokeResponse wraps a function's result as the lambda:invoke
 // integration returns it, in AWS's member order. Content-Length is the
 // length of the body as Lambda's Python runtime writes it.
-func invokeResponse(payload any, c lambdaCall) *value.Object {
+func InvokeResponse(payload any, c Call) *value.Object {
 	now := time.Now().UTC()
 	reqID := uuid.New()
 	version := c.executedVersion()
@@ -266,10 +275,10 @@ func traceID(now time.Time) string {
 	return fmt.Sprintf("Root=1-%08x-%s;Parent=%s;Sampled=0", now.Unix(), hex.EncodeToString(b[:12]), hex.EncodeToString(b[12:]))
 }
 
-// pythonCause re-encodes a JSON object text the way Lambda's Python runtime
+// PythonCause re-encodes a JSON object text the way Lambda's Python runtime
 // writes it (json.dumps: ", " and ": " separators, non-ASCII escaped);
 // other text is returned unchanged.
-func pythonCause(s string) string {
+func PythonCause(s string) string {
 	v, err := value.ParseString(s)
 	if err != nil {
 		return s
@@ -345,4 +354,59 @@ func pythonString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// ErrorResult recognises a Lambda-style (errorType, errorMessage) or
+// ASL-style (Error, Cause) error object in a handler's answer and makes it
+// the task failure.
+func ErrorResult(data []byte) (task.Result, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return task.Result{}, false
+	}
+	v, err := value.Parse(data)
+	if err != nil {
+		return task.Result{}, false
+	}
+	o := v.(*value.Object)
+	if t, ok := o.Get("errorType"); ok {
+		name, _ := t.(string)
+		if name != "" {
+			return task.Result{Error: name, Cause: value.String(o)}, true
+		}
+	}
+	if e, ok := o.Get("Error"); ok {
+		name, _ := e.(string)
+		cause, _ := o.Get("Cause")
+		cs, isStr := cause.(string)
+		if !isStr && cause != nil {
+			cs = value.String(cause)
+		}
+		if name != "" {
+			return task.Result{Error: name, Cause: cs}, true
+		}
+	}
+	return task.Result{}, false
+}
+
+// FunctionError is the result of a Lambda function error: the payload's
+// errorType and errorMessage name the error and cause.
+func FunctionError(payload []byte) task.Result {
+	if res, ok := ErrorResult(payload); ok {
+		return res
+	}
+	return task.Result{Error: "Lambda.Unknown", Cause: string(payload)}
+}
+
+// PayloadResult takes a handler's answer (nothing stands for null) as the
+// result; from names the handler in the failure for an answer that is not
+// JSON.
+func PayloadResult(data []byte, from string) task.Result {
+	if len(data) == 0 {
+		return task.Result{Output: nil}
+	}
+	v, err := value.Parse(data)
+	if err != nil {
+		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s answered with something other than JSON: %v", from, err)}
+	}
+	return task.Result{Output: v}
 }

@@ -1,14 +1,16 @@
-package task
+package mock
 
 import (
 	"context"
 	"encoding/base64"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
@@ -21,20 +23,20 @@ func obj(t *testing.T, s string) any {
 	return v
 }
 
-func loadConfig(t *testing.T, file string) *MockConfig {
+func loadConfig(t *testing.T, file string) *Config {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ParseMockConfig(data)
+	cfg, err := Parse(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg
 }
 
-func mustInvoker(t *testing.T, cfg *MockConfig, sm, tc string) Invoker {
+func mustInvoker(t *testing.T, cfg *Config, sm, tc string) task.Invoker {
 	t.Helper()
 	inv, err := cfg.Invoker(sm, tc)
 	if err != nil {
@@ -73,7 +75,7 @@ func TestMockTestCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		inv := mustInvoker(t, cfg, sm, tt.testCase)
-		r := inv.Invoke(context.Background(), &Request{StateName: tt.state, Attempt: tt.attempt, Resource: "arn:aws:states:::sqs:sendMessage", Input: value.NewObject(0)})
+		r := inv.Invoke(context.Background(), &task.Request{StateName: tt.state, Attempt: tt.attempt, Resource: "arn:aws:states:::sqs:sendMessage", Input: value.NewObject(0)})
 		name := tt.testCase + "/" + tt.state
 		if tt.err != "" {
 			if r.Error != tt.err || !strings.Contains(r.Cause, tt.cause) {
@@ -87,7 +89,7 @@ func TestMockTestCases(t *testing.T) {
 	}
 }
 
-func TestMockInvokerSelection(t *testing.T) {
+func TestInvokerSelection(t *testing.T) {
 	t.Parallel()
 	cfg := loadConfig(t, "testdata/sfn-local.json")
 	tests := []struct{ sm, tc, err string }{
@@ -104,12 +106,12 @@ func TestMockInvokerSelection(t *testing.T) {
 	}
 	// Without a test case, no state is mocked.
 	inv := mustInvoker(t, cfg, "LambdaSQSIntegration", "")
-	if r := inv.Invoke(context.Background(), &Request{StateName: "LambdaState"}); r.Error != "States.Runtime" {
+	if r := inv.Invoke(context.Background(), &task.Request{StateName: "LambdaState"}); r.Error != "States.Runtime" {
 		t.Errorf("no test case: %+v", r)
 	}
 }
 
-func TestParseMockConfigErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ doc, want string }{
 		{`[]`, "must be a JSON object, not an array"},
@@ -141,45 +143,9 @@ func TestParseMockConfigErrors(t *testing.T) {
 		{`{"LambdaFunctions": {"fn": {"0": {"Throw": {}}}}}`, `LambdaFunctions.fn."0".Throw.Error: must be a non-empty string`},
 	}
 	for _, tt := range tests {
-		_, err := ParseMockConfig([]byte(tt.doc))
+		_, err := Parse([]byte(tt.doc))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ParseMockConfig(%s) = %v, want an error containing %q", tt.doc, err, tt.want)
-		}
-	}
-}
-
-func TestFuncRefMatches(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		mock, ref string
-		want      bool
-	}{
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "fn", true},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "fn:prod", true},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "fn:7", true},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "111111111111:function:fn", true},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "arn:aws:lambda:us-east-1:111111111111:function:fn:$LATEST", true},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "arn:aws:lambda:eu-west-1:111111111111:function:fn", false},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "222222222222:function:fn", false},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn", "fn2", false},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn:prod", "fn:prod", true},
-		{"arn:aws:lambda:us-east-1:111111111111:function:fn:prod", "fn", false},
-		{"fn", "arn:aws:lambda:ap-south-1:333333333333:function:fn", true},
-		{"fn:$LATEST", "fn", true},
-	}
-	for _, tt := range tests {
-		m, ok1 := parseFuncRef(tt.mock)
-		r, ok2 := parseFuncRef(tt.ref)
-		if !ok1 || !ok2 {
-			t.Fatalf("parseFuncRef(%q, %q) failed", tt.mock, tt.ref)
-		}
-		if got := m.matches(r); got != tt.want {
-			t.Errorf("%s serves %s = %v, want %v", tt.mock, tt.ref, got, tt.want)
-		}
-	}
-	for _, bad := range []string{"", "a:b:c", "arn:aws:lambda:us-east-1:111111111111:layer:x", "fn with space", "fn:q:r:s:t"} {
-		if _, ok := parseFuncRef(bad); ok {
-			t.Errorf("parseFuncRef(%q) accepted", bad)
+			t.Errorf("Parse(%s) = %v, want an error containing %q", tt.doc, err, tt.want)
 		}
 	}
 }
@@ -226,7 +192,7 @@ func TestLambdaFunctions(t *testing.T) {
 		if tt.name == "test case wins" {
 			state = "Overridden"
 		}
-		r := inv.Invoke(context.Background(), &Request{Resource: tt.resource, StateName: state, Input: obj(t, tt.input)})
+		r := inv.Invoke(context.Background(), &task.Request{Resource: tt.resource, StateName: state, Input: obj(t, tt.input)})
 		if tt.err != "" {
 			if r.Error != tt.err || !regexp.MustCompile(tt.cause).MatchString(r.Cause) {
 				t.Errorf("%s: got %+v, want error %s with cause matching %s", tt.name, r, tt.err, tt.cause)
@@ -281,7 +247,7 @@ func TestInvokeResponseShape(t *testing.T) {
 	}
 	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	for _, tt := range tests {
-		r := inv.Invoke(context.Background(), &Request{Resource: invokeARN, StateName: "S", Input: obj(t, tt.input)})
+		r := inv.Invoke(context.Background(), &task.Request{Resource: invokeARN, StateName: "S", Input: obj(t, tt.input)})
 		out, ok := r.Output.(*value.Object)
 		if !ok {
 			t.Fatalf("%s: %+v", tt.input, r)
@@ -310,7 +276,7 @@ func TestInvokeResponseShape(t *testing.T) {
 		if value.String(get(t, all, "X-Amzn-Trace-Id")) != value.String([]any{get(t, hdr, "X-Amzn-Trace-Id")}) {
 			t.Errorf("%s: trace ids differ", tt.input)
 		}
-		if _, err := time.Parse(httpDate, get(t, hdr, "Date").(string)); err != nil {
+		if _, err := time.Parse(http.TimeFormat, get(t, hdr, "Date").(string)); err != nil {
 			t.Errorf("%s: Date: %v", tt.input, err)
 		}
 		if get(t, out, "StatusCode") != value.Int(200) || get(t, meta, "HttpStatusCode") != value.Int(200) {
@@ -334,28 +300,9 @@ func get(t *testing.T, o *value.Object, k string) any {
 	return v
 }
 
-func TestPythonDumps(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{`{"a":1,"b":[true,null,"x"]}`, `{"a": 1, "b": [true, null, "x"]}`},
-		{`"é\u0001\t/\"\\"`, `"\u00e9\u0001\t/\"\\"`},
-		{`"😀"`, `"\ud83d\ude00"`},
-		{`{}`, `{}`},
-		{`[]`, `[]`},
-	}
-	for _, tt := range tests {
-		if got := string(pythonDumps(nil, obj(t, tt.in))); got != tt.want {
-			t.Errorf("pythonDumps(%s) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-	if got := pythonCause("not json"); got != "not json" {
-		t.Errorf("pythonCause kept %q", got)
-	}
-}
-
 func TestMockServes(t *testing.T) {
 	t.Parallel()
-	inv := mustInvoker(t, loadConfig(t, "testdata/lambda-functions.json"), "any", "").(Partial)
+	inv := mustInvoker(t, loadConfig(t, "testdata/lambda-functions.json"), "any", "").(task.Partial)
 	tests := []struct {
 		state, resource, input string
 		want                   bool
@@ -367,7 +314,7 @@ func TestMockServes(t *testing.T) {
 		{"S", "arn:aws:states:::sqs:sendMessage", `{}`, false},
 	}
 	for _, tt := range tests {
-		if got := inv.Serves(&Request{StateName: tt.state, Resource: tt.resource, Input: obj(t, tt.input)}); got != tt.want {
+		if got := inv.Serves(&task.Request{StateName: tt.state, Resource: tt.resource, Input: obj(t, tt.input)}); got != tt.want {
 			t.Errorf("Serves(%s %s %s) = %v", tt.state, tt.resource, tt.input, got)
 		}
 	}

@@ -1,4 +1,4 @@
-package task
+package httptask
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
@@ -72,13 +73,13 @@ func httpJSONHandler(status int, body string) http.HandlerFunc {
 	}
 }
 
-func httpReq(t *testing.T, params string) *Request {
+func httpReq(t *testing.T, params string) *task.Request {
 	t.Helper()
 	v, err := value.ParseString(params)
 	if err != nil {
 		t.Fatalf("bad test parameters %s: %v", params, err)
 	}
-	return &Request{Resource: HTTPInvokeResource, StateName: "Call", Input: v}
+	return &task.Request{Resource: Resource, StateName: "Call", Input: v}
 }
 
 func httpMember(t *testing.T, v any, path ...string) any {
@@ -98,7 +99,7 @@ func httpMember(t *testing.T, v any, path ...string) any {
 
 func TestHTTPGetWithQueryParameters(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{"items":[1,2],"next":null}`))
-	h := &HTTP{}
+	h := &Invoker{}
 	res := h.Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 		"ApiEndpoint": %q, "Method": "GET",
 		"QueryParameters": {"currency": "usd", "tag": ["a b", "c&d"], "limit": 10, "flag": true}
@@ -146,7 +147,7 @@ func TestHTTPGetWithQueryParameters(t *testing.T) {
 
 func TestHTTPQueryParametersString(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
-	res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
+	res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 		"ApiEndpoint": %q, "Method": "GET", "QueryParameters": "a=1&b=x%%20y"}`, srv.srv.URL)))
 	if res.Failed() {
 		t.Fatalf("failed: %s: %s", res.Error, res.Cause)
@@ -158,7 +159,7 @@ func TestHTTPQueryParametersString(t *testing.T) {
 
 func TestHTTPPostJSON(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(201, `{"id":"c_1"}`))
-	res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
+	res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 		"ApiEndpoint": %q, "Method": "POST",
 		"RequestBody": {"Card": {"Number": "1234", "Tags": [true, null, 1.50]}}
 	}`, srv.srv.URL)))
@@ -188,7 +189,7 @@ func TestHTTPStringBodyAndTextResponse(t *testing.T) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, `{"not":"parsed"}`)
 	})
-	res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
+	res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 		"ApiEndpoint": %q, "Method": "PUT", "Headers": {"Content-Type": "text/plain"}, "RequestBody": "raw text"}`, srv.srv.URL)))
 	if res.Failed() {
 		t.Fatalf("failed: %s: %s", res.Error, res.Cause)
@@ -221,7 +222,7 @@ func TestHTTPURLEncodedBody(t *testing.T) {
 			if c.format != "" {
 				transform = fmt.Sprintf(`{"RequestBodyEncoding": "URL_ENCODED", "RequestEncodingOptions": {"ArrayFormat": %q}}`, c.format)
 			}
-			res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
+			res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 				"ApiEndpoint": %q, "Method": "POST",
 				"Headers": {"Content-Type": "application/x-www-form-urlencoded"},
 				"RequestBody": %s, "Transform": %s}`, srv.srv.URL, body, transform)))
@@ -241,7 +242,7 @@ func TestHTTPURLEncodedBody(t *testing.T) {
 
 func TestHTTPURLEncodedDefaultContentType(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
-	res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
+	res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 		"ApiEndpoint": %q, "Method": "POST", "RequestBody": {"a": "1"},
 		"Transform": {"RequestBodyEncoding": "URL_ENCODED"}}`, srv.srv.URL)))
 	if res.Failed() {
@@ -255,7 +256,7 @@ func TestHTTPURLEncodedDefaultContentType(t *testing.T) {
 
 func TestHTTPHeaders(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
-	res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
+	res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 		"ApiEndpoint": %q, "Method": "DELETE",
 		"Headers": {"Request-Id": "r-1", "X-Multi": ["one", "two"], "X-Num": 7}}`, srv.srv.URL)))
 	if res.Failed() {
@@ -279,7 +280,7 @@ func TestHTTPHeaders(t *testing.T) {
 func TestHTTPForbiddenHeaders(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
 	for _, name := range []string{"Authorization", "host", "X-Amz-Date", "x-amzn-trace-id", "X-Forwarded-For", "Transfer-Encoding"} {
-		res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
+		res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 			"ApiEndpoint": %q, "Method": "GET", "Headers": {%q: "x"}}`, srv.srv.URL, name)))
 		if res.Error != "States.Runtime" || !strings.Contains(res.Cause, name) {
 			t.Errorf("header %s: got %s: %s, want States.Runtime naming it", name, res.Error, res.Cause)
@@ -307,7 +308,7 @@ func TestHTTPErrorStatus(t *testing.T) {
 				w.WriteHeader(c.status)
 				_, _ = io.WriteString(w, c.body)
 			})
-			res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
+			res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
 			if want := fmt.Sprintf("States.Http.StatusCode.%d", c.status); res.Error != want {
 				t.Fatalf("error %q, want %q (cause %s)", res.Error, want, res.Cause)
 			}
@@ -348,7 +349,7 @@ func TestHTTPConnections(t *testing.T) {
 		for _, field := range []string{"Authentication", "InvocationConfig"} {
 			t.Run(c.name+"/"+field, func(t *testing.T) {
 				srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
-				h := &HTTP{Connections: map[string]Connection{arn: c.conn}}
+				h := &Invoker{Connections: map[string]Connection{arn: c.conn}}
 				res := h.Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 					"ApiEndpoint": %q, "Method": "GET", %q: {"ConnectionArn": %q}}`, srv.srv.URL, field, arn)))
 				if res.Failed() {
@@ -365,7 +366,7 @@ func TestHTTPConnections(t *testing.T) {
 func TestHTTPConnectionMerge(t *testing.T) {
 	const arn = "arn:aws:events:us-east-1:123456789012:connection/Example/1"
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
-	h := &HTTP{Connections: map[string]Connection{arn: {
+	h := &Invoker{Connections: map[string]Connection{arn: {
 		APIKeyName: "ApiKey", APIKeyValue: "key_value",
 		Headers:         map[string]string{"Header-Param": "connection_header_param"},
 		QueryParameters: map[string]string{"QueryParam": "connection_query_param"},
@@ -401,7 +402,7 @@ func TestHTTPConnectionMerge(t *testing.T) {
 func TestHTTPUnknownConnection(t *testing.T) {
 	const arn = "arn:aws:events:us-east-1:123456789012:connection/Missing/2"
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
-	h := &HTTP{Connections: map[string]Connection{"arn:other": {}}}
+	h := &Invoker{Connections: map[string]Connection{"arn:other": {}}}
 	res := h.Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{
 		"ApiEndpoint": %q, "Method": "GET", "Authentication": {"ConnectionArn": %q}}`, srv.srv.URL, arn)))
 	if res.Error != "Events.ConnectionResource.ResourceNotFound" || !strings.Contains(res.Cause, arn) {
@@ -428,7 +429,7 @@ func TestHTTPInvalidParameters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := (&HTTP{}).Invoke(context.Background(), httpReq(t, c.params))
+			res := (&Invoker{}).Invoke(context.Background(), httpReq(t, c.params))
 			if res.Error != "States.Runtime" || !strings.Contains(res.Cause, c.mention) {
 				t.Errorf("got %s: %s, want States.Runtime mentioning %q", res.Error, res.Cause, c.mention)
 			}
@@ -439,7 +440,7 @@ func TestHTTPInvalidParameters(t *testing.T) {
 func TestHTTPOtherResource(t *testing.T) {
 	req := httpReq(t, `{"ApiEndpoint": "https://example.com", "Method": "GET"}`)
 	req.Resource = "arn:aws:states:::lambda:invoke"
-	h := &HTTP{}
+	h := &Invoker{}
 	if h.Serves(req) {
 		t.Error("serves lambda:invoke")
 	}
@@ -456,7 +457,7 @@ func TestHTTPRegionFromContext(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{}`))
 	req := httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL))
 	req.Context, _ = value.ParseString(`{"StateMachine": {"Id": "arn:aws:states:eu-west-3:123456789012:stateMachine:m"}}`)
-	if res := (&HTTP{}).Invoke(context.Background(), req); res.Failed() {
+	if res := (&Invoker{}).Invoke(context.Background(), req); res.Failed() {
 		t.Fatalf("failed: %s: %s", res.Error, res.Cause)
 	}
 	if ua := srv.only(t).header.Get("User-Agent"); ua != "Amazon|StepFunctions|HttpInvoke|eu-west-3" {
@@ -477,7 +478,7 @@ func TestHTTPUnsupportedResponse(t *testing.T) {
 				w.Header().Set("Content-Type", c.ct)
 				_, _ = io.WriteString(w, c.body)
 			})
-			res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
+			res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
 			if res.Error != "States.Runtime" {
 				t.Errorf("got %s: %s, want States.Runtime", res.Error, res.Cause)
 			}
@@ -487,7 +488,7 @@ func TestHTTPUnsupportedResponse(t *testing.T) {
 
 func TestHTTPHead(t *testing.T) {
 	srv := newHTTPRecorder(t, httpJSONHandler(200, `{"ignored":true}`))
-	res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "HEAD"}`, srv.srv.URL)))
+	res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "HEAD"}`, srv.srv.URL)))
 	if res.Failed() {
 		t.Fatalf("failed: %s: %s", res.Error, res.Cause)
 	}
@@ -516,9 +517,9 @@ func httpBlockingServer(t *testing.T) (*httpRecorder, chan struct{}) {
 func TestHTTPCancel(t *testing.T) {
 	srv, _ := httpBlockingServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan Result, 1)
+	done := make(chan task.Result, 1)
 	go func() {
-		done <- (&HTTP{}).Invoke(ctx, httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
+		done <- (&Invoker{}).Invoke(ctx, httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
 	}()
 	deadline := time.Now().Add(5 * time.Second)
 	for srv.count() == 0 && time.Now().Before(deadline) {
@@ -537,7 +538,7 @@ func TestHTTPCancel(t *testing.T) {
 
 func TestHTTPTimeout(t *testing.T) {
 	srv, _ := httpBlockingServer(t)
-	h := &HTTP{Timeout: 100 * time.Millisecond}
+	h := &Invoker{Timeout: 100 * time.Millisecond}
 	start := time.Now()
 	res := h.Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
 	if res.Error != "States.Http.Socket" || !strings.Contains(res.Cause, "timed out") {
@@ -555,7 +556,7 @@ func TestHTTPConnectionRefused(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	_ = l.Close()
-	res := (&HTTP{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": "http://%s/x", "Method": "GET"}`, addr)))
+	res := (&Invoker{}).Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": "http://%s/x", "Method": "GET"}`, addr)))
 	if res.Error != "States.TaskFailed" || !strings.Contains(res.Cause, addr) {
 		t.Errorf("got %s: %s", res.Error, res.Cause)
 	}

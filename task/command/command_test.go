@@ -1,4 +1,4 @@
-package task
+package command
 
 import (
 	"context"
@@ -10,8 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
+
+func obj(t *testing.T, s string) any {
+	t.Helper()
+	v, err := value.ParseString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
 
 func handler(name string) string {
 	p, err := filepath.Abs(filepath.Join("testdata", "handlers", name))
@@ -26,30 +36,30 @@ func TestCommand(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
 		name   string
-		cmd    Command
+		cmd    Invoker
 		out    string
 		err    string
 		cause  string // substring
 		within time.Duration
 	}{
-		{name: "echo input", cmd: Command{Path: handler("echo.sh")}, out: `{"x":[1,"a"],"u":"é"}`},
-		{name: "lambda error", cmd: Command{Path: handler("lambda-error.sh")}, err: "ValueError", cause: `{"errorType":"ValueError","errorMessage":"bad"}`},
-		{name: "ASL error after logs", cmd: Command{Path: handler("asl-error.sh")}, err: "My.Error", cause: `{"why":1}`},
-		{name: "plain failure", cmd: Command{Path: handler("plain-failure.sh")}, err: "States.TaskFailed", cause: "(exit status 2): line 1\noops: disk full"},
-		{name: "not JSON", cmd: Command{Path: handler("not-json.sh")}, err: "States.TaskFailed", cause: "printed output that is not JSON"},
-		{name: "missing program", cmd: Command{Path: filepath.Join(dir, "nope")}, err: "States.TaskFailed", cause: "no such file"},
-		{name: "no output is null", cmd: Command{Path: handler("silent.sh")}, out: `null`},
-		{name: "environment and dir", cmd: Command{Path: handler("env.sh"), Env: []string{"EXTRA=yes"}, Dir: dir},
+		{name: "echo input", cmd: Invoker{Path: handler("echo.sh")}, out: `{"x":[1,"a"],"u":"é"}`},
+		{name: "lambda error", cmd: Invoker{Path: handler("lambda-error.sh")}, err: "ValueError", cause: `{"errorType":"ValueError","errorMessage":"bad"}`},
+		{name: "ASL error after logs", cmd: Invoker{Path: handler("asl-error.sh")}, err: "My.Error", cause: `{"why":1}`},
+		{name: "plain failure", cmd: Invoker{Path: handler("plain-failure.sh")}, err: "States.TaskFailed", cause: "(exit status 2): line 1\noops: disk full"},
+		{name: "not JSON", cmd: Invoker{Path: handler("not-json.sh")}, err: "States.TaskFailed", cause: "printed output that is not JSON"},
+		{name: "missing program", cmd: Invoker{Path: filepath.Join(dir, "nope")}, err: "States.TaskFailed", cause: "no such file"},
+		{name: "no output is null", cmd: Invoker{Path: handler("silent.sh")}, out: `null`},
+		{name: "environment and dir", cmd: Invoker{Path: handler("env.sh"), Env: []string{"EXTRA=yes"}, Dir: dir},
 			out: `{"resource":"arn:aws:states:::my:task","state":"Work","token":"tok-1","extra":"yes","dir":` + strconv.Quote(dir) + `}`},
-		{name: "args", cmd: Command{Path: "/bin/sh", Args: []string{"-c", `printf '[%s]' "$0"`, "7"}}, out: `[7]`},
+		{name: "args", cmd: Invoker{Path: "/bin/sh", Args: []string{"-c", `printf '[%s]' "$0"`, "7"}}, out: `[7]`},
 		// A child holding stdout open neither delays nor spoils the answer.
-		{name: "straggler", cmd: Command{Path: handler("straggler.sh")}, out: `{"done":true}`, within: 10 * time.Second},
+		{name: "straggler", cmd: Invoker{Path: handler("straggler.sh")}, out: `{"done":true}`, within: 10 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			start := time.Now()
-			r := tt.cmd.Invoke(context.Background(), &Request{Resource: "arn:aws:states:::my:task", StateName: "Work", TaskToken: "tok-1", Input: obj(t, `{"x":[1,"a"],"u":"é"}`)})
+			r := tt.cmd.Invoke(context.Background(), &task.Request{Resource: "arn:aws:states:::my:task", StateName: "Work", TaskToken: "tok-1", Input: obj(t, `{"x":[1,"a"],"u":"é"}`)})
 			if tt.within > 0 && time.Since(start) > tt.within {
 				t.Errorf("took %v", time.Since(start))
 			}
@@ -68,8 +78,8 @@ func TestCommand(t *testing.T) {
 
 func TestCommandStderrTail(t *testing.T) {
 	t.Parallel()
-	c := &Command{Path: "/bin/sh", Args: []string{"-c", `i=0; while [ $i -lt 2000 ]; do echo "log line $i" >&2; i=$((i+1)); done; exit 4`}}
-	r := c.Invoke(context.Background(), &Request{Input: value.NewObject(0)})
+	c := &Invoker{Path: "/bin/sh", Args: []string{"-c", `i=0; while [ $i -lt 2000 ]; do echo "log line $i" >&2; i=$((i+1)); done; exit 4`}}
+	r := c.Invoke(context.Background(), &task.Request{Input: value.NewObject(0)})
 	if r.Error != "States.TaskFailed" || !strings.HasSuffix(r.Cause, "log line 1999") || strings.Contains(r.Cause, "log line 0\n") || len(r.Cause) > maxStderrTail+200 {
 		t.Errorf("cause of %d bytes: %.200q...", len(r.Cause), r.Cause)
 	}
@@ -80,11 +90,11 @@ func TestCommandStderrTail(t *testing.T) {
 func TestCommandCancel(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	c := &Command{Path: handler("hang.sh"), Args: []string{pidFile}}
+	c := &Invoker{Path: handler("hang.sh"), Args: []string{pidFile}}
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan Result)
+	done := make(chan task.Result)
 	start := time.Now()
-	go func() { done <- c.Invoke(ctx, &Request{Input: value.NewObject(0)}) }()
+	go func() { done <- c.Invoke(ctx, &task.Request{Input: value.NewObject(0)}) }()
 	var pid int
 	for deadline := time.Now().Add(10 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {

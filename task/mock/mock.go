@@ -1,4 +1,9 @@
-package task
+// Package mock serves Task states from a mock configuration (AWS Step
+// Functions Local's MockConfigFile, and the conformance corpus's mocks with
+// their Lambda function behaviours) instead of calling anything: Config is
+// the parsed configuration, Invoker the task.Invoker for one state machine
+// and test case.
+package mock
 
 import (
 	"context"
@@ -10,10 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/lambda"
 	"github.com/stepd/stepd/value"
 )
 
-// MockConfig is a mock configuration. It reads two formats, which may be
+// Config is a mock configuration. It reads two formats, which may be
 // mixed in one document.
 //
 // AWS Step Functions Local's MockConfigFile:
@@ -30,7 +37,7 @@ import (
 //	 "MockedResponses": {...}}
 //
 // Response maps are keyed by the invocation index of the state in the
-// execution (Request.Attempt, retries included): "0", "1", or inclusive
+// execution (task.Request.Attempt, retries included): "0", "1", or inclusive
 // ranges "1-3". An entry holds exactly one of
 //
 //   - {"Return": v}: the raw integration result (before ResultSelector and
@@ -41,14 +48,14 @@ import (
 //   - {"ReturnRepeat": {"Value": s, "Count": n}}: the string s repeated n
 //     times;
 //
-// and optionally "Delay": seconds of simulated run time (Result.Delay).
+// and optionally "Delay": seconds of simulated run time (task.Result.Delay).
 //
 // An invocation past the last key reuses the last entry, so that "0" alone
 // answers every invocation (the conformance corpus depends on this).
 // Step Functions Local instead fails the execution when an invocation has no
 // entry. An invocation that falls in a gap between keys (or before the first
 // one) fails with States.Runtime here too.
-type MockConfig struct {
+type Config struct {
 	machines  map[string]map[string]map[string]string // machine → test case → state → response
 	testCase  map[string]string                       // top-level TestCase
 	responses map[string]responses
@@ -58,7 +65,7 @@ type MockConfig struct {
 // function is a mocked Lambda function.
 type function struct {
 	arn string
-	ref funcRef
+	ref lambda.Ref
 	rs  responses
 }
 
@@ -100,15 +107,15 @@ func (rs responses) at(i int) *response {
 
 // result is the outcome of the entry for the given event (the effective
 // input).
-func (r *response) result(event any) Result {
-	var res Result
+func (r *response) result(event any) task.Result {
+	var res task.Result
 	switch r.kind {
 	case kindThrow:
-		res = Result{Error: r.err, Cause: r.cause}
+		res = task.Result{Error: r.err, Cause: r.cause}
 	case kindReturnInput:
-		res = Result{Output: event}
+		res = task.Result{Output: event}
 	default:
-		res = Result{Output: r.value}
+		res = task.Result{Output: r.value}
 	}
 	res.Delay = r.delay
 	return res
@@ -117,32 +124,32 @@ func (r *response) result(event any) Result {
 // maxRepeat bounds the size of a ReturnRepeat string.
 const maxRepeat = 64 << 20
 
-// ParseMockConfig parses a mock configuration from JSON text.
-func ParseMockConfig(data []byte) (*MockConfig, error) {
+// Parse parses a mock configuration from JSON text.
+func Parse(data []byte) (*Config, error) {
 	v, err := value.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("mock configuration: %w", err)
 	}
-	return MockConfigFromValue(v)
+	return FromValue(v)
 }
 
-// MockConfigFromValue builds a mock configuration from a parsed JSON value.
+// FromValue builds a mock configuration from a parsed JSON value.
 // Errors name the JSON location of the problem, e.g.
 // `MockedResponses.R1."1-x": invalid invocation range`.
-func MockConfigFromValue(v any) (*MockConfig, error) {
-	c, err := mockConfigFromValue(v)
+func FromValue(v any) (*Config, error) {
+	c, err := fromValue(v)
 	if err != nil {
 		return nil, fmt.Errorf("mock configuration: %w", err)
 	}
 	return c, nil
 }
 
-func mockConfigFromValue(v any) (*MockConfig, error) {
+func fromValue(v any) (*Config, error) {
 	o, ok := v.(*value.Object)
 	if !ok {
 		return nil, fmt.Errorf("must be a JSON object, not %s", kindOf(v))
 	}
-	c := &MockConfig{
+	c := &Config{
 		machines:  map[string]map[string]map[string]string{},
 		responses: map[string]responses{},
 	}
@@ -160,7 +167,7 @@ func mockConfigFromValue(v any) (*MockConfig, error) {
 		case "LambdaFunctions":
 			err = forEachMember(v, k, func(arn string, rv any) error {
 				at := path(k, arn)
-				ref, ok := parseFuncRef(arn)
+				ref, ok := lambda.ParseRef(arn)
 				if !ok {
 					return fmt.Errorf("%s: not a Lambda function ARN or name", at)
 				}
@@ -199,7 +206,7 @@ func mockConfigFromValue(v any) (*MockConfig, error) {
 	return c, nil
 }
 
-func (c *MockConfig) parseMachines(v any) error {
+func (c *Config) parseMachines(v any) error {
 	return forEachMember(v, "StateMachines", func(sm string, mv any) error {
 		at := path("StateMachines", sm)
 		mo, ok := mv.(*value.Object)
@@ -252,7 +259,7 @@ func stringMap(v any, at string) (map[string]string, error) {
 	return m, err
 }
 
-func parseResponses(v any, at string, lambda bool) (responses, error) {
+func parseResponses(v any, at string, isLambda bool) (responses, error) {
 	o, ok := v.(*value.Object)
 	if !ok {
 		return nil, fmt.Errorf("%s: must be an object keyed by invocation index, not %s", at, kindOf(v))
@@ -267,7 +274,7 @@ func parseResponses(v any, at string, lambda bool) (responses, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", kat, err)
 		}
-		r, err := parseResponse(ev, kat, lambda)
+		r, err := parseResponse(ev, kat, isLambda)
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +318,7 @@ func parseRange(key string) (int, int, error) {
 	return lo, hi, nil
 }
 
-func parseResponse(v any, at string, lambda bool) (response, error) {
+func parseResponse(v any, at string, isLambda bool) (response, error) {
 	var r response
 	o, ok := v.(*value.Object)
 	if !ok {
@@ -355,7 +362,7 @@ func parseResponse(v any, at string, lambda bool) (response, error) {
 			r.delay = time.Duration(secs * float64(time.Second))
 		default:
 			want := "Return, Throw, ReturnInput, ReturnRepeat or Delay"
-			if !lambda {
+			if !isLambda {
 				want = "Return or Throw (or ReturnInput, ReturnRepeat, Delay)"
 			}
 			return r, fmt.Errorf("%s: unknown member (want %s)", kat, want)
@@ -420,7 +427,7 @@ func parseThrow(v any, at string, r *response) error {
 // functions apply. A test case that the configuration does not define is an
 // error.
 //
-// The invoker (a *MockInvoker) answers, in this order: a state listed in
+// The invoker (a *Invoker) answers, in this order: a state listed in
 // the test case with its mocked response; a Lambda task whose function is
 // described under LambdaFunctions with that behaviour, wrapped as the
 // integration returns it; a Lambda task naming another function with
@@ -428,7 +435,7 @@ func parseThrow(v any, at string, r *response) error {
 // is not empty, it describes the account's functions); anything else with a
 // States.Runtime failure whose cause names the state and resource and says
 // how to mock it.
-func (c *MockConfig) Invoker(stateMachine, testCase string) (Invoker, error) {
+func (c *Config) Invoker(stateMachine, testCase string) (task.Invoker, error) {
 	states := map[string]string{}
 	for k, v := range c.testCase {
 		states[k] = v
@@ -446,12 +453,12 @@ func (c *MockConfig) Invoker(stateMachine, testCase string) (Invoker, error) {
 			states[k] = v
 		}
 	}
-	return &MockInvoker{c: c, states: states, machine: stateMachine, testCase: testCase}, nil
+	return &Invoker{c: c, states: states, machine: stateMachine, testCase: testCase}, nil
 }
 
-// MockInvoker serves tasks from a MockConfig; see MockConfig.Invoker.
-type MockInvoker struct {
-	c        *MockConfig
+// Invoker serves tasks from a Config; see Config.Invoker.
+type Invoker struct {
+	c        *Config
 	states   map[string]string
 	machine  string
 	testCase string
@@ -459,29 +466,29 @@ type MockInvoker struct {
 
 // Serves reports whether the configuration mocks the request: its state is
 // in the test case, or it is a Lambda task for a described function. A
-// Router passes over a MockInvoker for the requests it does not serve.
-func (m *MockInvoker) Serves(req *Request) bool {
+// task.Router passes over an Invoker for the requests it does not serve.
+func (m *Invoker) Serves(req *task.Request) bool {
 	if _, ok := m.states[req.StateName]; ok {
 		return true
 	}
-	call, ok := lambdaCallOf(req)
+	call, ok := lambda.CallOf(req)
 	if !ok {
 		return false
 	}
-	_, found := m.c.findFunction(call.function)
+	_, found := m.c.findFunction(call.Function)
 	return found
 }
 
 // Invoke answers the request from the mock configuration.
-func (m *MockInvoker) Invoke(ctx context.Context, req *Request) Result {
+func (m *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	if name, ok := m.states[req.StateName]; ok {
 		r := m.c.responses[name].at(req.Attempt)
 		if r == nil {
-			return Result{Error: "States.Runtime", Cause: fmt.Sprintf("the mocked response %q has no entry for invocation %d of state %q", name, req.Attempt, req.StateName)}
+			return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("the mocked response %q has no entry for invocation %d of state %q", name, req.Attempt, req.StateName)}
 		}
 		return r.result(req.Input)
 	}
-	if call, ok := lambdaCallOf(req); ok && len(m.c.functions) > 0 {
+	if call, ok := lambda.CallOf(req); ok && len(m.c.functions) > 0 {
 		return m.invokeFunction(req, call)
 	}
 	where := fmt.Sprintf("state machine %q", m.machine)
@@ -492,50 +499,50 @@ func (m *MockInvoker) Invoke(ctx context.Context, req *Request) Result {
 	if strings.Contains(req.Resource, ":lambda:") {
 		how += ", or describe the function under LambdaFunctions"
 	}
-	return Result{Error: "States.Runtime", Cause: fmt.Sprintf("no mock for state %q (resource %s) in %s: %s", req.StateName, req.Resource, where, how)}
+	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no mock for state %q (resource %s) in %s: %s", req.StateName, req.Resource, where, how)}
 }
 
-func (m *MockInvoker) invokeFunction(req *Request, call lambdaCall) Result {
-	if call.err != nil {
-		return *call.err
+func (m *Invoker) invokeFunction(req *task.Request, call lambda.Call) task.Result {
+	if call.Err != nil {
+		return *call.Err
 	}
-	fn, ok := m.c.findFunction(call.function)
+	fn, ok := m.c.findFunction(call.Function)
 	if !ok {
-		return functionNotFound(call)
+		return lambda.NotFound(call)
 	}
 	r := fn.rs.at(req.Attempt)
 	if r == nil {
-		return Result{Error: "States.Runtime", Cause: fmt.Sprintf("LambdaFunctions.%s has no entry for invocation %d of state %q", fn.arn, req.Attempt, req.StateName)}
+		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("LambdaFunctions.%s has no entry for invocation %d of state %q", fn.arn, req.Attempt, req.StateName)}
 	}
-	event, perr := call.event()
+	event, perr := call.Event()
 	if perr != nil {
 		return *perr
 	}
 	res := r.result(event)
 	switch {
-	case res.Failed() && call.direct:
+	case res.Failed() && call.Direct:
 		// The direct Lambda integration passes the function's error on
 		// as the runtime wrote it (Python's json.dumps separators).
-		res.Cause = pythonCause(res.Cause)
-	case res.Failed(), call.direct:
+		res.Cause = lambda.PythonCause(res.Cause)
+	case res.Failed(), call.Direct:
 	default:
-		res.Output = invokeResponse(res.Output, call)
+		res.Output = lambda.InvokeResponse(res.Output, call)
 	}
 	return res
 }
 
-func (c *MockConfig) findFunction(name string) (*function, bool) {
+func (c *Config) findFunction(name string) (*function, bool) {
 	for i := range c.functions {
 		if c.functions[i].arn == name {
 			return &c.functions[i], true
 		}
 	}
-	ref, ok := parseFuncRef(name)
+	ref, ok := lambda.ParseRef(name)
 	if !ok {
 		return nil, false
 	}
 	for i := range c.functions {
-		if c.functions[i].ref.matches(ref) {
+		if c.functions[i].ref.Matches(ref) {
 			return &c.functions[i], true
 		}
 	}

@@ -1,4 +1,4 @@
-package task
+package registry
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/stepd/stepd/task"
 )
 
 // awsEnv gives the AWS SDK test credentials and no configuration files, so
@@ -70,7 +72,7 @@ func TestAwsLambda(t *testing.T) {
 	}))
 	defer srv.Close()
 	handler := `{"AwsLambda": {"Region": "eu-west-3", "Endpoint": "` + srv.URL + `"}}`
-	reg, err := ParseRegistry([]byte(`{"Functions": {"echo": ` + handler + `, "fails": ` + handler + `, "text": ` + handler +
+	reg, err := Parse([]byte(`{"Functions": {"echo": ` + handler + `, "fails": ` + handler + `, "text": ` + handler +
 		`, "throttled": ` + handler + `, "gone": ` + handler + `}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +104,7 @@ func TestAwsLambda(t *testing.T) {
 		mu.Lock()
 		calls = nil
 		mu.Unlock()
-		req := &Request{Resource: tt.resource, StateName: "S", Input: mustParse(t, tt.input), Context: ctxObj}
+		req := &task.Request{Resource: tt.resource, StateName: "S", Input: mustParse(t, tt.input), Context: ctxObj}
 		if !reg.Serves(req) {
 			t.Errorf("%s: not served", tt.name)
 			continue
@@ -130,12 +132,12 @@ func TestAwsLambdaConfiguration(t *testing.T) {
 		{`{"Resources":{"arn:aws:states:::sqs:*":{"AwsLambda":{"Region":"us-east-1"}}}}`, "AwsLambda serves Functions only"},
 		{`{"Functions":{"f":{"AwsLambda":{"Region":"us-east-1"},"Command":["x"]}}}`, "want exactly one of Command, Url, LambdaEndpoint and AwsLambda"},
 	} {
-		if _, err := ParseRegistry([]byte(tt.cfg)); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := Parse([]byte(tt.cfg)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want an error containing %q", tt.cfg, err, tt.want)
 		}
 	}
 	t.Setenv("AWS_REGION", "ap-south-1")
-	if _, err := ParseRegistry([]byte(`{"Functions":{"f":{"AwsLambda":{}}}}`)); err != nil {
+	if _, err := Parse([]byte(`{"Functions":{"f":{"AwsLambda":{}}}}`)); err != nil {
 		t.Errorf("region from AWS_REGION: %v", err)
 	}
 }

@@ -1,0 +1,292 @@
+// Package registry serves Task states with the local handlers a
+// configuration file (stepd's --config) names for Lambda functions and other
+// resources: a command, a URL, a Lambda Invoke API endpoint or the real AWS
+// Lambda function, each its own backend package; and HTTP Tasks with the
+// connections it gives. Invoker routes each request to its handler.
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/awslambda"
+	"github.com/stepd/stepd/task/command"
+	"github.com/stepd/stepd/task/endpoint"
+	"github.com/stepd/stepd/task/httptask"
+	"github.com/stepd/stepd/task/lambda"
+)
+
+// Config is the resource registry's configuration file: which local
+// handler serves which Lambda function and which other resource, and the
+// connections of HTTP Tasks.
+//
+//	{
+//	  "Functions": {
+//	    "greet": {"Command": ["python3", "greet.py"]},
+//	    "arn:aws:lambda:us-east-1:123456789012:function:price": {"Url": "http://127.0.0.1:9000/price"},
+//	    "resize": {"LambdaEndpoint": "http://127.0.0.1:9001"},
+//	    "report": {"AwsLambda": {"Region": "eu-west-1"}}
+//	  },
+//	  "Resources": {
+//	    "arn:aws:states:::sqs:sendMessage": {"Command": ["./enqueue.sh"]},
+//	    "arn:aws:states:::aws-sdk:s3:*": {"Url": "http://127.0.0.1:9002/s3"}
+//	  },
+//	  "Connections": {"arn:aws:events:...:connection/api/id": {"ApiKeyName": "x-api-key", "ApiKeyValue": "..."}}
+//	}
+//
+// A function is named as the Lambda API accepts it (name, partial ARN or
+// ARN, optionally qualified) and serves both the bare function ARN as a
+// Resource (the result is the function's return value) and
+// arn:aws:states:::lambda:invoke (the result is the Invoke response with
+// Payload). A resource key is an exact Resource or a prefix ending in "*".
+type Config struct {
+	Functions   map[string]Handler             `json:"Functions,omitempty"`
+	Resources   map[string]Handler             `json:"Resources,omitempty"`
+	Connections map[string]httptask.Connection `json:"Connections,omitempty"`
+}
+
+// Handler is one handler: exactly one of Command (the program and its
+// arguments; the event on standard input, the result on standard output),
+// Url (the event POSTed as JSON, the JSON response is the result),
+// LambdaEndpoint (the base URL of an endpoint speaking the Lambda Invoke
+// API, such as the Lambda runtime interface emulator or SAM local) or
+// AwsLambda (the real function, through the AWS SDK for Go).
+type Handler struct {
+	Command        []string          `json:"Command,omitempty"`
+	Env            map[string]string `json:"Env,omitempty"`
+	Dir            string            `json:"Dir,omitempty"`
+	URL            string            `json:"Url,omitempty"`
+	LambdaEndpoint string            `json:"LambdaEndpoint,omitempty"`
+	AwsLambda      *awslambda.Config `json:"AwsLambda,omitempty"`
+	// TimeoutSeconds bounds one call to Url, LambdaEndpoint or AwsLambda (default 900,
+	// Lambda's limit); the state's TimeoutSeconds still applies.
+	TimeoutSeconds int `json:"TimeoutSeconds,omitempty"`
+}
+
+// Invoker serves Task states from a Config. It is a task.Partial: it
+// serves the registered functions and resources and HTTP Tasks.
+type Invoker struct {
+	functions []registered
+	resources task.Router
+	http      *httptask.Invoker
+}
+
+type registered struct {
+	name string
+	ref  lambda.Ref
+	inv  task.Invoker
+}
+
+// Parse reads a registry configuration, rejecting unknown fields
+// and handlers that are not exactly one of Command, Url, LambdaEndpoint or
+// AwsLambda.
+func Parse(data []byte) (*Invoker, error) {
+	cfg, err := decodeConfig(data)
+	if err != nil {
+		return nil, fmt.Errorf("registry: %w", err)
+	}
+	return New(cfg)
+}
+
+func decodeConfig(data []byte) (Config, error) {
+	var cfg Config
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&cfg)
+	return cfg, err
+}
+
+// ReadConfig reads a registry configuration file, rejecting unknown
+// fields. A handler's relative Dir is taken relative to the file's folder,
+// so that a registry kept next to its handlers works from any working
+// directory.
+func ReadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg, err := decodeConfig(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	base := filepath.Dir(path)
+	for _, handlers := range []map[string]Handler{cfg.Functions, cfg.Resources} {
+		for name, h := range handlers {
+			if h.Dir != "" && !filepath.IsAbs(h.Dir) {
+				h.Dir = filepath.Join(base, h.Dir)
+				handlers[name] = h
+			}
+		}
+	}
+	return cfg, nil
+}
+
+// New builds a registry from its configuration.
+func New(cfg Config) (*Invoker, error) {
+	r := &Invoker{http: &httptask.Invoker{Connections: cfg.Connections}}
+	for _, name := range slices.Sorted(maps.Keys(cfg.Functions)) {
+		h := cfg.Functions[name]
+		ref, ok := lambda.ParseRef(name)
+		if !ok {
+			return nil, fmt.Errorf("registry: Functions.%s: not a Lambda function name, partial ARN or ARN", name)
+		}
+		inv, err := h.invoker("Functions."+name, ref.Name)
+		if err != nil {
+			return nil, err
+		}
+		r.functions = append(r.functions, registered{name: name, ref: ref, inv: inv})
+	}
+	for _, pattern := range slices.Sorted(maps.Keys(cfg.Resources)) {
+		if pattern == "" {
+			return nil, fmt.Errorf("registry: Resources: an empty resource name")
+		}
+		inv, err := cfg.Resources[pattern].invoker("Resources."+pattern, "")
+		if err != nil {
+			return nil, err
+		}
+		r.resources.Handle(pattern, inv)
+	}
+	return r, nil
+}
+
+func (h Handler) invoker(at, function string) (task.Invoker, error) {
+	n := 0
+	for _, set := range []bool{len(h.Command) > 0, h.URL != "", h.LambdaEndpoint != "", h.AwsLambda != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, fmt.Errorf("registry: %s: want exactly one of Command, Url, LambdaEndpoint and AwsLambda", at)
+	}
+	timeout := 900 * time.Second
+	if h.TimeoutSeconds < 0 {
+		return nil, fmt.Errorf("registry: %s.TimeoutSeconds: must not be negative", at)
+	} else if h.TimeoutSeconds > 0 {
+		timeout = time.Duration(h.TimeoutSeconds) * time.Second
+	}
+	switch {
+	case h.AwsLambda != nil:
+		if function == "" {
+			return nil, fmt.Errorf("registry: %s: AwsLambda serves Functions only", at)
+		}
+		if e := h.AwsLambda.Endpoint; e != "" && !httpURL(e) {
+			return nil, fmt.Errorf("registry: %s.AwsLambda.Endpoint: want an http or https URL, got %q", at, e)
+		}
+		inv, err := awslambda.New(h.AwsLambda, function, timeout)
+		if err != nil {
+			return nil, fmt.Errorf("registry: %s.AwsLambda: %w", at, err)
+		}
+		return inv, nil
+	case len(h.Command) > 0:
+		c := &command.Invoker{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir}
+		for _, k := range slices.Sorted(maps.Keys(h.Env)) {
+			c.Env = append(c.Env, k+"="+h.Env[k])
+		}
+		return c, nil
+	case h.URL != "":
+		if !httpURL(h.URL) {
+			return nil, fmt.Errorf("registry: %s.Url: want an http or https URL, got %q", at, h.URL)
+		}
+		return &endpoint.Invoker{URL: h.URL, Timeout: timeout}, nil
+	default:
+		if !httpURL(h.LambdaEndpoint) {
+			return nil, fmt.Errorf("registry: %s.LambdaEndpoint: want an http or https URL, got %q", at, h.LambdaEndpoint)
+		}
+		if function == "" {
+			return nil, fmt.Errorf("registry: %s: LambdaEndpoint serves Functions only", at)
+		}
+		return &endpoint.Invoker{URL: strings.TrimSuffix(h.LambdaEndpoint, "/") + "/2015-03-31/functions/" + url.PathEscape(function) + "/invocations",
+			Lambda: true, Timeout: timeout}, nil
+	}
+}
+
+// httpURL reports whether s is an http or https URL with a host.
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// Serves reports whether the registry has a handler for req.
+func (r *Invoker) Serves(req *task.Request) bool {
+	if call, ok := lambda.CallOf(req); ok {
+		if _, found := r.function(call.Function); found {
+			return true
+		}
+	}
+	if r.http.Serves(req) {
+		return true
+	}
+	return r.resources.Routes(req.Resource)
+}
+
+// Invoke serves req with its registered handler.
+func (r *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
+	if call, ok := lambda.CallOf(req); ok {
+		if fn, found := r.function(call.Function); found {
+			return r.invokeFunction(ctx, req, call, fn)
+		}
+		if call.Err != nil {
+			return *call.Err
+		}
+	}
+	if r.http.Serves(req) {
+		return r.http.Invoke(ctx, req)
+	}
+	if r.resources.Routes(req.Resource) {
+		return r.resources.Invoke(ctx, req)
+	}
+	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf(
+		"no handler for resource %s of state %q: add it to Resources (or the function to Functions) in the registry file, or give a mock test case",
+		req.Resource, req.StateName)}
+}
+
+func (r *Invoker) function(name string) (registered, bool) {
+	for _, f := range r.functions {
+		if f.name == name {
+			return f, true
+		}
+	}
+	ref, ok := lambda.ParseRef(name)
+	if !ok {
+		return registered{}, false
+	}
+	for _, f := range r.functions {
+		if f.ref.Matches(ref) {
+			return f, true
+		}
+	}
+	return registered{}, false
+}
+
+func (r *Invoker) invokeFunction(ctx context.Context, req *task.Request, call lambda.Call, fn registered) task.Result {
+	if call.Err != nil {
+		return *call.Err
+	}
+	event, perr := call.Event()
+	if perr != nil {
+		return *perr
+	}
+	sub := *req
+	sub.Input = event
+	var res task.Result
+	if a, ok := fn.inv.(*awslambda.Invoker); ok {
+		res = a.InvokeFunction(ctx, &sub, call) // the function as the task names it
+	} else {
+		res = fn.inv.Invoke(ctx, &sub)
+	}
+	if !res.Failed() && !call.Direct {
+		res.Output = lambda.InvokeResponse(res.Output, call)
+	}
+	return res
+}
