@@ -9,12 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
-
-// conformanceDir holds the cases recorded against AWS (see its README).
-const conformanceDir = "/work/shared/conformance/cases"
 
 type confCase struct {
 	name string
@@ -23,10 +21,7 @@ type confCase struct {
 
 func loadCases(t *testing.T) []confCase {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(conformanceDir, "*.json"))
-	if len(files) == 0 {
-		t.Skipf("no conformance cases in %s", conformanceDir)
-	}
+	files := shared.Cases(t, "*.json")
 	cases := make([]confCase, 0, len(files))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
