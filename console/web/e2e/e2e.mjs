@@ -193,7 +193,10 @@ try {
   await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Hold"]')?.dataset.status === "cancelled", null, { timeout: 5000 });
   check(true, "stopping the execution shows it aborted and the Wait cancelled");
   check((await status("After")) === "none", "a state after it is not reached");
-  check((await page.$$eval("#events tbody tr", (rows) => rows.length)) === (await api("GetExecutionHistory", { executionArn: run.executionArn })).events.length,
+  // The status and the event table update from separate reads: wait for
+  // the table to catch up rather than reading it at once.
+  const stoppedEvents = (await api("GetExecutionHistory", { executionArn: run.executionArn })).events.length;
+  check(await page.waitForFunction((n) => document.querySelectorAll("#events tbody tr").length === n, stoppedEvents, { timeout: 10000 }).then(() => true, () => false),
     "the live table holds every event of the stopped execution");
 
   // An execution that moves on while its page is open: it waits for an
