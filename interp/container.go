@@ -150,7 +150,7 @@ func (th *thread) startMap(c *container) {
 		// Iterations run as child executions: their events are not part of
 		// this history.
 		c.distributed = true
-		arn := fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", th.x.region(), th.x.account(), th.x.info.StateMachineName, mapRunLabel(c.st), uuid.New())
+		arn := fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", th.x.region(), th.x.account(), th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
 		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
 		c.runStarted = th.last
 	}

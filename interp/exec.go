@@ -128,6 +128,10 @@ type Execution struct {
 	test         *testRun
 
 	runq []pending
+
+	// rand is the source of every random value (Info.Rand, or one seeded
+	// from the execution ARN).
+	rand Rand
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -172,7 +176,10 @@ func (x *Execution) drain() {
 // Start begins an execution of p with the given input at time now and
 // returns it with the first commands.
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
-	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}}
+	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}, rand: info.Rand}
+	if x.rand == nil {
+		x.rand = seededRand(info.ExecutionArn)
+	}
 	details := value.NewObject(3)
 	details.Set("input", value.String(input))
 	details.Set("inputDetails", truncatedFalse())

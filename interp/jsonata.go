@@ -106,7 +106,7 @@ func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars ma
 	if t == nil {
 		return nil, false, nil
 	}
-	v, err := t.Eval(context.Background(), vars)
+	v, err := t.EvalWith(context.Background(), vars, jsonata.Options{Rand: th.x.rand})
 	if err != nil {
 		return nil, true, th.queryFailure(name, err)
 	}
@@ -439,7 +439,7 @@ func (c *container) itemInputJSONata(ch *thread) (any, *Failure) {
 	}
 	states := th.statesVar(c.input, nil, nil, false, false)
 	states.Set("context", ch.contextObjectFor(th))
-	v, err := t.Eval(context.Background(), th.jvars(states))
+	v, err := t.EvalWith(context.Background(), th.jvars(states), jsonata.Options{Rand: th.x.rand})
 	if err != nil {
 		return nil, th.queryFailure("ItemSelector", err)
 	}

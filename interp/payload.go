@@ -44,7 +44,12 @@ type env struct {
 	input   any
 	context any
 	vars    *scope
+	rand    Rand
 }
+
+// Rand implements intrinsic.RandResolver: States.UUID and States.MathRandom
+// draw from the execution's source.
+func (e *env) Rand() intrinsic.Rand { return e.rand }
 
 func (r *ref) get(e *env) (any, error) {
 	if r.call != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -109,7 +108,7 @@ func (th *thread) begin(st *state, input any) {
 
 // env returns the evaluation environment over v for the current state.
 func (th *thread) env(input any) *env {
-	return &env{input: input, context: th.contextObject(), vars: th.vars}
+	return &env{input: input, context: th.contextObject(), vars: th.vars, rand: th.x.rand}
 }
 
 // contextObject builds $$ for the current state.
@@ -650,7 +649,7 @@ func (th *thread) fail(f *Failure) {
 			break
 		}
 		th.failEvent = ""
-		delay := retryDelay(r, th.retries[i])
+		delay := retryDelay(r, th.retries[i], th.x.rand)
 		if t := th.x.test; t != nil && th == th.x.root {
 			t.retriable(th.x, f, i, delay)
 			return
@@ -678,13 +677,13 @@ func (th *thread) fail(f *Failure) {
 	th.propagate(f)
 }
 
-func retryDelay(r *asl.Retrier, attempt int) time.Duration {
+func retryDelay(r *asl.Retrier, attempt int, rnd Rand) time.Duration {
 	secs := float64(r.IntervalSeconds) * math.Pow(r.BackoffRate, float64(attempt))
 	if r.HasMaxDelay && secs > float64(r.MaxDelaySeconds) {
 		secs = float64(r.MaxDelaySeconds)
 	}
 	if r.JitterStrategy == "FULL" {
-		secs = rand.Float64() * secs
+		secs = float64Of(rnd) * secs
 	}
 	return time.Duration(secs * float64(time.Second))
 }
