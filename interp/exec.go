@@ -284,9 +284,15 @@ func (x *Execution) takeCommands() []Command {
 	c := x.cmds
 	x.cmds = nil
 	if x.status != Running {
-		// Withdraw everything still outstanding.
-		for id, o := range x.ops {
-			if o.kind == opTask {
+		// Withdraw everything still outstanding, in the order it was asked
+		// for.
+		ids := make([]int64, 0, len(x.ops))
+		for id := range x.ops {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			if x.ops[id].kind == opTask {
 				c = append(c, Command{Kind: CancelTask, ID: id})
 			} else {
 				c = append(c, Command{Kind: CancelTimer, ID: id})
