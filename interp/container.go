@@ -36,7 +36,7 @@ type container struct {
 func (th *thread) runParallel() {
 	st := th.cur
 	th.gen++
-	in, f := th.applyInputPath(th.stateInput)
+	in, f := th.applyInputPath(th.run.input)
 	if f != nil {
 		th.fail(f)
 		return
@@ -56,7 +56,7 @@ func (th *thread) startParallel(in any) {
 	th.x.emit(th, "ParallelStateStarted", "", nil)
 	c := &container{owner: th, st: st, input: in, last: th.last}
 	c.results = make([]any, len(st.branches))
-	th.ctr = c
+	th.run.ctr = c
 	for i, b := range st.branches {
 		ch := &thread{x: th.x, m: b, parent: c, index: i, last: th.last, vars: th.vars, silent: th.silent}
 		c.children = append(c.children, ch)
@@ -79,7 +79,7 @@ func (th *thread) startParallel(in any) {
 func (th *thread) runMap() {
 	st := th.cur
 	th.gen++
-	in, f := th.applyInputPath(th.stateInput)
+	in, f := th.applyInputPath(th.run.input)
 	if f != nil {
 		th.fail(f)
 		return
@@ -111,7 +111,7 @@ func (th *thread) runMap() {
 				path = st.itemsPath.text
 			}
 		}
-		f := runtimeFailure(st.Name, th.enteredID, "Reference path \"%s\" must point to array.", path)
+		f := runtimeFailure(st.Name, th.run.enteredID, "Reference path \"%s\" must point to array.", path)
 		if th.x.test != nil {
 			f.Cause = fmt.Sprintf("Reference path \"%s\" must point to array.", path)
 		}
@@ -156,7 +156,7 @@ func (th *thread) startMap(c *container) {
 	}
 	c.last = th.last
 	c.results = make([]any, len(arr))
-	th.ctr = c
+	th.run.ctr = c
 	if th.mocked(c) {
 		return
 	}
@@ -188,7 +188,7 @@ func (th *thread) pathNumber(r *ref, field, path, kind string, in any) (float64,
 	if !isStr {
 		text = value.String(v)
 	}
-	return 0, runtimeFailure(th.cur.Name, th.enteredID, "The %s field refers to value \"%s\" which is not a valid %s: %s", field, text, kind, path)
+	return 0, runtimeFailure(th.cur.Name, th.run.enteredID, "The %s field refers to value \"%s\" which is not a valid %s: %s", field, text, kind, path)
 }
 
 // limits evaluates MaxConcurrency(Path), before the Map state starts.
@@ -224,7 +224,7 @@ func (c *container) tolerance(th *thread, in any) *Failure {
 			return fl
 		}
 		if f < 0 {
-			return runtimeFailure(st.Name, th.enteredID, "ToleratedFailureCount cannot be negative.")
+			return runtimeFailure(st.Name, th.run.enteredID, "ToleratedFailureCount cannot be negative.")
 		}
 		c.tolCount, c.hasTol = int(f), true
 	}
@@ -236,7 +236,7 @@ func (c *container) tolerance(th *thread, in any) *Failure {
 		c.tolPercent, c.hasTol = f, true
 	}
 	if c.hasTol && (c.tolPercent < 0 || c.tolPercent > 100) {
-		return runtimeFailure(st.Name, th.enteredID, "ToleratedFailurePercentage must be between 0 and 100.")
+		return runtimeFailure(st.Name, th.run.enteredID, "ToleratedFailurePercentage must be between 0 and 100.")
 	}
 	if c.tolCount >= 0 && c.hasTol {
 		th.inspect("toleratedFailureCount", value.Int(int64(c.tolCount)))
@@ -360,16 +360,16 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 	c.cancelAll()
 	th := c.owner
 	th.last = last
-	th.ctr = nil
+	th.run.ctr = nil
 	// The Failed event is only written when no retrier applies.
 	if c.distributed {
 		th.last = c.runStarted
 		x.emit(th, "MapRunFailed", "mapRunFailedEventDetails", errorDetails(f))
-		th.failEvent = "MapStateFailed"
+		th.run.failEvent = "MapStateFailed"
 	} else if c.isMap {
-		th.failEvent = "MapStateFailed"
+		th.run.failEvent = "MapStateFailed"
 	} else {
-		th.failEvent = "ParallelStateFailed"
+		th.run.failEvent = "ParallelStateFailed"
 	}
 	th.fail(f)
 }
@@ -398,7 +398,7 @@ func (c *container) succeed() {
 	c.over = true
 	th := c.owner
 	x := th.x
-	th.ctr = nil
+	th.run.ctr = nil
 	th.gen++
 	switch {
 	case c.distributed:

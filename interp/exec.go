@@ -463,7 +463,7 @@ func (o *op) fire(in Input) {
 	case opTask:
 		th.taskDone(in.Result)
 	case opDelayedResult:
-		th.taskDone(th.delayed)
+		th.taskDone(th.run.task.delayed)
 	case opTaskTimeout:
 		th.taskTimedOut(ErrTimeout)
 	case opHeartbeat:

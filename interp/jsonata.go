@@ -125,7 +125,7 @@ func (th *thread) queryFailure(field string, err error) *Failure {
 
 // evalFailure builds a States.QueryEvaluationError for a field.
 func (th *thread) evalFailure(location, msg string) *Failure {
-	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.enteredID) + msg, evaluation: true, location: location}
+	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.run.enteredID) + msg, evaluation: true, location: location}
 }
 
 // typeFailure reports a field whose expression returned the wrong type.
@@ -171,7 +171,7 @@ func assignedDetails(o *value.Object) *value.Object {
 func (th *thread) runJSONata() {
 	st := th.cur
 	jx := st.jx.fields
-	in := th.stateInput
+	in := th.run.input
 	vars := th.jvars(th.statesVar(in, nil, nil, false, false))
 	switch st.Type {
 	case "Pass", "Succeed":
@@ -255,7 +255,7 @@ func (th *thread) runJSONata() {
 			}
 			due = t
 		}
-		th.effInput = in
+		th.run.effInput = in
 		th.x.timer(th, opWait, due)
 	case "Task":
 		th.runTaskJSONata(vars)
@@ -266,8 +266,8 @@ func (th *thread) runJSONata() {
 
 // waitDoneJSONata finishes a JSONata Wait state.
 func (th *thread) waitDoneJSONata() {
-	vars := th.jvars(th.statesVar(th.stateInput, nil, nil, false, false))
-	th.finishJSONata(vars, th.stateInput, th.cur.next)
+	vars := th.jvars(th.statesVar(th.run.input, nil, nil, false, false))
+	th.finishJSONata(vars, th.run.input, th.cur.next)
 }
 
 // finishJSONata evaluates the state's Output (default: def) and Assign, and
@@ -306,8 +306,8 @@ func (th *thread) runTaskJSONata(vars map[string]any) {
 	st := th.cur
 	th.gen++
 	th.prepareToken()
-	if th.taskToken != "" {
-		vars = th.jvars(th.statesVar(th.stateInput, nil, nil, false, false))
+	if th.token() != "" {
+		vars = th.jvars(th.statesVar(th.run.input, nil, nil, false, false))
 	}
 	jx := st.jx.fields
 	args, ok, f := th.evalField(jx, "Arguments", vars)
@@ -316,7 +316,7 @@ func (th *thread) runTaskJSONata(vars map[string]any) {
 		return
 	}
 	if !ok {
-		args = th.stateInput
+		args = th.run.input
 	} else {
 		th.inspect("afterArguments", args)
 	}
@@ -349,7 +349,7 @@ func (th *thread) runTaskJSONata(vars map[string]any) {
 func (th *thread) completeJSONata(result any) {
 	// AWS records no "result" inspection for JSONata states, nor for Map
 	// and Parallel states in either language.
-	vars := th.jvars(th.statesVar(th.stateInput, result, nil, true, false))
+	vars := th.jvars(th.statesVar(th.run.input, result, nil, true, false))
 	th.finishJSONata(vars, result, th.cur.next)
 }
 
@@ -364,7 +364,7 @@ func (th *thread) runContainerJSONata(vars map[string]any) {
 			return
 		}
 		if !ok {
-			args = th.stateInput
+			args = th.run.input
 		}
 		th.startParallel(args)
 		return
@@ -375,14 +375,14 @@ func (th *thread) runContainerJSONata(vars map[string]any) {
 		return
 	}
 	if !ok {
-		items = th.stateInput
+		items = th.run.input
 		if v, read := th.readerItems(); read {
 			items, ok = v, true
 		}
 	}
 	arr, isArr := items.([]any)
 	if !isArr {
-		th.failEvent = "MapStateFailed"
+		th.run.failEvent = "MapStateFailed"
 		if ok {
 			th.fail(th.typeFailure("Items", "array", items))
 		} else {
@@ -391,7 +391,7 @@ func (th *thread) runContainerJSONata(vars map[string]any) {
 		}
 		return
 	}
-	c := &container{owner: th, st: st, isMap: true, input: th.stateInput, items: arr}
+	c := &container{owner: th, st: st, isMap: true, input: th.run.input, items: arr}
 	if v, ok, f := th.evalField(jx, "MaxConcurrency", vars); f != nil {
 		th.fail(f)
 		return
@@ -455,7 +455,7 @@ func (th *thread) caughtJSONata(c *catcher, f *Failure, errOut *value.Object) {
 		}
 	}
 	m := st.jx.catchers[idx]
-	vars := th.jvars(th.statesVar(th.stateInput, nil, errOut, false, true))
+	vars := th.jvars(th.statesVar(th.run.input, nil, errOut, false, true))
 	out, assigned, fl := th.outputAndAssign(m, vars, errOut)
 	if fl != nil {
 		th.propagate(fl) // a catcher's own failure is not caught again

@@ -26,34 +26,43 @@ type thread struct {
 	dead   bool // cancelled or finished
 	silent bool // events are not recorded (Distributed Map child executions)
 
-	cur         *state
-	stateInput  any // the raw input of the current state
+	cur  *state   // the state the thread is in
+	run  stateRun // the current state's run
+	last int64    // previous event id for the next event of this thread
+
+	vars *scope
+	item *mapItem // for Map iterations: $$.Map.Item
+}
+
+// stateRun is what one run of a state needs, from its Entered event until
+// the thread leaves the state (its retries included). begin resets it.
+type stateRun struct {
+	input       any // the raw input of the state
 	enteredID   int64
 	enteredPrev int64 // the previousEventId of the Entered event
 	enteredAt   time.Time
-	last        int64 // previous event id for the next event of this thread
 
 	retries    []int // per retrier
 	retryCount int
 
-	vars *scope
-	item *mapItem // for Map iterations: $$.Map.Item
+	effInput any        // a Wait state's effective input (after InputPath)
+	task     *taskRun   // a Task state's invocation
+	ctr      *container // a running Parallel or Map state
+	// failEvent is written when a failed Parallel/Map state is not retried.
+	failEvent string
+	// assigned is recorded on the StateExited event.
+	assigned *value.Object
+}
 
-	// Task in flight.
+// taskRun is a Task state's invocation in flight.
+type taskRun struct {
 	taskOp, timeoutOp, heartbeatOp *op
 	delayed                        task.Result
 	lambda                         bool // LambdaFunction* events instead of Task*
-	taskResource                   resourceInfo
-	effInput                       any    // the state's effective input (after InputPath)
-	taskToken                      string // for callbacks and activities
+	resource                       resourceInfo
+	token                          string // for callbacks and activities
 	activity                       bool   // the task is an activity
 	heartbeatSecs                  int64
-
-	ctr *container // running Parallel/Map
-	// failEvent is written when a failed Parallel/Map state is not retried.
-	failEvent string
-	// pendingAssigned is recorded on the next StateExited event.
-	pendingAssigned *value.Object
 }
 
 type mapItem struct {
@@ -84,26 +93,31 @@ func (s *scope) set(name string, v any) {
 	s.vars[name] = v
 }
 
+// token returns the task token of the Task state the thread is in, if any.
+func (th *thread) token() string {
+	if th.run.task == nil {
+		return ""
+	}
+	return th.run.task.token
+}
+
 // tail returns the thread whose chain execution-level events continue.
 func (th *thread) tail() *thread { return th }
 
 func (th *thread) begin(st *state, input any) {
 	th.gen++
 	th.cur = st
-	th.stateInput = input
-	th.retries = nil
-	th.retryCount = 0
-	th.pendingAssigned = nil
+	th.run = stateRun{input: input}
 	d := value.NewObject(3)
 	d.Set("input", value.String(input))
 	d.Set("inputDetails", truncatedFalse())
 	d.Set("name", st.Name)
 	th.inspect("input", input)
 	e := th.x.emit(th, st.Type+"StateEntered", "stateEnteredEventDetails", d)
-	th.enteredID = e.ID
-	th.enteredPrev = e.PreviousEventID
-	th.enteredAt = th.x.now
-	th.run()
+	th.run.enteredID = e.ID
+	th.run.enteredPrev = e.PreviousEventID
+	th.run.enteredAt = th.x.now
+	th.runState()
 }
 
 // env returns the evaluation environment over v for the current state.
@@ -132,14 +146,15 @@ func (th *thread) contextObject() any {
 	st := value.NewObject(3)
 	if th.cur != nil {
 		st.Set("Name", th.cur.Name)
-		st.Set("EnteredTime", formatTime(th.enteredAt))
+		st.Set("EnteredTime", formatTime(th.run.enteredAt))
 		if th.cur.Type == "Task" || th.cur.Type == "Parallel" || th.cur.Type == "Map" {
-			st.Set("RetryCount", value.Int(int64(th.retryCount)))
+			st.Set("RetryCount", value.Int(int64(th.run.retryCount)))
 		}
 	}
 	c.Set("State", st)
-	if th.taskToken != "" {
-		c.Set("Task", value.ObjectOf("Token", th.taskToken))
+	token := th.token()
+	if token != "" {
+		c.Set("Task", value.ObjectOf("Token", token))
 	}
 	if th.item != nil {
 		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
@@ -148,8 +163,8 @@ func (th *thread) contextObject() any {
 		// TestState's context stands for the whole Context object (an
 		// empty one leaves $$ empty); only a task token is kept.
 		given := t.Context.Clone()
-		if th.taskToken != "" && !given.Has("Task") {
-			given.Set("Task", value.ObjectOf("Token", th.taskToken))
+		if token != "" && !given.Has("Task") {
+			given.Set("Task", value.ObjectOf("Token", token))
 		}
 		return given
 	}
@@ -165,18 +180,18 @@ func (th *thread) exit(output any, next *state) {
 	st := th.cur
 	text := value.String(output)
 	if len(text) > maxPayload {
-		th.pendingAssigned = nil
+		th.run.assigned = nil
 		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})
 		return
 	}
 	d := value.NewObject(5)
-	if a := th.pendingAssigned; a != nil {
+	if a := th.run.assigned; a != nil {
 		for k, v := range a.All {
 			th.setVar(k, v)
 		}
 		d.Set("assignedVariables", assignedDetails(a))
 		d.Set("assignedVariablesDetails", truncatedFalse())
-		th.pendingAssigned = nil
+		th.run.assigned = nil
 	}
 	d.Set("name", st.Name)
 	d.Set("output", text)
@@ -207,7 +222,7 @@ func (th *thread) finish(output any) {
 }
 
 // run executes the current state until it finishes or blocks.
-func (th *thread) run() {
+func (th *thread) runState() {
 	st := th.cur
 	if st.jsonata {
 		th.runJSONata()
@@ -289,9 +304,9 @@ func resultPathCause(path string, input any, err error) string {
 func (th *thread) pathFailure(err error) *Failure {
 	var ue *undefinedVariable
 	if errors.As(err, &ue) {
-		return runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+		return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
 	}
-	return runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
 }
 
 // evalPayload evaluates a payload template and maps its errors to ASL
@@ -304,17 +319,17 @@ func (th *thread) evalPayload(p *payload, input any) (any, *Failure) {
 	var pe *payloadError
 	if errors.As(err, &pe) {
 		if pe.name == ErrIntrinsicFailure {
-			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.enteredID) + intrinsicCause(pe.err)}
+			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(pe.err)}
 		}
 		var ue *undefinedVariable
 		if errors.As(pe.err, &ue) {
-			return nil, runtimeFailure(th.cur.Name, th.enteredID, "%s", ue.Error())
+			return nil, runtimeFailure(th.cur.Name, th.run.enteredID, "%s", ue.Error())
 		}
-		return nil, runtimeFailure(th.cur.Name, th.enteredID,
+		return nil, runtimeFailure(th.cur.Name, th.run.enteredID,
 			"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
 			pe.expr, pe.field, value.String(input))
 	}
-	return nil, runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+	return nil, runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
 }
 
 func intrinsicCause(err error) string {
@@ -350,28 +365,28 @@ func (th *thread) addAssigned(o *value.Object) {
 	if o == nil {
 		return
 	}
-	if th.pendingAssigned == nil {
-		th.pendingAssigned = o
+	if th.run.assigned == nil {
+		th.run.assigned = o
 		return
 	}
-	m := th.pendingAssigned.Clone()
+	m := th.run.assigned.Clone()
 	for k, v := range o.All {
 		m.Set(k, v)
 	}
-	th.pendingAssigned = m
+	th.run.assigned = m
 }
 
 func (th *thread) payloadFailure(err error, input any) *Failure {
 	var pe *payloadError
 	if errors.As(err, &pe) && pe.name == ErrIntrinsicFailure {
-		return &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.enteredID) + intrinsicCause(pe.err)}
+		return &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(pe.err)}
 	}
 	if errors.As(err, &pe) {
-		return runtimeFailure(th.cur.Name, th.enteredID,
+		return runtimeFailure(th.cur.Name, th.run.enteredID,
 			"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
 			pe.expr, pe.field, value.String(input))
 	}
-	return runtimeFailure(th.cur.Name, th.enteredID, "%s", err.Error())
+	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
 }
 
 func (th *thread) setVar(name string, v any) {
@@ -385,7 +400,7 @@ func (th *thread) setVar(name string, v any) {
 
 func (th *thread) runPass() {
 	st := th.cur
-	in, f := th.applyInputPath(th.stateInput)
+	in, f := th.applyInputPath(th.run.input)
 	if f != nil {
 		th.fail(f)
 		return
@@ -419,7 +434,7 @@ func (th *thread) complete(result any) {
 		return
 	}
 	th.inspect("afterResultSelector", result)
-	out, f := th.applyResultPath(th.stateInput, result)
+	out, f := th.applyResultPath(th.run.input, result)
 	if f != nil {
 		th.fail(f)
 		return
@@ -433,7 +448,7 @@ func (th *thread) complete(result any) {
 }
 
 func (th *thread) runSucceed() {
-	in, f := th.applyInputPath(th.stateInput)
+	in, f := th.applyInputPath(th.run.input)
 	if f != nil {
 		th.fail(f)
 		return
@@ -449,7 +464,7 @@ func (th *thread) runSucceed() {
 
 func (th *thread) runFail() {
 	st := th.cur
-	th.inspect("afterInputPath", th.stateInput)
+	th.inspect("afterInputPath", th.run.input)
 	f := &Failure{}
 	if s, ok := st.Error.Value.(string); ok {
 		f.Error = s
@@ -457,7 +472,7 @@ func (th *thread) runFail() {
 	if s, ok := st.Cause.Value.(string); ok {
 		f.Cause = s
 	}
-	e := th.env(th.stateInput)
+	e := th.env(th.run.input)
 	if st.errorPath != nil {
 		v, err := th.evalRefOrCall(st.errorPath, "ErrorPath", e)
 		if err != nil {
@@ -466,7 +481,7 @@ func (th *thread) runFail() {
 		}
 		s, ok := v.(string)
 		if !ok {
-			th.propagate(runtimeFailure(st.Name, th.enteredID, "The ErrorPath '%s' must point to a string, got %s", st.ErrorPath, value.String(v)))
+			th.propagate(runtimeFailure(st.Name, th.run.enteredID, "The ErrorPath '%s' must point to a string, got %s", st.ErrorPath, value.String(v)))
 			return
 		}
 		f.Error = s
@@ -479,7 +494,7 @@ func (th *thread) runFail() {
 		}
 		s, ok := v.(string)
 		if !ok {
-			th.propagate(runtimeFailure(st.Name, th.enteredID, "The CausePath '%s' must point to a string, got %s", st.CausePath, value.String(v)))
+			th.propagate(runtimeFailure(st.Name, th.run.enteredID, "The CausePath '%s' must point to a string, got %s", st.CausePath, value.String(v)))
 			return
 		}
 		f.Cause = s
@@ -491,16 +506,16 @@ func (th *thread) evalRefOrCall(r *ref, field string, e *env) (any, *Failure) {
 	v, err := r.get(e)
 	if err != nil {
 		if r.call != nil {
-			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.enteredID) + intrinsicCause(err)}
+			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(err)}
 		}
-		return nil, runtimeFailure(th.cur.Name, th.enteredID, "The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'", r.text, field, value.String(e.input))
+		return nil, runtimeFailure(th.cur.Name, th.run.enteredID, "The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'", r.text, field, value.String(e.input))
 	}
 	return v, nil
 }
 
 func (th *thread) runChoice() {
 	st := th.cur
-	in, f := th.applyInputPath(th.stateInput)
+	in, f := th.applyInputPath(th.run.input)
 	if f != nil {
 		th.fail(f)
 		return
@@ -547,7 +562,7 @@ func (th *thread) runChoice() {
 
 func (th *thread) runWait() {
 	st := th.cur
-	in, f := th.applyInputPath(th.stateInput)
+	in, f := th.applyInputPath(th.run.input)
 	if f != nil {
 		th.fail(f)
 		return
@@ -561,31 +576,31 @@ func (th *thread) runWait() {
 		s, _ := st.Timestamp.Value.(string)
 		t, ok := parseTimestamp(s)
 		if !ok {
-			th.fail(runtimeFailure(st.Name, th.enteredID, "Invalid timestamp %s", s))
+			th.fail(runtimeFailure(st.Name, th.run.enteredID, "Invalid timestamp %s", s))
 			return
 		}
 		due = t
 	case st.secondsPath != nil:
 		v, err := st.secondsPath.get(th.env(in))
 		if err != nil {
-			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter does not reference an input value: %s", st.SecondsPath))
+			th.fail(runtimeFailure(st.Name, th.run.enteredID, "The SecondsPath parameter does not reference an input value: %s", st.SecondsPath))
 			return
 		}
 		n, ok := v.(value.Number)
 		secs, isInt := n.Int64()
 		switch {
 		case !ok || !isInt:
-			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter cannot be parsed as a long value: %s == %s", st.SecondsPath, value.String(v)))
+			th.fail(runtimeFailure(st.Name, th.run.enteredID, "The SecondsPath parameter cannot be parsed as a long value: %s == %s", st.SecondsPath, value.String(v)))
 			return
 		case secs < 0:
-			th.fail(runtimeFailure(st.Name, th.enteredID, "The SecondsPath parameter references a negative value: %s == %s", st.SecondsPath, value.String(v)))
+			th.fail(runtimeFailure(st.Name, th.run.enteredID, "The SecondsPath parameter references a negative value: %s == %s", st.SecondsPath, value.String(v)))
 			return
 		}
 		due = th.x.now.Add(time.Duration(secs) * time.Second)
 	case st.timestampPath != nil:
 		v, err := st.timestampPath.get(th.env(in))
 		if err != nil {
-			th.fail(runtimeFailure(st.Name, th.enteredID, "The TimestampPath parameter does not reference an input value: %s", st.TimestampPath))
+			th.fail(runtimeFailure(st.Name, th.run.enteredID, "The TimestampPath parameter does not reference an input value: %s", st.TimestampPath))
 			return
 		}
 		s, isStr := v.(string)
@@ -594,12 +609,12 @@ func (th *thread) runWait() {
 		}
 		t, ok := parseTimestamp(s)
 		if !ok {
-			th.fail(runtimeFailure(st.Name, th.enteredID, "The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s == %s", st.TimestampPath, s))
+			th.fail(runtimeFailure(st.Name, th.run.enteredID, "The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s == %s", st.TimestampPath, s))
 			return
 		}
 		due = t
 	}
-	th.effInput = in
+	th.run.effInput = in
 	th.x.timer(th, opWait, due)
 }
 
@@ -609,11 +624,11 @@ func (th *thread) waitDone() {
 		th.waitDoneJSONata()
 		return
 	}
-	if f := th.assign(st.assign, th.effInput, nil); f != nil {
+	if f := th.assign(st.assign, th.run.effInput, nil); f != nil {
 		th.fail(f)
 		return
 	}
-	out, f := th.applyOutputPath(th.effInput)
+	out, f := th.applyOutputPath(th.run.effInput)
 	if f != nil {
 		th.fail(f)
 		return
@@ -629,11 +644,11 @@ func (th *thread) fail(f *Failure) {
 	if f.evaluation {
 		th.evaluationFailed(f)
 	}
-	if th.retries == nil && len(st.retry) > 0 {
-		th.retries = make([]int, len(st.retry))
+	if th.run.retries == nil && len(st.retry) > 0 {
+		th.run.retries = make([]int, len(st.retry))
 		if t := th.x.test; t != nil && th == th.x.root {
-			for i := range th.retries {
-				th.retries[i] = t.RetryCount
+			for i := range th.run.retries {
+				th.run.retries[i] = t.RetryCount
 			}
 		}
 	}
@@ -641,28 +656,28 @@ func (th *thread) fail(f *Failure) {
 		if !matches(r.ErrorEquals, f.Error) {
 			continue
 		}
-		if th.retries[i] >= r.MaxAttempts {
+		if th.run.retries[i] >= r.MaxAttempts {
 			if t := th.x.test; t != nil && th == th.x.root && t.inspection != nil {
 				// TestState names the retrier that is used up.
 				t.inspection.Set("errorDetails", value.ObjectOf("retryIndex", value.Int(int64(i))))
 			}
 			break
 		}
-		th.failEvent = ""
-		delay := retryDelay(r, th.retries[i], th.x.rand)
+		th.run.failEvent = ""
+		delay := retryDelay(r, th.run.retries[i], th.x.rand)
 		if t := th.x.test; t != nil && th == th.x.root {
 			t.retriable(th.x, f, i, delay)
 			return
 		}
-		th.retries[i]++
-		th.retryCount++
+		th.run.retries[i]++
+		th.run.retryCount++
 		th.gen++
 		th.x.timer(th, opRetry, th.x.now.Add(delay))
 		return
 	}
-	if th.failEvent != "" {
-		th.x.emit(th, th.failEvent, "", nil)
-		th.failEvent = ""
+	if th.run.failEvent != "" {
+		th.x.emit(th, th.run.failEvent, "", nil)
+		th.run.failEvent = ""
 	}
 	for i, c := range st.catch {
 		if !matches(c.ErrorEquals, f.Error) {
@@ -705,11 +720,11 @@ func (th *thread) caught(c *catcher, f *Failure) {
 	}
 	out := any(errOut)
 	if c.resultNull {
-		out = th.stateInput
+		out = th.run.input
 	} else if c.resultPath != nil {
-		v, err := c.resultPath.Set(th.stateInput, errOut)
+		v, err := c.resultPath.Set(th.run.input, errOut)
 		if err != nil {
-			th.propagate(&Failure{Error: ErrResultPathMatchFailure, Cause: resultPathCause(c.ResultPath.Path, th.stateInput, err)})
+			th.propagate(&Failure{Error: ErrResultPathMatchFailure, Cause: resultPathCause(c.ResultPath.Path, th.run.input, err)})
 			return
 		}
 		out = v
@@ -731,7 +746,7 @@ func (th *thread) evaluationFailed(f *Failure) {
 	// AWS chains it to the event before the state was entered, except in
 	// Wait states.
 	if th.cur.Type != "Wait" {
-		th.last = th.enteredPrev
+		th.last = th.run.enteredPrev
 	}
 	th.x.emit(th, "EvaluationFailed", "evaluationFailedEventDetails", d)
 }
@@ -743,8 +758,8 @@ func (th *thread) propagate(f *Failure) {
 	}
 	th.gen++
 	th.dead = true
-	if th.ctr != nil {
-		th.ctr.cancelAll()
+	if th.run.ctr != nil {
+		th.run.ctr.cancelAll()
 	}
 	if th.parent == nil {
 		th.x.fail(th, f)
@@ -754,7 +769,7 @@ func (th *thread) propagate(f *Failure) {
 }
 
 // retryNow re-runs the current state after a retry interval.
-func (th *thread) retryNow() { th.run() }
+func (th *thread) retryNow() { th.runState() }
 
 // --- Task ---
 
@@ -847,12 +862,12 @@ func (th *thread) runTask() {
 	st := th.cur
 	th.gen++
 	th.prepareToken()
-	in, f := th.applyInputPath(th.stateInput)
+	in, f := th.applyInputPath(th.run.input)
 	if f != nil {
 		th.fail(f)
 		return
 	}
-	th.effInput = in
+	th.run.effInput = in
 	th.inspect("afterInputPath", in)
 	params := in
 	if st.parameters != nil {
@@ -873,10 +888,10 @@ func (th *thread) runTask() {
 // prepareToken issues the task token of a callback or activity task
 // before its parameters are evaluated ($$.Task.Token).
 func (th *thread) prepareToken() {
-	th.taskToken, th.activity = "", false
+	th.run.task = &taskRun{}
 	if res := th.cur.Resource; needsToken(res) {
-		th.taskToken = th.x.newToken()
-		th.activity = isActivity(res)
+		th.run.task.token = th.x.newToken()
+		th.run.task.activity = isActivity(res)
 	}
 }
 
@@ -899,7 +914,7 @@ func (th *thread) taskTimeouts(in any) (int64, int64, *Failure) {
 		if i, isInt := n.Int64(); ok && isInt && i > 0 {
 			timeout = i
 		} else {
-			return 0, 0, runtimeFailure(st.Name, th.enteredID, "The TimeoutSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
+			return 0, 0, runtimeFailure(st.Name, th.run.enteredID, "The TimeoutSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
 		}
 	}
 	if st.heartbeatPath != nil {
@@ -911,7 +926,7 @@ func (th *thread) taskTimeouts(in any) (int64, int64, *Failure) {
 		if i, isInt := n.Int64(); ok && isInt && i > 0 {
 			heartbeat = i
 		} else {
-			return 0, 0, runtimeFailure(st.Name, th.enteredID, "The HeartbeatSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
+			return 0, 0, runtimeFailure(st.Name, th.run.enteredID, "The HeartbeatSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
 		}
 	}
 	if timeout == 0 && !th.x.prog.Def.HasTimeout {
@@ -925,10 +940,10 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	st := th.cur
 	x := th.x
 	ri, lambdaFn := parseResource(st.Resource)
-	th.lambda = lambdaFn
-	th.taskResource = ri
-	th.heartbeatSecs = heartbeat
-	if th.activity {
+	th.run.task.lambda = lambdaFn
+	th.run.task.resource = ri
+	th.run.task.heartbeatSecs = heartbeat
+	if th.run.task.activity {
 		d := value.NewObject(5)
 		if heartbeat > 0 {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
@@ -976,18 +991,18 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		Input:            params,
 		Attempt:          x.attempts[st],
 		Context:          th.contextObject(),
-		TaskToken:        th.taskToken,
+		TaskToken:        th.run.task.token,
 	}
 	x.attempts[st]++
-	th.taskOp = x.newOp(th, opTask)
-	th.taskOp.req = req
-	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: th.taskOp.id, Request: req})
-	th.timeoutOp, th.heartbeatOp = nil, nil
+	th.run.task.taskOp = x.newOp(th, opTask)
+	th.run.task.taskOp.req = req
+	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: th.run.task.taskOp.id, Request: req})
+	th.run.task.timeoutOp, th.run.task.heartbeatOp = nil, nil
 	if timeout > 0 {
-		th.timeoutOp = x.timer(th, opTaskTimeout, x.now.Add(time.Duration(timeout)*time.Second))
+		th.run.task.timeoutOp = x.timer(th, opTaskTimeout, x.now.Add(time.Duration(timeout)*time.Second))
 	}
 	if heartbeat > 0 {
-		th.heartbeatOp = x.timer(th, opHeartbeat, x.now.Add(time.Duration(heartbeat)*time.Second))
+		th.run.task.heartbeatOp = x.timer(th, opHeartbeat, x.now.Add(time.Duration(heartbeat)*time.Second))
 	}
 }
 
@@ -1012,14 +1027,14 @@ func (th *thread) taskDone(r task.Result) {
 	x := th.x
 	if r.Delay > 0 {
 		// Simulated run time: deliver later on the engine's clock.
-		th.delayed = r
-		th.delayed.Delay = 0
+		th.run.task.delayed = r
+		th.run.task.delayed.Delay = 0
 		x.timer(th, opDelayedResult, x.now.Add(r.Delay))
 		return
 	}
-	x.cancel(th.timeoutOp)
-	x.cancel(th.heartbeatOp)
-	th.taskOp = nil
+	x.cancel(th.run.task.timeoutOp)
+	x.cancel(th.run.task.heartbeatOp)
+	th.run.task.taskOp = nil
 	if r.Failed() {
 		d := errorDetails(&Failure{Error: r.Error, Cause: r.Cause})
 		d2 := value.NewObject(4)
@@ -1027,13 +1042,13 @@ func (th *thread) taskDone(r task.Result) {
 			d2.Set(k, v)
 		}
 		switch {
-		case th.activity:
+		case th.run.task.activity:
 			x.emit(th, "ActivityFailed", "activityFailedEventDetails", d2)
-		case th.lambda:
+		case th.run.task.lambda:
 			x.emit(th, "LambdaFunctionFailed", "lambdaFunctionFailedEventDetails", d2)
 		default:
-			d2.Set("resource", th.taskResource.resource)
-			d2.Set("resourceType", th.taskResource.resourceType)
+			d2.Set("resource", th.run.task.resource.resource)
+			d2.Set("resourceType", th.run.task.resource.resourceType)
 			x.emit(th, "TaskFailed", "taskFailedEventDetails", d2)
 		}
 		th.fail(&Failure{Error: r.Error, Cause: r.Cause})
@@ -1041,18 +1056,18 @@ func (th *thread) taskDone(r task.Result) {
 	}
 	out := value.String(r.Output)
 	if len(out) > maxPayload {
-		name := th.taskResource.resourceType
-		if th.lambda {
+		name := th.run.task.resource.resourceType
+		if th.run.task.lambda {
 			name = th.cur.Resource
 		}
 		th.taskDone(task.Result{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)})
 		return
 	}
-	if th.lambda || th.activity {
+	if th.run.task.lambda || th.run.task.activity {
 		d := value.NewObject(2)
 		d.Set("output", out)
 		d.Set("outputDetails", truncatedFalse())
-		if th.activity {
+		if th.run.task.activity {
 			x.emit(th, "ActivitySucceeded", "activitySucceededEventDetails", d)
 		} else {
 			x.emit(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d)
@@ -1061,8 +1076,8 @@ func (th *thread) taskDone(r task.Result) {
 		d := value.NewObject(4)
 		d.Set("output", out)
 		d.Set("outputDetails", truncatedFalse())
-		d.Set("resource", th.taskResource.resource)
-		d.Set("resourceType", th.taskResource.resourceType)
+		d.Set("resource", th.run.task.resource.resource)
+		d.Set("resourceType", th.run.task.resource.resourceType)
 		x.emit(th, "TaskSucceeded", "taskSucceededEventDetails", d)
 	}
 	th.taskResult(r.Output)
@@ -1089,20 +1104,20 @@ func (th *thread) taskResult(result any) {
 
 func (th *thread) taskTimedOut(name string) {
 	x := th.x
-	x.cancel(th.taskOp)
-	x.cancel(th.timeoutOp)
-	x.cancel(th.heartbeatOp)
-	th.taskOp = nil
+	x.cancel(th.run.task.taskOp)
+	x.cancel(th.run.task.timeoutOp)
+	x.cancel(th.run.task.heartbeatOp)
+	th.run.task.taskOp = nil
 	f := &Failure{Error: name}
 	switch {
-	case th.activity:
+	case th.run.task.activity:
 		x.emit(th, "ActivityTimedOut", "activityTimedOutEventDetails", errorDetails(f))
-	case th.lambda:
+	case th.run.task.lambda:
 		x.emit(th, "LambdaFunctionTimedOut", "lambdaFunctionTimedOutEventDetails", errorDetails(f))
 	default:
 		d := errorDetails(f)
-		d.Set("resource", th.taskResource.resource)
-		d.Set("resourceType", th.taskResource.resourceType)
+		d.Set("resource", th.run.task.resource.resource)
+		d.Set("resourceType", th.run.task.resource.resourceType)
 		x.emit(th, "TaskTimedOut", "taskTimedOutEventDetails", d)
 	}
 	th.fail(f)
@@ -1112,15 +1127,15 @@ func (th *thread) taskTimedOut(name string) {
 // goes on waiting for its token.
 func (th *thread) taskSubmitted(r task.Result) {
 	if r.Failed() {
-		th.x.cancel(th.taskOp)
+		th.x.cancel(th.run.task.taskOp)
 		th.taskDone(r)
 		return
 	}
 	d := value.NewObject(4)
 	d.Set("output", value.String(r.Output))
 	d.Set("outputDetails", truncatedFalse())
-	d.Set("resource", th.taskResource.resource)
-	d.Set("resourceType", th.taskResource.resourceType)
+	d.Set("resource", th.run.task.resource.resource)
+	d.Set("resourceType", th.run.task.resource.resourceType)
 	th.x.emit(th, "TaskSubmitted", "taskSubmittedEventDetails", d)
 }
 
@@ -1135,11 +1150,11 @@ func (th *thread) activityStarted(worker string) {
 
 // heartbeat restarts the heartbeat timer.
 func (th *thread) heartbeat() {
-	if th.heartbeatOp == nil || th.heartbeatSecs <= 0 {
+	if th.run.task == nil || th.run.task.heartbeatOp == nil || th.run.task.heartbeatSecs <= 0 {
 		return
 	}
-	th.x.cancel(th.heartbeatOp)
-	th.heartbeatOp = th.x.timer(th, opHeartbeat, th.x.now.Add(time.Duration(th.heartbeatSecs)*time.Second))
+	th.x.cancel(th.run.task.heartbeatOp)
+	th.run.task.heartbeatOp = th.x.timer(th, opHeartbeat, th.x.now.Add(time.Duration(th.run.task.heartbeatSecs)*time.Second))
 }
 
 // cancelWork withdraws whatever the thread is waiting for.
@@ -1151,11 +1166,13 @@ func (th *thread) cancelWork() {
 	th.gen++
 	th.dead = true
 	x := th.x
-	x.cancel(th.taskOp)
-	x.cancel(th.timeoutOp)
-	x.cancel(th.heartbeatOp)
-	if th.ctr != nil {
-		th.ctr.cancelAll()
+	if t := th.run.task; t != nil {
+		x.cancel(t.taskOp)
+		x.cancel(t.timeoutOp)
+		x.cancel(t.heartbeatOp)
+	}
+	if th.run.ctr != nil {
+		th.run.ctr.cancelAll()
 	}
 }
 
