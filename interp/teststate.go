@@ -30,7 +30,7 @@ func (th *thread) mocked(c *container) bool {
 		}
 	}
 	c.over = true
-	th.containerResult(c, t.Mock.Output)
+	th.stateResult(t.Mock.Output)
 	return true
 }
 
