@@ -351,7 +351,7 @@ func (x *Execution) abort(errName, cause string) {
 	if errName != "" {
 		d.Set("error", errName)
 	}
-	x.emit(x.root.tail(), "ExecutionAborted", "executionAbortedEventDetails", d)
+	x.emit(x.root, "ExecutionAborted", "executionAbortedEventDetails", d)
 }
 
 func (x *Execution) timeOut() {
@@ -359,7 +359,7 @@ func (x *Execution) timeOut() {
 	x.err = &Failure{Error: ErrTimeout, Cause: "The execution timed out"}
 	d := value.NewObject(1)
 	d.Set("error", ErrTimeout)
-	x.emit(x.root.tail(), "ExecutionTimedOut", "executionTimedOutEventDetails", d)
+	x.emit(x.root, "ExecutionTimedOut", "executionTimedOutEventDetails", d)
 }
 
 func errorDetails(f *Failure) *value.Object {

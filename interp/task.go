@@ -80,7 +80,7 @@ func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 		}
 		pattern := ""
 		if i := strings.Index(action, ".sync"); i >= 0 {
-			pattern = strings.TrimPrefix(action[i+1:], "")
+			pattern = action[i+1:]
 			action = action[:i]
 		} else if i := strings.Index(action, ".waitForTaskToken"); i >= 0 {
 			pattern = "waitForTaskToken"

@@ -84,9 +84,6 @@ func (th *thread) token() string {
 	return th.run.task.token
 }
 
-// tail returns the thread whose chain execution-level events continue.
-func (th *thread) tail() *thread { return th }
-
 func (th *thread) begin(st *state, input any) {
 	th.gen++
 	th.cur = st
