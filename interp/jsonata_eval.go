@@ -68,13 +68,22 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 	return e, nil
 }
 
-// inputVars returns the JSONata variables over the state's raw input (no
-// $states.result or errorOutput); they are built once per run of the state.
-func (th *thread) inputVars() map[string]any {
-	if th.run.jvars == nil {
-		th.run.jvars = th.jvars(th.statesVar(th.run.input, nil, nil, false, false))
+// inputStates returns $states over the state's raw input (no result or
+// errorOutput). Each method of jsonataEval builds the variables,
+// th.jvars(th.inputStates()), only when the state has a field to evaluate,
+// and keeps them local: jvars is inlined and the map stays off the heap.
+func (th *thread) inputStates() *value.Object {
+	return th.statesVar(th.run.input, nil, nil, false, false)
+}
+
+// has reports whether the state has any of the fields.
+func (e *jsonataEval) has(names ...string) bool {
+	for _, n := range names {
+		if e.fields[n] != nil {
+			return true
+		}
 	}
-	return th.run.jvars
+	return false
 }
 
 // jvars builds the JSONata variables: the workflow variables in scope and
@@ -186,7 +195,10 @@ func (e *jsonataEval) input(th *thread) (any, *Failure) { return th.run.input, n
 func (e *jsonataEval) inspectInput(*thread, any) {}
 
 func (e *jsonataEval) parameters(th *thread, in any) (any, *Failure) {
-	args, ok, f := th.evalField(e.fields, "Arguments", th.inputVars())
+	if !e.has("Arguments") {
+		return in, nil
+	}
+	args, ok, f := th.evalField(e.fields, "Arguments", th.jvars(th.inputStates()))
 	if f != nil {
 		return nil, f
 	}
@@ -207,20 +219,25 @@ func (e *jsonataEval) passResult(_ *thread, in any) (any, *Failure) { return in,
 func (e *jsonataEval) selectResult(_ *thread, result any) (any, *Failure) { return result, nil }
 
 func (e *jsonataEval) output(th *thread, result any, hasResult bool) (any, *Failure) {
-	vars := th.inputVars()
-	if hasResult {
-		vars = th.jvars(th.statesVar(th.run.input, result, nil, true, false))
+	if !e.has("Output", "Assign") {
+		return result, nil
 	}
-	return th.outputAndAssign(e.fields, vars, result)
+	if hasResult {
+		return th.outputAndAssign(e.fields, th.jvars(th.statesVar(th.run.input, result, nil, true, false)), result)
+	}
+	return th.outputAndAssign(e.fields, th.jvars(th.inputStates()), result)
 }
 
 func (e *jsonataEval) passOn(th *thread, in any) (any, *Failure) {
-	return th.outputAndAssign(e.fields, th.inputVars(), in)
+	if !e.has("Output", "Assign") {
+		return in, nil
+	}
+	return th.outputAndAssign(e.fields, th.jvars(th.inputStates()), in)
 }
 
 func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 	st := th.cur
-	vars := th.inputVars()
+	vars := th.jvars(th.inputStates())
 	for i, m := range e.rules {
 		v, _, f := th.evalField(m, "Condition", vars)
 		if f != nil {
@@ -247,8 +264,11 @@ func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 }
 
 func (e *jsonataEval) waitUntil(th *thread, _ any) (time.Time, *Failure) {
-	vars := th.inputVars()
 	var due time.Time
+	if !e.has("Seconds", "Timestamp") {
+		return due, nil
+	}
+	vars := th.jvars(th.inputStates())
 	if v, ok, f := th.evalField(e.fields, "Seconds", vars); f != nil {
 		return due, f
 	} else if ok {
@@ -276,8 +296,11 @@ func (e *jsonataEval) waitUntil(th *thread, _ any) (time.Time, *Failure) {
 }
 
 func (e *jsonataEval) failure(th *thread) *Failure {
-	vars := th.inputVars()
 	f := &Failure{}
+	if !e.has("Error", "Cause") {
+		return f
+	}
+	vars := th.jvars(th.inputStates())
 	for _, name := range []string{"Error", "Cause"} {
 		v, ok, fl := th.evalField(e.fields, name, vars)
 		if fl != nil {
@@ -300,8 +323,11 @@ func (e *jsonataEval) failure(th *thread) *Failure {
 }
 
 func (e *jsonataEval) taskTimeouts(th *thread, _ any) (int64, int64, *Failure) {
-	vars := th.inputVars()
 	var timeout, heartbeat int64
+	if !e.has("TimeoutSeconds", "HeartbeatSeconds") {
+		return 0, 0, nil
+	}
+	vars := th.jvars(th.inputStates())
 	for _, name := range []string{"TimeoutSeconds", "HeartbeatSeconds"} {
 		v, ok, f := th.evalField(e.fields, name, vars)
 		if f != nil {
@@ -325,9 +351,13 @@ func (e *jsonataEval) taskTimeouts(th *thread, _ any) (int64, int64, *Failure) {
 }
 
 func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
-	items, ok, f := th.evalField(e.fields, "Items", th.inputVars())
-	if f != nil {
-		return nil, f
+	var items any
+	var ok bool
+	if e.has("Items") {
+		var f *Failure
+		if items, ok, f = th.evalField(e.fields, "Items", th.jvars(th.inputStates())); f != nil {
+			return nil, f
+		}
 	}
 	if !ok {
 		items = in
@@ -349,7 +379,10 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 // mapLimits evaluates MaxConcurrency and the tolerated failures, before
 // the Map state starts.
 func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
-	vars := th.inputVars()
+	var vars map[string]any
+	if e.has("MaxConcurrency", "ToleratedFailureCount", "ToleratedFailurePercentage") {
+		vars = th.jvars(th.inputStates())
+	}
 	if v, ok, f := th.evalField(e.fields, "MaxConcurrency", vars); f != nil {
 		return f
 	} else if ok {

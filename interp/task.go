@@ -125,7 +125,7 @@ func (th *thread) runTask() {
 // prepareToken issues the task token of a callback or activity task
 // before its parameters are evaluated ($$.Task.Token).
 func (th *thread) prepareToken() {
-	th.run.task = &taskRun{}
+	th.run.task = taskRun{}
 	if res := th.cur.Resource; needsToken(res) {
 		th.run.task.token = th.x.newToken()
 		th.run.task.activity = isActivity(res)
@@ -351,7 +351,7 @@ func (th *thread) activityStarted(worker string) {
 
 // heartbeat restarts the heartbeat timer.
 func (th *thread) heartbeat() {
-	if th.run.task == nil || th.run.task.heartbeatOp == nil || th.run.task.heartbeatSecs <= 0 {
+	if th.run.task.heartbeatOp == nil || th.run.task.heartbeatSecs <= 0 {
 		return
 	}
 	th.x.cancel(th.run.task.heartbeatOp)

@@ -38,14 +38,12 @@ type stateRun struct {
 	retryCount int
 
 	effInput any        // a Wait state's effective input (after InputPath)
-	task     *taskRun   // a Task state's invocation
+	task     taskRun    // a Task state's invocation (zero in other states)
 	ctr      *container // a running Parallel or Map state
 	// failEvent is written when a failed Parallel/Map state is not retried.
 	failEvent string
 	// assigned is recorded on the StateExited event.
 	assigned *value.Object
-	// jvars are the JSONata variables over the input (jsonataEval).
-	jvars map[string]any
 }
 
 type mapItem struct {
@@ -78,9 +76,6 @@ func (s *scope) set(name string, v any) {
 
 // token returns the task token of the Task state the thread is in, if any.
 func (th *thread) token() string {
-	if th.run.task == nil {
-		return ""
-	}
 	return th.run.task.token
 }
 
@@ -199,7 +194,6 @@ func (th *thread) finish(output any) {
 // run executes the current state until it finishes or blocks.
 func (th *thread) runState() {
 	st := th.cur
-	th.run.jvars = nil // $states.context changes with each retry
 	switch st.Type {
 	case "Pass":
 		th.runPass()
@@ -256,11 +250,9 @@ func (th *thread) cancelWork() {
 	th.gen++
 	th.dead = true
 	x := th.x
-	if t := th.run.task; t != nil {
-		x.cancel(t.taskOp)
-		x.cancel(t.timeoutOp)
-		x.cancel(t.heartbeatOp)
-	}
+	x.cancel(th.run.task.taskOp)
+	x.cancel(th.run.task.timeoutOp)
+	x.cancel(th.run.task.heartbeatOp)
 	if th.run.ctr != nil {
 		th.run.ctr.cancelAll()
 	}
