@@ -125,22 +125,24 @@ func (th *thread) runTask() {
 // prepareToken issues the task token of a callback or activity task
 // before its parameters are evaluated ($$.Task.Token).
 func (th *thread) prepareToken() {
-	th.run.task = taskRun{}
+	th.run.task = taskRun{} // a new attempt
+	t := &th.run.task
 	if res := th.cur.Resource; needsToken(res) {
-		th.run.task.token = th.x.newToken()
-		th.run.task.activity = isActivity(res)
+		t.token = th.x.newToken()
+		t.activity = isActivity(res)
 	}
 }
 
 // schedule emits the scheduling events and asks the engine to invoke.
 func (th *thread) schedule(params any, timeout, heartbeat int64) {
+	t := &th.run.task
 	st := th.cur
 	x := th.x
 	ri, lambdaFn := parseResource(st.Resource)
-	th.run.task.lambda = lambdaFn
-	th.run.task.resource = ri
-	th.run.task.heartbeatSecs = heartbeat
-	if th.run.task.activity {
+	t.lambda = lambdaFn
+	t.resource = ri
+	t.heartbeatSecs = heartbeat
+	if t.activity {
 		d := value.NewObject(5)
 		if heartbeat > 0 {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
@@ -188,18 +190,18 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		Input:            params,
 		Attempt:          x.attempts[st],
 		Context:          th.contextObject(),
-		TaskToken:        th.run.task.token,
+		TaskToken:        t.token,
 	}
 	x.attempts[st]++
-	th.run.task.taskOp = x.newOp(th, opTask)
-	th.run.task.taskOp.req = req
-	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: th.run.task.taskOp.id, Request: req})
-	th.run.task.timeoutOp, th.run.task.heartbeatOp = nil, nil
+	t.taskOp = x.newOp(th, opTask)
+	t.taskOp.req = req
+	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: t.taskOp.id, Request: req})
+	t.timeoutOp, t.heartbeatOp = nil, nil
 	if timeout > 0 {
-		th.run.task.timeoutOp = x.timer(th, opTaskTimeout, x.now.Add(time.Duration(timeout)*time.Second))
+		t.timeoutOp = x.timer(th, opTaskTimeout, x.now.Add(time.Duration(timeout)*time.Second))
 	}
 	if heartbeat > 0 {
-		th.run.task.heartbeatOp = x.timer(th, opHeartbeat, x.now.Add(time.Duration(heartbeat)*time.Second))
+		t.heartbeatOp = x.timer(th, opHeartbeat, x.now.Add(time.Duration(heartbeat)*time.Second))
 	}
 }
 
@@ -221,17 +223,18 @@ func (x *Execution) region() string {
 const maxPayload = 256 * 1024
 
 func (th *thread) taskDone(r task.Result) {
+	t := &th.run.task
 	x := th.x
 	if r.Delay > 0 {
 		// Simulated run time: deliver later on the engine's clock.
-		th.run.task.delayed = r
-		th.run.task.delayed.Delay = 0
+		t.delayed = r
+		t.delayed.Delay = 0
 		x.timer(th, opDelayedResult, x.now.Add(r.Delay))
 		return
 	}
-	x.cancel(th.run.task.timeoutOp)
-	x.cancel(th.run.task.heartbeatOp)
-	th.run.task.taskOp = nil
+	x.cancel(t.timeoutOp)
+	x.cancel(t.heartbeatOp)
+	t.taskOp = nil
 	if r.Failed() {
 		d := errorDetails(&Failure{Error: r.Error, Cause: r.Cause})
 		d2 := value.NewObject(4)
@@ -239,13 +242,13 @@ func (th *thread) taskDone(r task.Result) {
 			d2.Set(k, v)
 		}
 		switch {
-		case th.run.task.activity:
+		case t.activity:
 			x.emit(th, "ActivityFailed", "activityFailedEventDetails", d2)
-		case th.run.task.lambda:
+		case t.lambda:
 			x.emit(th, "LambdaFunctionFailed", "lambdaFunctionFailedEventDetails", d2)
 		default:
-			d2.Set("resource", th.run.task.resource.resource)
-			d2.Set("resourceType", th.run.task.resource.resourceType)
+			d2.Set("resource", t.resource.resource)
+			d2.Set("resourceType", t.resource.resourceType)
 			x.emit(th, "TaskFailed", "taskFailedEventDetails", d2)
 		}
 		th.fail(&Failure{Error: r.Error, Cause: r.Cause})
@@ -253,18 +256,18 @@ func (th *thread) taskDone(r task.Result) {
 	}
 	out := value.String(r.Output)
 	if len(out) > maxPayload {
-		name := th.run.task.resource.resourceType
-		if th.run.task.lambda {
+		name := t.resource.resourceType
+		if t.lambda {
 			name = th.cur.Resource
 		}
 		th.taskDone(task.Result{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)})
 		return
 	}
-	if th.run.task.lambda || th.run.task.activity {
+	if t.lambda || t.activity {
 		d := value.NewObject(2)
 		d.Set("output", out)
 		d.Set("outputDetails", truncatedFalse())
-		if th.run.task.activity {
+		if t.activity {
 			x.emit(th, "ActivitySucceeded", "activitySucceededEventDetails", d)
 		} else {
 			x.emit(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d)
@@ -273,8 +276,8 @@ func (th *thread) taskDone(r task.Result) {
 		d := value.NewObject(4)
 		d.Set("output", out)
 		d.Set("outputDetails", truncatedFalse())
-		d.Set("resource", th.run.task.resource.resource)
-		d.Set("resourceType", th.run.task.resource.resourceType)
+		d.Set("resource", t.resource.resource)
+		d.Set("resourceType", t.resource.resourceType)
 		x.emit(th, "TaskSucceeded", "taskSucceededEventDetails", d)
 	}
 	th.taskResult(r.Output)
@@ -304,21 +307,22 @@ func (th *thread) stateResult(result any) {
 }
 
 func (th *thread) taskTimedOut(name string) {
+	t := &th.run.task
 	x := th.x
-	x.cancel(th.run.task.taskOp)
-	x.cancel(th.run.task.timeoutOp)
-	x.cancel(th.run.task.heartbeatOp)
-	th.run.task.taskOp = nil
+	x.cancel(t.taskOp)
+	x.cancel(t.timeoutOp)
+	x.cancel(t.heartbeatOp)
+	t.taskOp = nil
 	f := &Failure{Error: name}
 	switch {
-	case th.run.task.activity:
+	case t.activity:
 		x.emit(th, "ActivityTimedOut", "activityTimedOutEventDetails", errorDetails(f))
-	case th.run.task.lambda:
+	case t.lambda:
 		x.emit(th, "LambdaFunctionTimedOut", "lambdaFunctionTimedOutEventDetails", errorDetails(f))
 	default:
 		d := errorDetails(f)
-		d.Set("resource", th.run.task.resource.resource)
-		d.Set("resourceType", th.run.task.resource.resourceType)
+		d.Set("resource", t.resource.resource)
+		d.Set("resourceType", t.resource.resourceType)
 		x.emit(th, "TaskTimedOut", "taskTimedOutEventDetails", d)
 	}
 	th.fail(f)
@@ -327,16 +331,17 @@ func (th *thread) taskTimedOut(name string) {
 // taskSubmitted records that a callback integration was called; the task
 // goes on waiting for its token.
 func (th *thread) taskSubmitted(r task.Result) {
+	t := &th.run.task
 	if r.Failed() {
-		th.x.cancel(th.run.task.taskOp)
+		th.x.cancel(t.taskOp)
 		th.taskDone(r)
 		return
 	}
 	d := value.NewObject(4)
 	d.Set("output", value.String(r.Output))
 	d.Set("outputDetails", truncatedFalse())
-	d.Set("resource", th.run.task.resource.resource)
-	d.Set("resourceType", th.run.task.resource.resourceType)
+	d.Set("resource", t.resource.resource)
+	d.Set("resourceType", t.resource.resourceType)
 	th.x.emit(th, "TaskSubmitted", "taskSubmittedEventDetails", d)
 }
 
@@ -351,11 +356,12 @@ func (th *thread) activityStarted(worker string) {
 
 // heartbeat restarts the heartbeat timer.
 func (th *thread) heartbeat() {
-	if th.run.task.heartbeatOp == nil || th.run.task.heartbeatSecs <= 0 {
+	t := &th.run.task
+	if t.heartbeatOp == nil || t.heartbeatSecs <= 0 {
 		return
 	}
-	th.x.cancel(th.run.task.heartbeatOp)
-	th.run.task.heartbeatOp = th.x.timer(th, opHeartbeat, th.x.now.Add(time.Duration(th.run.task.heartbeatSecs)*time.Second))
+	th.x.cancel(t.heartbeatOp)
+	t.heartbeatOp = th.x.timer(th, opHeartbeat, th.x.now.Add(time.Duration(t.heartbeatSecs)*time.Second))
 }
 
 // taskRun is a Task state's invocation in flight.
