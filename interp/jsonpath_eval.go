@@ -182,7 +182,7 @@ func compileResultPath(f asl.PathField) (*jsonpath.Path, bool, error) {
 // env returns the JSONPath evaluation environment over input for the
 // thread's current state.
 func (th *thread) env(input any) *env {
-	return &env{input: input, context: th.contextObject(), vars: th.vars, rand: th.x.rand}
+	return &env{input: input, vars: th.vars, rand: th.x.rand, th: th}
 }
 
 func (e *jsonPathEval) input(th *thread) (any, *Failure) {
@@ -578,7 +578,7 @@ func (e *jsonPathEval) itemInput(th *thread, c *container, ch *thread) (any, *Fa
 		return c.items[ch.index], nil
 	}
 	env := th.env(c.input)
-	env.context = ch.contextObjectFor(th)
+	env.item = ch
 	v, err := sel.eval(env)
 	if err != nil {
 		return nil, th.payloadFailure(err, c.input)

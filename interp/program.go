@@ -34,6 +34,8 @@ type state struct {
 
 	branches  []*machine
 	processor *machine
+
+	enteredEvent, exitedEvent string // "PassStateEntered", ...
 }
 
 type catcher struct {
@@ -62,7 +64,8 @@ func (e *CompileError) Unwrap() error { return e.Err }
 func compileMachine(sm *asl.StateMachine) (*machine, error) {
 	m := &machine{sm: sm, states: make(map[string]*state, len(sm.States))}
 	for _, name := range sm.Names {
-		m.states[name] = &state{State: sm.States[name]}
+		st := sm.States[name]
+		m.states[name] = &state{State: st, enteredEvent: st.Type + "StateEntered", exitedEvent: st.Type + "StateExited"}
 	}
 	for _, name := range sm.Names {
 		if err := m.compileState(m.states[name]); err != nil {

@@ -88,7 +88,7 @@ func (th *thread) begin(st *state, input any) {
 	d.Set("inputDetails", truncatedFalse())
 	d.Set("name", st.Name)
 	th.inspect("input", input)
-	e := th.x.emit(th, st.Type+"StateEntered", "stateEnteredEventDetails", d)
+	e := th.x.emit(th, st.enteredEvent, "stateEnteredEventDetails", d)
 	th.run.enteredID = e.ID
 	th.run.enteredPrev = e.PreviousEventID
 	th.run.enteredAt = th.x.now
@@ -166,7 +166,7 @@ func (th *thread) exit(output any, next *state) {
 	d.Set("name", st.Name)
 	d.Set("output", text)
 	d.Set("outputDetails", truncatedFalse())
-	th.x.emit(th, st.Type+"StateExited", "stateExitedEventDetails", d)
+	th.x.emit(th, st.exitedEvent, "stateExitedEventDetails", d)
 	th.moveOn(output, next)
 }
 
