@@ -3,39 +3,53 @@ package interp
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/stepd/stepd/asl"
-	"github.com/stepd/stepd/jsonpath"
 	"github.com/stepd/stepd/value"
 )
 
-// choice is a compiled Choice rule (JSONPath mode) or a top-level JSONata
-// rule.
+// runChoice runs a Choice state: the first rule that matches the effective
+// input names the next state (or Default).
+func (th *thread) runChoice() {
+	ev := th.cur.ev
+	in, f := ev.input(th)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	ev.inspectInput(th, in)
+	next, out, f := ev.choose(th, in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.exit(out, next)
+}
+
+// choice is a compiled JSONPath-mode Choice rule.
 type choice struct {
 	rule     *asl.ChoiceRule
 	variable *ref
 	operand  *ref // for *Path operators
 	and, or  []*choice
 	not      *choice
-	next     *state
-	assign   *payload
+	assign   *payload // a top-level rule's Assign
 }
 
-func compileChoice(r *asl.ChoiceRule, top bool) (*choice, error) {
+func compileChoice(r *asl.ChoiceRule) (*choice, error) {
 	c := &choice{rule: r}
 	var err error
 	switch {
 	case len(r.And) > 0 || len(r.Or) > 0:
 		for _, sub := range r.And {
-			sc, err := compileChoice(sub, false)
+			sc, err := compileChoice(sub)
 			if err != nil {
 				return nil, err
 			}
 			c.and = append(c.and, sc)
 		}
 		for _, sub := range r.Or {
-			sc, err := compileChoice(sub, false)
+			sc, err := compileChoice(sub)
 			if err != nil {
 				return nil, err
 			}
@@ -43,7 +57,7 @@ func compileChoice(r *asl.ChoiceRule, top bool) (*choice, error) {
 		}
 		return c, nil
 	case r.Not != nil:
-		if c.not, err = compileChoice(r.Not, false); err != nil {
+		if c.not, err = compileChoice(r.Not); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -191,16 +205,6 @@ func compare(op string, v, operand any) bool {
 	return false
 }
 
-// parseTimestamp parses an ASL timestamp: RFC 3339 with an uppercase T and
-// a Z or numeric offset.
-func parseTimestamp(s string) (time.Time, bool) {
-	if strings.ContainsAny(s, "tz ") {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
-}
-
 // wildcardMatch matches s against an ASL StringMatches pattern: '*' matches
 // any run of characters, '\*' a literal star and '\\' a backslash.
 func wildcardMatch(pattern, s string) bool {
@@ -239,5 +243,3 @@ func wildcardMatch(pattern, s string) bool {
 	}
 	return len(s) >= len(last) && strings.HasSuffix(s, last)
 }
-
-var _ = jsonpath.Compile

@@ -128,6 +128,10 @@ type Execution struct {
 	test         *testRun
 
 	runq []pending
+
+	// rand is the source of every random value (Info.Rand, or one seeded
+	// from the execution ARN).
+	rand Rand
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -172,7 +176,10 @@ func (x *Execution) drain() {
 // Start begins an execution of p with the given input at time now and
 // returns it with the first commands.
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
-	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}}
+	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}, rand: info.Rand}
+	if x.rand == nil {
+		x.rand = seededRand(info.ExecutionArn)
+	}
 	details := value.NewObject(3)
 	details.Set("input", value.String(input))
 	details.Set("inputDetails", truncatedFalse())
@@ -277,9 +284,15 @@ func (x *Execution) takeCommands() []Command {
 	c := x.cmds
 	x.cmds = nil
 	if x.status != Running {
-		// Withdraw everything still outstanding.
-		for id, o := range x.ops {
-			if o.kind == opTask {
+		// Withdraw everything still outstanding, in the order it was asked
+		// for.
+		ids := make([]int64, 0, len(x.ops))
+		for id := range x.ops {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			if x.ops[id].kind == opTask {
 				c = append(c, Command{Kind: CancelTask, ID: id})
 			} else {
 				c = append(c, Command{Kind: CancelTimer, ID: id})
@@ -338,7 +351,7 @@ func (x *Execution) abort(errName, cause string) {
 	if errName != "" {
 		d.Set("error", errName)
 	}
-	x.emit(x.root.tail(), "ExecutionAborted", "executionAbortedEventDetails", d)
+	x.emit(x.root, "ExecutionAborted", "executionAbortedEventDetails", d)
 }
 
 func (x *Execution) timeOut() {
@@ -346,7 +359,7 @@ func (x *Execution) timeOut() {
 	x.err = &Failure{Error: ErrTimeout, Cause: "The execution timed out"}
 	d := value.NewObject(1)
 	d.Set("error", ErrTimeout)
-	x.emit(x.root.tail(), "ExecutionTimedOut", "executionTimedOutEventDetails", d)
+	x.emit(x.root, "ExecutionTimedOut", "executionTimedOutEventDetails", d)
 }
 
 func errorDetails(f *Failure) *value.Object {
@@ -450,7 +463,7 @@ func (o *op) fire(in Input) {
 	case opTask:
 		th.taskDone(in.Result)
 	case opDelayedResult:
-		th.taskDone(th.delayed)
+		th.taskDone(th.run.task.delayed)
 	case opTaskTimeout:
 		th.taskTimedOut(ErrTimeout)
 	case opHeartbeat:

@@ -1,6 +1,13 @@
 package interp
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/value"
+)
 
 // Failure is an ASL error value: an error name such as "States.Timeout" or
 // a task's own error type, and a cause text.
@@ -81,3 +88,120 @@ func isTaskError(name string) bool {
 	}
 	return true
 }
+
+// fail handles a failure of the current state: retry, catch, or propagate.
+func (th *thread) fail(f *Failure) {
+	st := th.cur
+	if f.evaluation {
+		th.evaluationFailed(f)
+	}
+	if th.run.retries == nil && len(st.retry) > 0 {
+		th.run.retries = make([]int, len(st.retry))
+		if t := th.x.test; t != nil && th == th.x.root {
+			for i := range th.run.retries {
+				th.run.retries[i] = t.RetryCount
+			}
+		}
+	}
+	for i, r := range st.retry {
+		if !matches(r.ErrorEquals, f.Error) {
+			continue
+		}
+		if th.run.retries[i] >= r.MaxAttempts {
+			if t := th.x.test; t != nil && th == th.x.root && t.inspection != nil {
+				// TestState names the retrier that is used up.
+				t.inspection.Set("errorDetails", value.ObjectOf("retryIndex", value.Int(int64(i))))
+			}
+			break
+		}
+		th.run.failEvent = ""
+		delay := retryDelay(r, th.run.retries[i], th.x.rand)
+		if t := th.x.test; t != nil && th == th.x.root {
+			t.retriable(th.x, f, i, delay)
+			return
+		}
+		th.run.retries[i]++
+		th.run.retryCount++
+		th.gen++
+		th.x.timer(th, opRetry, th.x.now.Add(delay))
+		return
+	}
+	if th.run.failEvent != "" {
+		th.x.emit(th, th.run.failEvent, "", nil)
+		th.run.failEvent = ""
+	}
+	for i, c := range st.catch {
+		if !matches(c.ErrorEquals, f.Error) {
+			continue
+		}
+		if t := th.x.test; t != nil && th == th.x.root {
+			t.caught, t.catchIndex = f, i
+		}
+		th.caught(i, f)
+		return
+	}
+	th.propagate(f)
+}
+
+func retryDelay(r *asl.Retrier, attempt int, rnd Rand) time.Duration {
+	secs := float64(r.IntervalSeconds) * math.Pow(r.BackoffRate, float64(attempt))
+	if r.HasMaxDelay && secs > float64(r.MaxDelaySeconds) {
+		secs = float64(r.MaxDelaySeconds)
+	}
+	if r.JitterStrategy == "FULL" {
+		secs = float64Of(rnd) * secs
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// caught leaves the state through the catcher at index i, which handles f.
+func (th *thread) caught(i int, f *Failure) {
+	errOut := value.NewObject(2)
+	errOut.Set("Error", f.Error)
+	errOut.Set("Cause", f.Cause)
+	out, cf := th.cur.ev.caught(th, i, errOut)
+	if cf != nil {
+		th.propagate(cf) // a catcher's own failure is not caught again
+		return
+	}
+	th.exit(out, th.cur.catch[i].next)
+}
+
+// evaluationFailed writes the EvaluationFailed event of a JSONata
+// evaluation error.
+func (th *thread) evaluationFailed(f *Failure) {
+	f.evaluation = false
+	d := value.NewObject(4)
+	d.Set("cause", f.Cause)
+	d.Set("error", f.Error)
+	if f.location != "" {
+		d.Set("location", f.location)
+	}
+	d.Set("state", th.cur.Name)
+	// AWS chains it to the event before the state was entered, except in
+	// Wait states.
+	if th.cur.Type != "Wait" {
+		th.last = th.run.enteredPrev
+	}
+	th.x.emit(th, "EvaluationFailed", "evaluationFailedEventDetails", d)
+}
+
+// propagate ends the thread with a failure.
+func (th *thread) propagate(f *Failure) {
+	if f.evaluation {
+		th.evaluationFailed(f)
+	}
+	th.gen++
+	th.dead = true
+	if th.run.ctr != nil {
+		th.run.ctr.cancelAll()
+	}
+	if th.parent == nil {
+		th.x.fail(th, f)
+		return
+	}
+	th.parent.childFailed(th, f)
+}
+
+// retryNow re-runs the current state after a retry interval.
+func (th *thread) retryNow() { th.runState() }

@@ -39,12 +39,33 @@ func compileRef(text string) (*ref, error) {
 	return r, nil
 }
 
-// env is what a JSONPath-mode expression can see.
+// env is what a JSONPath-mode expression can see. The Context object is
+// built on first use: most paths read only the input.
 type env struct {
-	input   any
-	context any
-	vars    *scope
+	input any
+	vars  *scope
+	rand  Rand
+
+	th      *thread // whose state's Context object $$ is
+	item    *thread // a Map iteration whose $$.Map.Item $$ has (ItemSelector)
+	context any     // $$, once built
 }
+
+// contextObject returns $$.
+func (e *env) contextObject() any {
+	if e.context == nil {
+		if e.item != nil {
+			e.context = e.item.contextObjectFor(e.th)
+		} else {
+			e.context = e.th.contextObject()
+		}
+	}
+	return e.context
+}
+
+// Rand implements intrinsic.RandResolver: States.UUID and States.MathRandom
+// draw from the execution's source.
+func (e *env) Rand() intrinsic.Rand { return e.rand }
 
 func (r *ref) get(e *env) (any, error) {
 	if r.call != nil {
@@ -53,7 +74,7 @@ func (r *ref) get(e *env) (any, error) {
 	root := e.input
 	switch {
 	case r.context:
-		root = e.context
+		root = e.contextObject()
 	case r.variable != "":
 		v, ok := e.vars.lookup(r.variable)
 		if !ok {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/stepd/stepd/asl"
-	"github.com/stepd/stepd/intrinsic"
-	"github.com/stepd/stepd/jsonpath"
 )
 
 // Program is a state machine definition compiled for execution: paths,
@@ -17,52 +15,32 @@ type Program struct {
 }
 
 type machine struct {
-	sm      *asl.StateMachine
-	states  map[string]*state
-	start   *state
-	jsonata bool
+	sm     *asl.StateMachine
+	states map[string]*state
+	start  *state
 }
 
-// state is one compiled state.
+// state is one compiled state: its transitions, its children and the
+// evaluator of its query language.
 type state struct {
 	*asl.State
-	next    *state
-	jsonata bool
+	next *state
+	ev   evaluator
 
-	inputPath, outputPath *ref // nil: identity
-	inputNull, outputNull bool
-	resultPath            *jsonpath.Path // nil: $ (replace)
-	resultNull            bool           // ResultPath null: discard the result
-
-	parameters, resultSelector, itemSelector, assign *payload
-	result                                           any // Pass Result
-
-	retry []*asl.Retrier
-	catch []*catcher
-
-	choices []*choice
-	deflt   *state
-
-	secondsPath, timestampPath           *ref
-	timeoutPath, heartbeatPath           *ref
-	errorPath, causePath                 *ref
-	itemsPath                            *ref
-	maxConcurrencyPath                   *ref
-	toleratedCountPath, toleratedPctPath *ref
+	retry      []*asl.Retrier
+	catch      []*catcher
+	choiceNext []*state // per Choice rule
+	deflt      *state
 
 	branches  []*machine
 	processor *machine
 
-	// JSONata-mode fields.
-	jx *jsonataFields
+	enteredEvent, exitedEvent string // "PassStateEntered", ...
 }
 
 type catcher struct {
 	*asl.Catcher
-	next       *state
-	resultPath *jsonpath.Path
-	resultNull bool
-	assign     *payload
+	next *state
 }
 
 // Compile compiles a parsed definition.
@@ -84,9 +62,10 @@ func (e *CompileError) Error() string { return fmt.Sprintf("%s: %v", e.Pointer, 
 func (e *CompileError) Unwrap() error { return e.Err }
 
 func compileMachine(sm *asl.StateMachine) (*machine, error) {
-	m := &machine{sm: sm, states: make(map[string]*state, len(sm.States)), jsonata: sm.QueryLanguage == asl.JSONata}
+	m := &machine{sm: sm, states: make(map[string]*state, len(sm.States))}
 	for _, name := range sm.Names {
-		m.states[name] = &state{State: sm.States[name]}
+		st := sm.States[name]
+		m.states[name] = &state{State: st, enteredEvent: st.Type + "StateEntered", exitedEvent: st.Type + "StateExited"}
 	}
 	for _, name := range sm.Names {
 		if err := m.compileState(m.states[name]); err != nil {
@@ -103,17 +82,14 @@ func compileMachine(sm *asl.StateMachine) (*machine, error) {
 func (m *machine) target(s *state, field, name string) (*state, error) {
 	t := m.states[name]
 	if t == nil {
+		//lint:ignore ST1005 AWS's wording (asl reports the same)
 		return nil, &CompileError{Pointer: s.Pointer + "/" + field, Err: fmt.Errorf("Missing 'Next' target: %s", name)}
 	}
 	return t, nil
 }
 
 func (m *machine) compileState(s *state) error {
-	fail := func(field string, err error) error {
-		return &CompileError{Pointer: s.Pointer + "/" + field, Err: err}
-	}
 	var err error
-	s.jsonata = s.QueryLanguage == asl.JSONata
 	if s.Next != "" {
 		if s.next, err = m.target(s, "Next", s.Next); err != nil {
 			return err
@@ -128,16 +104,6 @@ func (m *machine) compileState(s *state) error {
 		cc := &catcher{Catcher: c}
 		if cc.next, err = m.target(s, fmt.Sprintf("Catch/%d/Next", i), c.Next); err != nil {
 			return err
-		}
-		if !s.jsonata {
-			if cc.resultPath, cc.resultNull, err = compileResultPath(c.ResultPath); err != nil {
-				return fail(fmt.Sprintf("Catch/%d/ResultPath", i), err)
-			}
-			if c.Assign.Set {
-				if cc.assign, err = compilePayload(c.Assign.Value); err != nil {
-					return fail(fmt.Sprintf("Catch/%d/Assign", i), err)
-				}
-			}
 		}
 		s.catch = append(s.catch, cc)
 	}
@@ -154,137 +120,19 @@ func (m *machine) compileState(s *state) error {
 			return err
 		}
 	}
-	if s.jsonata {
-		if s.jx, err = compileJSONata(s); err != nil {
+	if s.QueryLanguage == asl.JSONata {
+		if s.ev, err = compileJSONata(s); err != nil {
 			return err
 		}
-		for i, r := range s.Choices {
-			c := &choice{rule: r}
-			if c.next, err = m.target(s, fmt.Sprintf("Choices/%d/Next", i), r.Next); err != nil {
-				return err
-			}
-			s.choices = append(s.choices, c)
-		}
-		return nil
-	}
-
-	// JSONPath mode.
-	if s.inputPath, s.inputNull, err = compileOptRef(s.InputPath); err != nil {
-		return fail("InputPath", err)
-	}
-	if s.outputPath, s.outputNull, err = compileOptRef(s.OutputPath); err != nil {
-		return fail("OutputPath", err)
-	}
-	if s.resultPath, s.resultNull, err = compileResultPath(s.ResultPath); err != nil {
-		return fail("ResultPath", err)
-	}
-	templates := []struct {
-		name string
-		f    fieldRef
-		dst  **payload
-	}{
-		{"Parameters", s.Parameters.Value, &s.parameters},
-		{"ResultSelector", s.ResultSelector.Value, &s.resultSelector},
-		{"ItemSelector", s.ItemSelector.Value, &s.itemSelector},
-		{"Assign", s.Assign.Value, &s.assign},
-	}
-	sets := []bool{s.Parameters.Set, s.ResultSelector.Set, s.ItemSelector.Set, s.Assign.Set}
-	for i, t := range templates {
-		if !sets[i] {
-			continue
-		}
-		if *t.dst, err = compilePayload(t.f); err != nil {
-			return fail(t.name, err)
-		}
-	}
-	if s.Result.Set {
-		s.result = s.Result.Value
-	}
-	paths := []struct {
-		name string
-		text string
-		dst  **ref
-	}{
-		{"SecondsPath", s.SecondsPath, &s.secondsPath},
-		{"TimestampPath", s.TimestampPath, &s.timestampPath},
-		{"TimeoutSecondsPath", s.TimeoutSecondsPath, &s.timeoutPath},
-		{"HeartbeatSecondsPath", s.HeartbeatSecondsPath, &s.heartbeatPath},
-		{"ErrorPath", s.ErrorPath, &s.errorPath},
-		{"CausePath", s.CausePath, &s.causePath},
-		{"MaxConcurrencyPath", s.MaxConcurrencyPath, &s.maxConcurrencyPath},
-		{"ToleratedFailureCountPath", s.ToleratedFailureCountPath, &s.toleratedCountPath},
-		{"ToleratedFailurePercentagePath", s.ToleratedFailurePercentagePath, &s.toleratedPctPath},
-	}
-	for _, p := range paths {
-		if p.text == "" {
-			continue
-		}
-		if *p.dst, err = compileRefOrCall(p.text); err != nil {
-			return fail(p.name, err)
-		}
-	}
-	if s.ItemsPath.Set && !s.ItemsPath.Null {
-		if s.itemsPath, err = compileRef(s.ItemsPath.Path); err != nil {
-			return fail("ItemsPath", err)
-		}
+	} else if s.ev, err = compileJSONPath(s); err != nil {
+		return err
 	}
 	for i, r := range s.Choices {
-		c, err := compileChoice(r, true)
+		next, err := m.target(s, fmt.Sprintf("Choices/%d/Next", i), r.Next)
 		if err != nil {
-			return fail(fmt.Sprintf("Choices/%d", i), err)
-		}
-		if c.next, err = m.target(s, fmt.Sprintf("Choices/%d/Next", i), r.Next); err != nil {
 			return err
 		}
-		if r.Assign.Set {
-			if c.assign, err = compilePayload(r.Assign.Value); err != nil {
-				return fail(fmt.Sprintf("Choices/%d/Assign", i), err)
-			}
-		}
-		s.choices = append(s.choices, c)
+		s.choiceNext = append(s.choiceNext, next)
 	}
 	return nil
-}
-
-type fieldRef = any
-
-// compileRefOrCall compiles a field that holds a path or an intrinsic
-// function call (ErrorPath, CausePath and the other *Path fields).
-func compileRefOrCall(text string) (*ref, error) {
-	if intrinsic.IsCall(text) {
-		c, err := intrinsic.Parse(text)
-		if err != nil {
-			return nil, err
-		}
-		return &ref{text: text, call: c}, nil
-	}
-	return compileRef(text)
-}
-
-func compileOptRef(f asl.PathField) (*ref, bool, error) {
-	if !f.Set {
-		return nil, false, nil
-	}
-	if f.Null {
-		return nil, true, nil
-	}
-	if f.Path == "$" {
-		return nil, false, nil
-	}
-	r, err := compileRef(f.Path)
-	return r, false, err
-}
-
-func compileResultPath(f asl.PathField) (*jsonpath.Path, bool, error) {
-	if !f.Set {
-		return nil, false, nil
-	}
-	if f.Null {
-		return nil, true, nil
-	}
-	if f.Path == "$" {
-		return nil, false, nil
-	}
-	p, err := jsonpath.CompileReference(f.Path)
-	return p, false, err
 }

@@ -1,5 +1,10 @@
 package interp
 
+import (
+	"hash/fnv"
+	"math/rand/v2"
+)
+
 // Rand is the source of every random value an execution draws:
 // States.UUID, States.MathRandom without a seed, JSONata's $uuid() and
 // $random(), FULL retry jitter and Map Run labels. The interpreter draws no
@@ -9,4 +14,19 @@ package interp
 type Rand interface {
 	// Uint64 returns the next 64 random bits.
 	Uint64() uint64
+}
+
+// seededRand returns the source of an execution started without one: a PCG
+// generator seeded from its ARN, so that its values are the same whenever
+// it runs.
+func seededRand(executionArn string) Rand {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(executionArn))
+	seed := h.Sum64()
+	return rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+}
+
+// float64Of returns a number in [0, 1) from one draw of r.
+func float64Of(r Rand) float64 {
+	return float64(r.Uint64()>>11) / (1 << 53)
 }

@@ -14,7 +14,7 @@ func (th *thread) mocked(c *container) bool {
 	if t == nil || t.Mock == nil || th != th.x.root || t.done {
 		return false
 	}
-	th.ctr = nil
+	th.run.ctr = nil
 	if t.Mock.Failed() {
 		th.fail(&Failure{Error: t.Mock.Error, Cause: t.Mock.Cause})
 		return true
@@ -30,7 +30,7 @@ func (th *thread) mocked(c *container) bool {
 		}
 	}
 	c.over = true
-	th.containerResult(c, t.Mock.Output)
+	th.stateResult(t.Mock.Output)
 	return true
 }
 

@@ -24,12 +24,18 @@ type function struct {
 	name     string
 	min, max int // max < 0: unbounded
 	eval     func(c *Call, args []any) (any, error)
+	// random replaces eval for the functions that draw random values.
+	random func(c *Call, args []any, src Rand) (any, error)
 }
 
 var functions = map[string]*function{}
 
 func def(name string, min, max int, eval func(c *Call, args []any) (any, error)) {
 	functions[name] = &function{name: name, min: min, max: max, eval: eval}
+}
+
+func defRandom(name string, min, max int, eval func(c *Call, args []any, src Rand) (any, error)) {
+	functions[name] = &function{name: name, min: min, max: max, random: eval}
 }
 
 // Names returns the names of the 18 intrinsic functions, sorted.
@@ -69,10 +75,10 @@ func init() {
 	def("States.Base64Decode", 1, 1, base64Decode)
 	def("States.Hash", 2, 2, hashFn)
 	def("States.JsonMerge", 3, 3, jsonMerge)
-	def("States.MathRandom", 2, 3, mathRandom)
+	defRandom("States.MathRandom", 2, 3, mathRandom)
 	def("States.MathAdd", 2, 2, mathAdd)
 	def("States.StringSplit", 2, 2, stringSplit)
-	def("States.UUID", 0, 0, func(c *Call, a []any) (any, error) { return uuid.New(), nil })
+	defRandom("States.UUID", 0, 0, func(c *Call, a []any, src Rand) (any, error) { return uuid.FromSource(src), nil })
 }
 
 // --- argument checks ---
@@ -473,7 +479,7 @@ func jsonMerge(c *Call, a []any) (any, error) {
 
 // mathRandom returns an integer in [start, end). With a seed the result
 // depends only on the three arguments.
-func mathRandom(c *Call, a []any) (any, error) {
+func mathRandom(c *Call, a []any, src Rand) (any, error) {
 	lo, err := roundedArg(c, a, 0)
 	if err != nil {
 		return nil, err
@@ -493,7 +499,7 @@ func mathRandom(c *Call, a []any) (any, error) {
 		}
 		r = mrand.New(mrand.NewPCG(uint64(seed), uint64(seed)^0x9e3779b97f4a7c15))
 	} else {
-		r = mrand.New(mrand.NewPCG(mrand.Uint64(), mrand.Uint64()))
+		r = mrand.New(src)
 	}
 	return value.Int(lo + r.Int64N(hi-lo)), nil
 }

@@ -2,6 +2,7 @@ package intrinsic
 
 import (
 	"errors"
+	mrand "math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -233,13 +234,14 @@ func TestEvalPathError(t *testing.T) {
 }
 
 func TestMathRandom(t *testing.T) {
+	src := mrand.NewPCG(1, 2)
 	eval := func(expr string) int64 {
 		t.Helper()
 		c, err := Parse(expr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := c.Eval(testResolver{})
+		v, err := c.Eval(testResolver{rand: src})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,8 +281,9 @@ func TestUUID(t *testing.T) {
 	}
 	re := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	seen := map[string]bool{}
+	src := mrand.NewPCG(1, 2)
 	for range 50 {
-		v, err := c.Eval(testResolver{})
+		v, err := c.Eval(testResolver{rand: src})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,6 +328,37 @@ func TestLimits(t *testing.T) {
 			t.Errorf("%s: %v", tt.expr, err)
 		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
 			t.Errorf("%s: error %v, want %q", tt.expr, err, tt.err)
+		}
+	}
+}
+
+// TestRandomSource checks that States.UUID and States.MathRandom without a
+// seed draw from the resolver's source: the same source state gives the
+// same values, another state other values, and no source the fixed-seed
+// values.
+func TestRandomSource(t *testing.T) {
+	call := func(expr string, r Resolver) string {
+		t.Helper()
+		c, err := Parse(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := c.Eval(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return value.String(v)
+	}
+	for _, expr := range []string{`States.UUID()`, `States.MathRandom(0, 1000000000)`} {
+		a := call(expr, testResolver{rand: mrand.NewPCG(7, 7)})
+		if b := call(expr, testResolver{rand: mrand.NewPCG(7, 7)}); a != b {
+			t.Errorf("%s: the same source gave %s then %s", expr, a, b)
+		}
+		if b := call(expr, testResolver{rand: mrand.NewPCG(8, 8)}); a == b {
+			t.Errorf("%s: different sources both gave %s", expr, a)
+		}
+		if x, y := call(expr, testResolver{}), call(expr, testResolver{}); x != y {
+			t.Errorf("%s: without a source: %s then %s, want the fixed-seed value", expr, x, y)
 		}
 	}
 }

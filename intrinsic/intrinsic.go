@@ -22,6 +22,7 @@ package intrinsic
 
 import (
 	"fmt"
+	mrand "math/rand/v2"
 	"strings"
 )
 
@@ -30,6 +31,23 @@ type Resolver interface {
 	// Resolve returns the value of a path argument such as "$.a",
 	// "$$.Execution.Id" or "$var.field".
 	Resolve(path string) (any, error)
+}
+
+// Rand is a source of random bits (interp.Rand and math/rand/v2's Source
+// satisfy it).
+type Rand interface {
+	Uint64() uint64
+}
+
+// A RandResolver is a Resolver that also supplies the random values of
+// States.UUID and of States.MathRandom without a seed, so that the caller
+// decides where they come from (an execution draws them from a source it
+// can seed and replay). With a plain Resolver, or a nil Rand, those
+// functions draw from a source with a fixed seed: deterministic, never a
+// global source.
+type RandResolver interface {
+	Resolver
+	Rand() Rand
 }
 
 // Call is a parsed intrinsic function call. It is immutable.
@@ -158,5 +176,18 @@ func (c *Call) Eval(r Resolver) (any, error) {
 			args[i] = v
 		}
 	}
+	if c.fn.random != nil {
+		return c.fn.random(c, args, randOf(r))
+	}
 	return c.fn.eval(c, args)
+}
+
+// randOf returns r's random source, or a fixed-seed one.
+func randOf(r Resolver) Rand {
+	if rr, ok := r.(RandResolver); ok {
+		if src := rr.Rand(); src != nil {
+			return src
+		}
+	}
+	return mrand.NewPCG(0, 0)
 }

@@ -15,7 +15,10 @@ type testResolver struct {
 	input   any
 	context any
 	vars    map[string]any
+	rand    Rand // nil: the fixed-seed source
 }
+
+func (r testResolver) Rand() Rand { return r.rand }
 
 func (r testResolver) Resolve(path string) (any, error) {
 	var root any

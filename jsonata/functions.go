@@ -1,13 +1,13 @@
 package jsonata
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
 	"reflect"
 
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/intrinsic"
 	"github.com/stepd/stepd/value"
 )
@@ -25,29 +25,57 @@ import (
 // rawFunc is the shape of gnata's native functions.
 type rawFunc func(args []any, focus any) (any, error)
 
-// awsFuncs maps each function name (without $) to its gnata value.
+// nativeType is gnata's native function type (any builtin has it).
+var nativeType = func() reflect.Type {
+	sample, ok := gnataBuiltin("string")
+	if !ok {
+		panic("jsonata: gnata has no $string builtin")
+	}
+	return reflect.TypeOf(sample)
+}()
+
+func native(fn rawFunc) any { return reflect.ValueOf(fn).Convert(nativeType).Interface() }
+
+// awsFuncs maps each function name (without $) to its gnata value, except
+// the functions that draw random values, which are bound per evaluation to
+// its source (randomFuncs).
 var awsFuncs = func() map[string]any {
 	fns := map[string]rawFunc{
 		"partition": fnPartition,
 		"range":     fnRange,
 		"hash":      fnHash,
-		"random":    fnRandom,
-		"uuid":      fnUUID,
 		"parse":     fnParse,
 		"eval":      fnEval,
 	}
-	// Any gnata builtin has the native function type.
-	sample, ok := gnataBuiltin("string")
-	if !ok {
-		panic("jsonata: gnata has no $string builtin")
-	}
-	t := reflect.TypeOf(sample)
-	out := make(map[string]any, len(fns))
+	out := make(map[string]any, len(fns)+len(randomFuncs))
 	for name, fn := range fns {
-		out[name] = reflect.ValueOf(fn).Convert(t).Interface()
+		out[name] = native(fn)
+	}
+	for name := range randomFuncs {
+		out[name] = nil // bound per evaluation
 	}
 	return out
 }()
+
+// randomFuncs make the functions that draw random values from a source.
+var randomFuncs = map[string]func(src Rand) rawFunc{
+	"random": fnRandom,
+	"uuid":   fnUUID,
+}
+
+// Rand is a source of random bits (interp.Rand and math/rand/v2's Source
+// satisfy it).
+type Rand interface {
+	Uint64() uint64
+}
+
+// Options are the settings of one evaluation.
+type Options struct {
+	// Rand is the source of $random() and $uuid(). Nil means a source with
+	// a fixed seed, new for each evaluation: deterministic, never a global
+	// source.
+	Rand Rand
+}
 
 // AWSFunctions lists the functions Step Functions adds to JSONata.
 var AWSFunctions = []string{"partition", "range", "hash", "random", "uuid", "parse"}
@@ -214,7 +242,11 @@ func fnHash(args []any, _ any) (any, error) {
 // $random([seed]): a number in [0, 1). With a seed it is the first
 // nextDouble() of java.util.Random seeded with the (floored) seed, which is
 // what AWS returns.
-func fnRandom(args []any, _ any) (any, error) {
+func fnRandom(src Rand) rawFunc {
+	return func(args []any, _ any) (any, error) { return random(src, args) }
+}
+
+func random(src Rand, args []any) (any, error) {
 	if len(args) > 1 {
 		return nil, arityError("random")
 	}
@@ -223,7 +255,7 @@ func fnRandom(args []any, _ any) (any, error) {
 		return nil, err
 	}
 	if !ok {
-		return mrand.Float64(), nil
+		return mrand.New(src).Float64(), nil
 	}
 	return javaRandomDouble(seed), nil
 }
@@ -246,17 +278,13 @@ func javaRandomDouble(seed int64) float64 {
 }
 
 // $uuid(): a random version 4 UUID.
-func fnUUID(args []any, _ any) (any, error) {
-	if len(args) != 0 {
-		return nil, arityError("uuid")
+func fnUUID(src Rand) rawFunc {
+	return func(args []any, _ any) (any, error) {
+		if len(args) != 0 {
+			return nil, arityError("uuid")
+		}
+		return uuid.FromSource(src), nil
 	}
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fmt.Errorf("jsonata: $uuid: %w", err)
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:]), nil
 }
 
 // $parse(jsonString): the JSON value a string holds.

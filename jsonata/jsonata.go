@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"reflect"
 	"strings"
 
@@ -88,17 +89,22 @@ func (x *Expr) Source() string { return x.src }
 // how Step Functions evaluates its fields. ok is false when the result is
 // JSONata's undefined.
 func (x *Expr) Eval(ctx context.Context, input any, vars map[string]any) (result any, ok bool, err error) {
-	return x.eval(ctx, input, input != nil, vars, true)
+	return x.eval(ctx, input, input != nil, vars, true, Options{})
+}
+
+// EvalWith is Eval with options (the source of random values).
+func (x *Expr) EvalWith(ctx context.Context, input any, vars map[string]any, o Options) (result any, ok bool, err error) {
+	return x.eval(ctx, input, input != nil, vars, true, o)
 }
 
 // eval evaluates with an explicit input (hasInput false: undefined) in
 // AWS's environment (aws) or plain JSONata's.
-func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool) (any, bool, error) {
+func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool, o Options) (any, bool, error) {
 	var c converter
 	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any
 	if aws {
-		gvars = c.vars(vars, used)
+		gvars = c.vars(vars, used, o)
 	} else {
 		gvars = make(map[string]any, len(vars))
 		for k, v := range vars {
@@ -130,12 +136,22 @@ func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string
 // the expression sources can name is bound: used reports whether "$name"
 // occurs in them (variables and functions are reachable only that way), so
 // a large variable a field does not mention is never converted.
-func (c *converter) vars(vars map[string]any, used func(name string) bool) map[string]any {
+func (c *converter) vars(vars map[string]any, used func(name string) bool, o Options) map[string]any {
 	g := make(map[string]any) // usually a handful: most fields name few variables
+	var src Rand
 	for k, f := range awsFuncs {
-		if used(k) {
-			g[k] = f
+		if !used(k) {
+			continue
 		}
+		if mk := randomFuncs[k]; mk != nil {
+			if src == nil {
+				if src = o.Rand; src == nil {
+					src = mrand.NewPCG(0, 0)
+				}
+			}
+			f = native(mk(src))
+		}
+		g[k] = f
 	}
 	for k, v := range vars {
 		if _, isFunc := awsFuncs[k]; isFunc || !used(k) {

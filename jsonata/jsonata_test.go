@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"regexp"
 	"strings"
 	"sync"
@@ -532,4 +533,33 @@ func workflowVars(n int) map[string]any {
 		m[fmt.Sprintf("var%d", i)] = value.ObjectOf("id", value.Int(int64(i)), "name", "v")
 	}
 	return m
+}
+
+// TestRandomSource checks that $random() and $uuid() draw from the source
+// given in Options: the same source state gives the same values, another
+// state other values.
+func TestRandomSource(t *testing.T) {
+	t.Parallel()
+	tpl, err := ParseTemplate(`{% [$random(), $uuid(), $random()] %}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(src Rand) string {
+		t.Helper()
+		v, err := tpl.EvalWith(context.Background(), nil, Options{Rand: src})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return value.String(v)
+	}
+	a := eval(mrand.NewPCG(3, 4))
+	if b := eval(mrand.NewPCG(3, 4)); a != b {
+		t.Errorf("the same source gave %s then %s", a, b)
+	}
+	if b := eval(mrand.NewPCG(5, 6)); a == b {
+		t.Errorf("different sources both gave %s", a)
+	}
+	if x, y := eval(nil), eval(nil); x != y {
+		t.Errorf("without a source: %s then %s, want the fixed-seed values", x, y)
+	}
 }

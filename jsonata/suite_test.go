@@ -165,7 +165,7 @@ func (c *suiteCase) run() (bool, string) {
 			done <- outcome{err: err}
 			return
 		}
-		v, ok, err := x.eval(ctx, c.input, c.hasInput, c.bindings, false)
+		v, ok, err := x.eval(ctx, c.input, c.hasInput, c.bindings, false, Options{})
 		done <- outcome{v, ok, err}
 	}()
 	var o outcome

@@ -194,11 +194,16 @@ func (t *Template) Source() string {
 // expression that returns nothing is an error, as in AWS Step Functions,
 // also inside an object or array.
 func (t *Template) Eval(ctx context.Context, vars map[string]any) (any, error) {
+	return t.EvalWith(ctx, vars, Options{})
+}
+
+// EvalWith is Eval with options (the source of random values).
+func (t *Template) EvalWith(ctx context.Context, vars map[string]any, o Options) (any, error) {
 	if t.kind == tLiteral {
 		return t.lit, nil
 	}
 	var c converter
-	gvars := c.vars(vars, t.uses)
+	gvars := c.vars(vars, t.uses, o)
 	return t.eval(ctx, &c, gvars, "")
 }
 

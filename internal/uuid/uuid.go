@@ -1,9 +1,12 @@
-// Package uuid makes random (version 4) UUIDs: execution names, request
-// ids, States.UUID and Map Run labels.
+// Package uuid makes version 4 UUIDs: random ones for execution names and
+// request ids (New), and ones drawn from a given source for the values an
+// execution draws (States.UUID, $uuid(), Map Run labels), which the driver
+// can seed and replay (FromSource).
 package uuid
 
 import (
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 )
 
@@ -11,6 +14,23 @@ import (
 func New() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
+	return format(b)
+}
+
+// Source is a source of random bits (math/rand/v2's Source).
+type Source interface {
+	Uint64() uint64
+}
+
+// FromSource returns a version 4 UUID built from two draws of src.
+func FromSource(src Source) string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], src.Uint64())
+	binary.BigEndian.PutUint64(b[8:], src.Uint64())
+	return format(b)
+}
+
+func format(b [16]byte) string {
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])

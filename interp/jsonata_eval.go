@@ -1,0 +1,444 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/jsonata"
+	"github.com/stepd/stepd/value"
+)
+
+// jsonataEval evaluates a JSONata-mode state: its fields' templates by
+// field name ("Arguments", "Output", "Assign", "Items", ...), compiled once.
+type jsonataEval struct {
+	fields map[string]*jsonata.Template
+	// per Choice rule: Condition, Output, Assign
+	rules []map[string]*jsonata.Template
+	// per catcher: Output, Assign
+	catchers []map[string]*jsonata.Template
+}
+
+func compileTemplates(ptr string, pairs ...any) (map[string]*jsonata.Template, error) {
+	m := map[string]*jsonata.Template{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name := pairs[i].(string)
+		f := pairs[i+1].(asl.Field)
+		if !f.Set {
+			continue
+		}
+		t, err := jsonata.ParseTemplate(f.Value)
+		if err != nil {
+			return nil, &CompileError{Pointer: ptr + "/" + name, Err: err}
+		}
+		m[name] = t
+	}
+	return m, nil
+}
+
+func compileJSONata(s *state) (*jsonataEval, error) {
+	e := &jsonataEval{}
+	var err error
+	e.fields, err = compileTemplates(s.Pointer,
+		"Arguments", s.Arguments, "Output", s.Output, "Assign", s.Assign,
+		"Items", s.Items, "ItemSelector", s.ItemSelector, "MaxConcurrency", s.MaxConcurrency,
+		"ToleratedFailureCount", s.ToleratedFailureCount, "ToleratedFailurePercentage", s.ToleratedFailurePercentage,
+		"TimeoutSeconds", s.TimeoutSeconds, "HeartbeatSeconds", s.HeartbeatSeconds,
+		"Seconds", s.Seconds, "Timestamp", s.Timestamp, "Error", s.Error, "Cause", s.Cause)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range s.Choices {
+		m, err := compileTemplates(fmt.Sprintf("%s/Choices/%d", s.Pointer, i), "Condition", r.Condition, "Output", r.Output, "Assign", r.Assign)
+		if err != nil {
+			return nil, err
+		}
+		e.rules = append(e.rules, m)
+	}
+	for i, c := range s.Catch {
+		m, err := compileTemplates(fmt.Sprintf("%s/Catch/%d", s.Pointer, i), "Output", c.Output, "Assign", c.Assign)
+		if err != nil {
+			return nil, err
+		}
+		e.catchers = append(e.catchers, m)
+	}
+	return e, nil
+}
+
+// inputStates returns $states over the state's raw input (no result or
+// errorOutput). Each method of jsonataEval builds the variables,
+// th.jvars(th.inputStates()), only when the state has a field to evaluate,
+// and keeps them local: jvars is inlined and the map stays off the heap.
+func (th *thread) inputStates() *value.Object {
+	return th.statesVar(th.run.input, nil, nil, false, false)
+}
+
+// has reports whether the state has any of the fields.
+func (e *jsonataEval) has(names ...string) bool {
+	for _, n := range names {
+		if e.fields[n] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// jvars builds the JSONata variables: the workflow variables in scope and
+// $states.
+func (th *thread) jvars(states *value.Object) map[string]any {
+	vars := map[string]any{}
+	var chain []*scope
+	for s := th.vars; s != nil; s = s.parent {
+		chain = append(chain, s)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		for k, v := range chain[i].vars {
+			vars[k] = v
+		}
+	}
+	vars["states"] = states
+	return vars
+}
+
+func (th *thread) statesVar(input, result, errorOutput any, hasResult, hasError bool) *value.Object {
+	s := value.NewObject(4)
+	s.Set("input", input)
+	s.Set("context", th.contextObject())
+	if hasResult {
+		s.Set("result", result)
+	}
+	if hasError {
+		s.Set("errorOutput", errorOutput)
+	}
+	return s
+}
+
+// evalField evaluates a JSONata-mode field. ok is false when the field is
+// absent.
+func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars map[string]any) (any, bool, *Failure) {
+	t := m[name]
+	if t == nil {
+		return nil, false, nil
+	}
+	v, err := t.EvalWith(context.Background(), vars, jsonata.Options{Rand: th.x.rand})
+	if err != nil {
+		return nil, true, th.queryFailure(name, err)
+	}
+	return v, true, nil
+}
+
+// queryFailure maps a JSONata evaluation error to States.QueryEvaluationError
+// with AWS's cause text.
+func (th *thread) queryFailure(field string, err error) *Failure {
+	var te *jsonata.TemplateError
+	if errors.As(err, &te) {
+		return th.evalFailure(te.FieldPath(field), te.Cause(field))
+	}
+	return th.evalFailure(field, err.Error())
+}
+
+// evalFailure builds a States.QueryEvaluationError for a field.
+func (th *thread) evalFailure(location, msg string) *Failure {
+	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.run.enteredID) + msg, evaluation: true, location: location}
+}
+
+// typeFailure reports a field whose expression returned the wrong type.
+func (e *jsonataEval) typeFailure(th *thread, field, want string, v any) *Failure {
+	t := e.fields[field]
+	expr := ""
+	if t != nil {
+		expr = t.Source()
+	}
+	return th.evalFailure(field, jsonata.TypeCause(expr, field, want, v))
+}
+
+// assignedDetails renders assignedVariables for a StateExited event.
+func assignedDetails(o *value.Object) *value.Object {
+	keys := append([]string(nil), o.Keys()...)
+	sort.Strings(keys)
+	d := value.NewObject(len(keys))
+	for _, k := range keys {
+		v, _ := o.Get(k)
+		d.Set(k, value.String(v))
+	}
+	return d
+}
+
+// outputAndAssign evaluates Output (default: def) and Assign of a state,
+// Choice rule or catcher, both against the same variables; the variables
+// are assigned when the state exits.
+func (th *thread) outputAndAssign(m map[string]*jsonata.Template, vars map[string]any, def any) (any, *Failure) {
+	v, ok, f := th.evalField(m, "Assign", vars)
+	if f != nil {
+		return nil, f
+	}
+	var assigned *value.Object
+	if ok {
+		assigned, _ = v.(*value.Object)
+	}
+	out, ok, f := th.evalField(m, "Output", vars)
+	if f != nil {
+		return nil, f
+	}
+	if !ok {
+		out = def
+	}
+	th.addAssigned(assigned)
+	return out, nil
+}
+
+func (e *jsonataEval) input(th *thread) (any, *Failure) { return th.run.input, nil }
+
+func (e *jsonataEval) inspectInput(*thread, any) {}
+
+func (e *jsonataEval) parameters(th *thread, in any) (any, *Failure) {
+	if !e.has("Arguments") {
+		return in, nil
+	}
+	args, ok, f := th.evalField(e.fields, "Arguments", th.jvars(th.inputStates()))
+	if f != nil {
+		return nil, f
+	}
+	if !ok {
+		return in, nil
+	}
+	return args, nil
+}
+
+func (e *jsonataEval) inspectParameters(th *thread, params any) {
+	if e.fields["Arguments"] != nil {
+		th.inspect("afterArguments", params)
+	}
+}
+
+func (e *jsonataEval) passResult(_ *thread, in any) (any, *Failure) { return in, nil }
+
+func (e *jsonataEval) selectResult(_ *thread, result any) (any, *Failure) { return result, nil }
+
+func (e *jsonataEval) output(th *thread, result any, hasResult bool) (any, *Failure) {
+	if !e.has("Output", "Assign") {
+		return result, nil
+	}
+	if hasResult {
+		return th.outputAndAssign(e.fields, th.jvars(th.statesVar(th.run.input, result, nil, true, false)), result)
+	}
+	return th.outputAndAssign(e.fields, th.jvars(th.inputStates()), result)
+}
+
+func (e *jsonataEval) passOn(th *thread, in any) (any, *Failure) {
+	if !e.has("Output", "Assign") {
+		return in, nil
+	}
+	return th.outputAndAssign(e.fields, th.jvars(th.inputStates()), in)
+}
+
+func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
+	st := th.cur
+	vars := th.jvars(th.inputStates())
+	for i, m := range e.rules {
+		v, _, f := th.evalField(m, "Condition", vars)
+		if f != nil {
+			return nil, nil, f
+		}
+		b, isBool := v.(bool)
+		if !isBool {
+			return nil, nil, th.evalFailure("Condition", jsonata.TypeCause(m["Condition"].Source(), "Condition", "boolean", v))
+		}
+		if b {
+			next := st.choiceNext[i]
+			if m["Output"] == nil && m["Assign"] == nil {
+				m = e.fields
+			}
+			out, f := th.outputAndAssign(m, vars, in)
+			return next, out, f
+		}
+	}
+	if st.deflt == nil {
+		return nil, nil, &Failure{Error: ErrNoChoiceMatched, Cause: "No Matches!"}
+	}
+	out, f := th.outputAndAssign(e.fields, vars, in)
+	return st.deflt, out, f
+}
+
+func (e *jsonataEval) waitUntil(th *thread, _ any) (time.Time, *Failure) {
+	var due time.Time
+	if !e.has("Seconds", "Timestamp") {
+		return due, nil
+	}
+	vars := th.jvars(th.inputStates())
+	if v, ok, f := th.evalField(e.fields, "Seconds", vars); f != nil {
+		return due, f
+	} else if ok {
+		n, isNum := v.(value.Number)
+		secs, isInt := n.Int64()
+		if !isNum || !isInt || secs < 0 {
+			return due, e.typeFailure(th, "Seconds", "integer", v)
+		}
+		due = th.x.now.Add(time.Duration(secs) * time.Second)
+	}
+	if v, ok, f := th.evalField(e.fields, "Timestamp", vars); f != nil {
+		return due, f
+	} else if ok {
+		s, isStr := v.(string)
+		if !isStr {
+			s = value.String(v)
+		}
+		t, valid := parseTimestamp(s)
+		if !valid {
+			return due, th.evalFailure("Timestamp", "The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: "+s)
+		}
+		due = t
+	}
+	return due, nil
+}
+
+func (e *jsonataEval) failure(th *thread) *Failure {
+	f := &Failure{}
+	if !e.has("Error", "Cause") {
+		return f
+	}
+	vars := th.jvars(th.inputStates())
+	for _, name := range []string{"Error", "Cause"} {
+		v, ok, fl := th.evalField(e.fields, name, vars)
+		if fl != nil {
+			return fl
+		}
+		if !ok {
+			continue
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			return e.typeFailure(th, name, "string", v)
+		}
+		if name == "Error" {
+			f.Error = s
+		} else {
+			f.Cause = s
+		}
+	}
+	return f
+}
+
+func (e *jsonataEval) taskTimeouts(th *thread, _ any) (int64, int64, *Failure) {
+	var timeout, heartbeat int64
+	if !e.has("TimeoutSeconds", "HeartbeatSeconds") {
+		return 0, 0, nil
+	}
+	vars := th.jvars(th.inputStates())
+	for _, name := range []string{"TimeoutSeconds", "HeartbeatSeconds"} {
+		v, ok, f := th.evalField(e.fields, name, vars)
+		if f != nil {
+			return 0, 0, f
+		}
+		if !ok {
+			continue
+		}
+		n, isNum := v.(value.Number)
+		i, isInt := n.Int64()
+		if !isNum || !isInt || i <= 0 {
+			return 0, 0, e.typeFailure(th, name, "integer", v)
+		}
+		if name == "TimeoutSeconds" {
+			timeout = i
+		} else {
+			heartbeat = i
+		}
+	}
+	return timeout, heartbeat, nil
+}
+
+func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
+	var items any
+	var ok bool
+	if e.has("Items") {
+		var f *Failure
+		if items, ok, f = th.evalField(e.fields, "Items", th.jvars(th.inputStates())); f != nil {
+			return nil, f
+		}
+	}
+	if !ok {
+		items = in
+		if v, read := th.readerItems(); read {
+			items, ok = v, true
+		}
+	}
+	arr, isArr := items.([]any)
+	if !isArr {
+		th.run.failEvent = "MapStateFailed"
+		if ok {
+			return nil, e.typeFailure(th, "Items", "array", items)
+		}
+		return nil, th.evalFailure("", "Map state input must be an array but was: "+value.String(items))
+	}
+	return arr, nil
+}
+
+// mapLimits evaluates MaxConcurrency and the tolerated failures, before
+// the Map state starts.
+func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
+	var vars map[string]any
+	if e.has("MaxConcurrency", "ToleratedFailureCount", "ToleratedFailurePercentage") {
+		vars = th.jvars(th.inputStates())
+	}
+	if v, ok, f := th.evalField(e.fields, "MaxConcurrency", vars); f != nil {
+		return f
+	} else if ok {
+		n, isNum := v.(value.Number)
+		if !isNum {
+			return e.typeFailure(th, "MaxConcurrency", "integer", v)
+		}
+		c.maxConc = int(n.Float64())
+	}
+	if v, ok, f := th.evalField(e.fields, "ToleratedFailureCount", vars); f != nil {
+		return f
+	} else if ok {
+		n, isNum := v.(value.Number)
+		if !isNum {
+			return e.typeFailure(th, "ToleratedFailureCount", "integer", v)
+		}
+		c.tolCount, c.hasTol = int(n.Float64()), true
+	} else {
+		c.tolCount = -1
+	}
+	if v, ok, f := th.evalField(e.fields, "ToleratedFailurePercentage", vars); f != nil {
+		return f
+	} else if ok {
+		n, isNum := v.(value.Number)
+		if !isNum {
+			return e.typeFailure(th, "ToleratedFailurePercentage", "number", v)
+		}
+		c.tolPercent, c.hasTol = n.Float64(), true
+	}
+	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
+	if c.tolCount >= 0 && c.hasTol {
+		th.inspect("toleratedFailureCount", value.Int(int64(c.tolCount)))
+	}
+	if th.cur.ToleratedFailurePercentage.Set {
+		th.inspect("toleratedFailurePercentage", value.Float(c.tolPercent))
+	}
+	return nil
+}
+
+func (e *jsonataEval) mapTolerance(*thread, *container, any) *Failure { return nil }
+
+func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Failure) {
+	t := e.fields["ItemSelector"]
+	if t == nil {
+		return c.items[ch.index], nil
+	}
+	states := th.statesVar(c.input, nil, nil, false, false)
+	states.Set("context", ch.contextObjectFor(th))
+	v, err := t.EvalWith(context.Background(), th.jvars(states), jsonata.Options{Rand: th.x.rand})
+	if err != nil {
+		return nil, th.queryFailure("ItemSelector", err)
+	}
+	return v, nil
+}
+
+func (e *jsonataEval) caught(th *thread, i int, errOut any) (any, *Failure) {
+	vars := th.jvars(th.statesVar(th.run.input, nil, errOut, false, true))
+	return th.outputAndAssign(e.catchers[i], vars, errOut)
+}

@@ -1,0 +1,673 @@
+package interp
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/intrinsic"
+	"github.com/stepd/stepd/jsonpath"
+	"github.com/stepd/stepd/value"
+)
+
+// jsonPathEval evaluates a JSONPath-mode state: paths, payload templates
+// and intrinsic functions, compiled once.
+type jsonPathEval struct {
+	st *state
+
+	inputPath, outputPath *ref // nil: identity
+	inputNull, outputNull bool
+	resultPath            *jsonpath.Path // nil: $ (replace)
+	resultNull            bool           // ResultPath null: discard the result
+
+	params, resultSelector, itemSelector, assign *payload
+	result                                       any // Pass Result
+	hasResult                                    bool
+
+	rules []*choice // Choice rules
+
+	secondsPath, timestampPath           *ref
+	timeoutPath, heartbeatPath           *ref
+	errorPath, causePath                 *ref
+	itemsPath                            *ref
+	maxConcurrencyPath                   *ref
+	toleratedCountPath, toleratedPctPath *ref
+
+	catchers []jsonPathCatcher
+}
+
+type jsonPathCatcher struct {
+	resultPath *jsonpath.Path
+	resultNull bool
+	assign     *payload
+}
+
+func compileJSONPath(s *state) (*jsonPathEval, error) {
+	fail := func(field string, err error) error {
+		return &CompileError{Pointer: s.Pointer + "/" + field, Err: err}
+	}
+	e := &jsonPathEval{st: s}
+	var err error
+	for i, c := range s.Catch {
+		var cc jsonPathCatcher
+		if cc.resultPath, cc.resultNull, err = compileResultPath(c.ResultPath); err != nil {
+			return nil, fail(fmt.Sprintf("Catch/%d/ResultPath", i), err)
+		}
+		if c.Assign.Set {
+			if cc.assign, err = compilePayload(c.Assign.Value); err != nil {
+				return nil, fail(fmt.Sprintf("Catch/%d/Assign", i), err)
+			}
+		}
+		e.catchers = append(e.catchers, cc)
+	}
+	if e.inputPath, e.inputNull, err = compileOptRef(s.InputPath); err != nil {
+		return nil, fail("InputPath", err)
+	}
+	if e.outputPath, e.outputNull, err = compileOptRef(s.OutputPath); err != nil {
+		return nil, fail("OutputPath", err)
+	}
+	if e.resultPath, e.resultNull, err = compileResultPath(s.ResultPath); err != nil {
+		return nil, fail("ResultPath", err)
+	}
+	templates := []struct {
+		name string
+		f    asl.Field
+		dst  **payload
+	}{
+		{"Parameters", s.Parameters, &e.params},
+		{"ResultSelector", s.ResultSelector, &e.resultSelector},
+		{"ItemSelector", s.ItemSelector, &e.itemSelector},
+		{"Assign", s.Assign, &e.assign},
+	}
+	for _, t := range templates {
+		if !t.f.Set {
+			continue
+		}
+		if *t.dst, err = compilePayload(t.f.Value); err != nil {
+			return nil, fail(t.name, err)
+		}
+	}
+	if s.Type == "Succeed" || s.Type == "Fail" {
+		e.assign = nil // never evaluated in these states
+	}
+	if s.Result.Set {
+		e.result, e.hasResult = s.Result.Value, true
+	}
+	paths := []struct {
+		name string
+		text string
+		dst  **ref
+	}{
+		{"SecondsPath", s.SecondsPath, &e.secondsPath},
+		{"TimestampPath", s.TimestampPath, &e.timestampPath},
+		{"TimeoutSecondsPath", s.TimeoutSecondsPath, &e.timeoutPath},
+		{"HeartbeatSecondsPath", s.HeartbeatSecondsPath, &e.heartbeatPath},
+		{"ErrorPath", s.ErrorPath, &e.errorPath},
+		{"CausePath", s.CausePath, &e.causePath},
+		{"MaxConcurrencyPath", s.MaxConcurrencyPath, &e.maxConcurrencyPath},
+		{"ToleratedFailureCountPath", s.ToleratedFailureCountPath, &e.toleratedCountPath},
+		{"ToleratedFailurePercentagePath", s.ToleratedFailurePercentagePath, &e.toleratedPctPath},
+	}
+	for _, p := range paths {
+		if p.text == "" {
+			continue
+		}
+		if *p.dst, err = compileRefOrCall(p.text); err != nil {
+			return nil, fail(p.name, err)
+		}
+	}
+	if s.ItemsPath.Set && !s.ItemsPath.Null {
+		if e.itemsPath, err = compileRef(s.ItemsPath.Path); err != nil {
+			return nil, fail("ItemsPath", err)
+		}
+	}
+	for i, r := range s.Choices {
+		c, err := compileChoice(r)
+		if err != nil {
+			return nil, fail(fmt.Sprintf("Choices/%d", i), err)
+		}
+		if r.Assign.Set {
+			if c.assign, err = compilePayload(r.Assign.Value); err != nil {
+				return nil, fail(fmt.Sprintf("Choices/%d/Assign", i), err)
+			}
+		}
+		e.rules = append(e.rules, c)
+	}
+	return e, nil
+}
+
+// compileRefOrCall compiles a field that holds a path or an intrinsic
+// function call (ErrorPath, CausePath and the other *Path fields).
+func compileRefOrCall(text string) (*ref, error) {
+	if intrinsic.IsCall(text) {
+		c, err := intrinsic.Parse(text)
+		if err != nil {
+			return nil, err
+		}
+		return &ref{text: text, call: c}, nil
+	}
+	return compileRef(text)
+}
+
+func compileOptRef(f asl.PathField) (*ref, bool, error) {
+	if !f.Set {
+		return nil, false, nil
+	}
+	if f.Null {
+		return nil, true, nil
+	}
+	if f.Path == "$" {
+		return nil, false, nil
+	}
+	r, err := compileRef(f.Path)
+	return r, false, err
+}
+
+func compileResultPath(f asl.PathField) (*jsonpath.Path, bool, error) {
+	if !f.Set {
+		return nil, false, nil
+	}
+	if f.Null {
+		return nil, true, nil
+	}
+	if f.Path == "$" {
+		return nil, false, nil
+	}
+	p, err := jsonpath.CompileReference(f.Path)
+	return p, false, err
+}
+
+// env returns the JSONPath evaluation environment over input for the
+// thread's current state.
+func (th *thread) env(input any) *env {
+	return &env{input: input, vars: th.vars, rand: th.x.rand, th: th}
+}
+
+func (e *jsonPathEval) input(th *thread) (any, *Failure) {
+	in := th.run.input
+	if e.inputNull {
+		return value.NewObject(0), nil
+	}
+	if e.inputPath == nil {
+		return in, nil
+	}
+	v, err := e.inputPath.get(th.env(in))
+	if err != nil {
+		return nil, th.pathFailure(err)
+	}
+	return v, nil
+}
+
+func (e *jsonPathEval) inspectInput(th *thread, in any) { th.inspect("afterInputPath", in) }
+
+func (e *jsonPathEval) parameters(th *thread, in any) (any, *Failure) {
+	if e.params == nil {
+		return in, nil
+	}
+	return th.evalPayload(e.params, in)
+}
+
+func (e *jsonPathEval) inspectParameters(th *thread, params any) {
+	th.inspect("afterParameters", params)
+}
+
+// passResult: AWS's inspection data for a Pass state is, with Result, the
+// result; otherwise the input and parameters stages.
+func (e *jsonPathEval) passResult(th *thread, in any) (any, *Failure) {
+	if e.hasResult {
+		// A Pass state's Result takes precedence over Parameters.
+		th.inspect("result", e.result)
+		return e.result, nil
+	}
+	th.inspect("afterInputPath", in)
+	result, f := e.parameters(th, in)
+	if f != nil {
+		return nil, f
+	}
+	th.inspect("afterParameters", result)
+	return result, nil
+}
+
+func (e *jsonPathEval) selectResult(th *thread, result any) (any, *Failure) {
+	if e.resultSelector == nil {
+		return result, nil
+	}
+	return th.evalPayload(e.resultSelector, result)
+}
+
+// output: Assign (over the result), ResultPath, OutputPath.
+func (e *jsonPathEval) output(th *thread, result any, _ bool) (any, *Failure) {
+	if f := th.assign(e.assign, result); f != nil {
+		return nil, f
+	}
+	th.inspect("afterResultSelector", result)
+	out, f := e.applyResultPath(th.run.input, result)
+	if f != nil {
+		return nil, f
+	}
+	th.inspect("afterResultPath", out)
+	return e.applyOutputPath(th, out)
+}
+
+func (e *jsonPathEval) passOn(th *thread, in any) (any, *Failure) {
+	if f := th.assign(e.assign, in); f != nil {
+		return nil, f
+	}
+	return e.applyOutputPath(th, in)
+}
+
+func (e *jsonPathEval) applyOutputPath(th *thread, v any) (any, *Failure) {
+	if e.outputNull {
+		return value.NewObject(0), nil
+	}
+	if e.outputPath == nil {
+		return v, nil
+	}
+	out, err := e.outputPath.get(th.env(v))
+	if err != nil {
+		return nil, th.pathFailure(err)
+	}
+	return out, nil
+}
+
+// applyResultPath combines the raw state input and the result.
+func (e *jsonPathEval) applyResultPath(input, result any) (any, *Failure) {
+	if e.resultNull {
+		return input, nil
+	}
+	if e.resultPath == nil {
+		return result, nil
+	}
+	out, err := e.resultPath.Set(input, result)
+	if err != nil {
+		return nil, &Failure{Error: ErrResultPathMatchFailure, Cause: resultPathCause(e.st.ResultPath.Path, input)}
+	}
+	return out, nil
+}
+
+func resultPathCause(path string, input any) string {
+	return fmt.Sprintf("Unable to apply ReferencePath %s to input %s", path, value.String(input))
+}
+
+func (e *jsonPathEval) choose(th *thread, in any) (*state, any, *Failure) {
+	st := th.cur
+	env := th.env(in)
+	var next *state
+	var matched *choice
+	for i, c := range e.rules {
+		ok, err := c.eval(env)
+		if err != nil {
+			return nil, nil, th.pathFailure(err)
+		}
+		if ok {
+			next, matched = st.choiceNext[i], c
+			break
+		}
+	}
+	if next == nil {
+		next = st.deflt
+	}
+	if next == nil {
+		return nil, nil, &Failure{Error: ErrNoChoiceMatched, Cause: "No Matches! "}
+	}
+	if matched != nil && matched.assign != nil {
+		if f := th.assign(matched.assign, in); f != nil {
+			return nil, nil, f
+		}
+	}
+	out, f := e.passOn(th, in)
+	return next, out, f
+}
+
+func (e *jsonPathEval) waitUntil(th *thread, in any) (time.Time, *Failure) {
+	st := th.cur
+	fail := func(format string, args ...any) (time.Time, *Failure) {
+		return time.Time{}, runtimeFailure(st.Name, th.run.enteredID, format, args...)
+	}
+	switch {
+	case st.Seconds.Set:
+		n, _ := st.Seconds.Value.(value.Number)
+		return th.x.now.Add(time.Duration(n.Float64() * float64(time.Second))), nil
+	case st.Timestamp.Set:
+		s, _ := st.Timestamp.Value.(string)
+		t, ok := parseTimestamp(s)
+		if !ok {
+			return fail("Invalid timestamp %s", s)
+		}
+		return t, nil
+	case e.secondsPath != nil:
+		v, err := e.secondsPath.get(th.env(in))
+		if err != nil {
+			return fail("The SecondsPath parameter does not reference an input value: %s", st.SecondsPath)
+		}
+		n, ok := v.(value.Number)
+		secs, isInt := n.Int64()
+		switch {
+		case !ok || !isInt:
+			return fail("The SecondsPath parameter cannot be parsed as a long value: %s == %s", st.SecondsPath, value.String(v))
+		case secs < 0:
+			return fail("The SecondsPath parameter references a negative value: %s == %s", st.SecondsPath, value.String(v))
+		}
+		return th.x.now.Add(time.Duration(secs) * time.Second), nil
+	case e.timestampPath != nil:
+		v, err := e.timestampPath.get(th.env(in))
+		if err != nil {
+			return fail("The TimestampPath parameter does not reference an input value: %s", st.TimestampPath)
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			s = value.String(v)
+		}
+		t, ok := parseTimestamp(s)
+		if !ok {
+			return fail("The TimestampPath parameter does not reference a valid ISO-8601 extended offset date-time format string: %s == %s", st.TimestampPath, s)
+		}
+		return t, nil
+	}
+	return time.Time{}, nil
+}
+
+func (e *jsonPathEval) failure(th *thread) *Failure {
+	st := th.cur
+	th.inspect("afterInputPath", th.run.input)
+	f := &Failure{}
+	if s, ok := st.Error.Value.(string); ok {
+		f.Error = s
+	}
+	if s, ok := st.Cause.Value.(string); ok {
+		f.Cause = s
+	}
+	env := th.env(th.run.input)
+	if e.errorPath != nil {
+		v, err := th.evalRefOrCall(e.errorPath, "ErrorPath", env)
+		if err != nil {
+			return err
+		}
+		s, ok := v.(string)
+		if !ok {
+			return runtimeFailure(st.Name, th.run.enteredID, "The ErrorPath '%s' must point to a string, got %s", st.ErrorPath, value.String(v))
+		}
+		f.Error = s
+	}
+	if e.causePath != nil {
+		v, err := th.evalRefOrCall(e.causePath, "CausePath", env)
+		if err != nil {
+			return err
+		}
+		s, ok := v.(string)
+		if !ok {
+			return runtimeFailure(st.Name, th.run.enteredID, "The CausePath '%s' must point to a string, got %s", st.CausePath, value.String(v))
+		}
+		f.Cause = s
+	}
+	return f
+}
+
+func (th *thread) evalRefOrCall(r *ref, field string, e *env) (any, *Failure) {
+	v, err := r.get(e)
+	if err != nil {
+		if r.call != nil {
+			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(err)}
+		}
+		return nil, runtimeFailure(th.cur.Name, th.run.enteredID, "The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'", r.text, field, value.String(e.input))
+	}
+	return v, nil
+}
+
+func (e *jsonPathEval) taskTimeouts(th *thread, in any) (int64, int64, *Failure) {
+	st := th.cur
+	var timeout, heartbeat int64
+	if n, ok := st.TimeoutSeconds.Value.(value.Number); ok {
+		timeout, _ = n.Int64()
+	}
+	if n, ok := st.HeartbeatSeconds.Value.(value.Number); ok {
+		heartbeat, _ = n.Int64()
+	}
+	if e.timeoutPath != nil {
+		v, err := e.timeoutPath.get(th.env(in))
+		if err != nil {
+			return 0, 0, th.pathFailure(err)
+		}
+		n, ok := v.(value.Number)
+		if i, isInt := n.Int64(); ok && isInt && i > 0 {
+			timeout = i
+		} else {
+			return 0, 0, runtimeFailure(st.Name, th.run.enteredID, "The TimeoutSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
+		}
+	}
+	if e.heartbeatPath != nil {
+		v, err := e.heartbeatPath.get(th.env(in))
+		if err != nil {
+			return 0, 0, th.pathFailure(err)
+		}
+		n, ok := v.(value.Number)
+		if i, isInt := n.Int64(); ok && isInt && i > 0 {
+			heartbeat = i
+		} else {
+			return 0, 0, runtimeFailure(st.Name, th.run.enteredID, "The HeartbeatSecondsPath parameter does not reference a valid integer value: %s", value.String(v))
+		}
+	}
+	return timeout, heartbeat, nil
+}
+
+func (e *jsonPathEval) mapItems(th *thread, in any) ([]any, *Failure) {
+	st := th.cur
+	items := in
+	if v, read := th.readerItems(); read {
+		items = v
+	} else if e.itemsPath != nil {
+		v, err := e.itemsPath.get(th.env(in))
+		if err != nil {
+			return nil, th.pathFailure(err)
+		}
+		items = v
+	}
+	arr, ok := items.([]any)
+	if ok && e.itemsPath != nil {
+		th.inspect("afterItemsPath", arr)
+	}
+	if !ok {
+		// AWS names the path as applied to its document: "$$.Execution.Input"
+		// reads "$.Execution.Input" of the Context object. TestState, which
+		// has no event ids, reports the message alone.
+		path := "$"
+		if e.itemsPath != nil {
+			path = strings.TrimPrefix(e.itemsPath.text, "$")
+			if !strings.HasPrefix(path, "$") {
+				path = e.itemsPath.text
+			}
+		}
+		f := runtimeFailure(st.Name, th.run.enteredID, "Reference path \"%s\" must point to array.", path)
+		if th.x.test != nil {
+			f.Cause = fmt.Sprintf("Reference path \"%s\" must point to array.", path)
+		}
+		return nil, f
+	}
+	return arr, nil
+}
+
+// mapLimits evaluates MaxConcurrency(Path), before the Map state starts.
+func (e *jsonPathEval) mapLimits(th *thread, c *container, in any) *Failure {
+	st := th.cur
+	if n, ok := st.MaxConcurrency.Value.(value.Number); ok {
+		c.maxConc = int(n.Float64())
+	}
+	if e.maxConcurrencyPath != nil {
+		f, fl := th.pathNumber(e.maxConcurrencyPath, "MaxConcurrencyPath", st.MaxConcurrencyPath, "integer", in)
+		if fl != nil {
+			return fl
+		}
+		c.maxConc = int(f)
+	}
+	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
+	return nil
+}
+
+// mapTolerance evaluates the tolerated failure count and percentage, once
+// the Map state has started.
+func (e *jsonPathEval) mapTolerance(th *thread, c *container, in any) *Failure {
+	st := th.cur
+	c.tolCount = -1
+	if n, ok := st.ToleratedFailureCount.Value.(value.Number); ok {
+		c.tolCount, c.hasTol = int(n.Float64()), true
+	}
+	if n, ok := st.ToleratedFailurePercentage.Value.(value.Number); ok {
+		c.tolPercent, c.hasTol = n.Float64(), true
+	}
+	if e.toleratedCountPath != nil {
+		f, fl := th.pathNumber(e.toleratedCountPath, "ToleratedFailureCountPath", st.ToleratedFailureCountPath, "integer", in)
+		if fl != nil {
+			return fl
+		}
+		if f < 0 {
+			return runtimeFailure(st.Name, th.run.enteredID, "ToleratedFailureCount cannot be negative.")
+		}
+		c.tolCount, c.hasTol = int(f), true
+	}
+	if e.toleratedPctPath != nil {
+		f, fl := th.pathNumber(e.toleratedPctPath, "ToleratedFailurePercentagePath", st.ToleratedFailurePercentagePath, "float", in)
+		if fl != nil {
+			return fl
+		}
+		c.tolPercent, c.hasTol = f, true
+	}
+	if c.hasTol && (c.tolPercent < 0 || c.tolPercent > 100) {
+		return runtimeFailure(st.Name, th.run.enteredID, "ToleratedFailurePercentage must be between 0 and 100.")
+	}
+	if c.tolCount >= 0 && c.hasTol {
+		th.inspect("toleratedFailureCount", value.Int(int64(c.tolCount)))
+	}
+	if st.ToleratedFailurePercentage.Set || e.toleratedPctPath != nil {
+		th.inspect("toleratedFailurePercentage", value.Float(c.tolPercent))
+	}
+	return nil
+}
+
+// pathNumber reads a number for a *Path field. AWS also accepts a string
+// holding a number.
+func (th *thread) pathNumber(r *ref, field, path, kind string, in any) (float64, *Failure) {
+	v, err := r.get(th.env(in))
+	if err != nil {
+		return 0, th.pathFailure(err)
+	}
+	switch x := v.(type) {
+	case value.Number:
+		return x.Float64(), nil
+	case string:
+		if n, err := value.ParseString(x); err == nil {
+			if num, ok := n.(value.Number); ok {
+				return num.Float64(), nil
+			}
+		}
+	}
+	text, isStr := v.(string)
+	if !isStr {
+		text = value.String(v)
+	}
+	return 0, runtimeFailure(th.cur.Name, th.run.enteredID, "The %s field refers to value \"%s\" which is not a valid %s: %s", field, text, kind, path)
+}
+
+func (e *jsonPathEval) itemInput(th *thread, c *container, ch *thread) (any, *Failure) {
+	sel := e.itemSelector
+	if sel == nil {
+		sel = e.params
+	}
+	if sel == nil {
+		return c.items[ch.index], nil
+	}
+	env := th.env(c.input)
+	env.item = ch
+	v, err := sel.eval(env)
+	if err != nil {
+		return nil, th.payloadFailure(err, c.input)
+	}
+	return v, nil
+}
+
+// caught: the catcher's Assign (over the error output), then its
+// ResultPath over the raw input.
+func (e *jsonPathEval) caught(th *thread, i int, errOut any) (any, *Failure) {
+	c := &e.catchers[i]
+	if c.assign != nil {
+		if f := th.assign(c.assign, errOut); f != nil {
+			return nil, f
+		}
+	}
+	if c.resultNull {
+		return th.run.input, nil
+	}
+	if c.resultPath == nil {
+		return errOut, nil
+	}
+	v, err := c.resultPath.Set(th.run.input, errOut)
+	if err != nil {
+		return nil, &Failure{Error: ErrResultPathMatchFailure, Cause: resultPathCause(e.st.Catch[i].ResultPath.Path, th.run.input)}
+	}
+	return v, nil
+}
+
+func (th *thread) pathFailure(err error) *Failure {
+	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
+}
+
+// evalPayload evaluates a payload template and maps its errors to ASL
+// failures.
+func (th *thread) evalPayload(p *payload, input any) (any, *Failure) {
+	v, err := p.eval(th.env(input))
+	if err == nil {
+		return v, nil
+	}
+	var pe *payloadError
+	if errors.As(err, &pe) {
+		if pe.name == ErrIntrinsicFailure {
+			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(pe.err)}
+		}
+		var ue *undefinedVariable
+		if errors.As(pe.err, &ue) {
+			return nil, runtimeFailure(th.cur.Name, th.run.enteredID, "%s", ue.Error())
+		}
+		return nil, runtimeFailure(th.cur.Name, th.run.enteredID,
+			"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
+			pe.expr, pe.field, value.String(input))
+	}
+	return nil, runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
+}
+
+func intrinsicCause(err error) string {
+	type causer interface{ CauseText() string }
+	var c causer
+	if errors.As(err, &c) {
+		return c.CauseText()
+	}
+	return err.Error()
+}
+
+// assign evaluates a JSONPath-mode Assign block over input and records the
+// variables to assign when the state exits.
+func (th *thread) assign(p *payload, input any) *Failure {
+	if p == nil {
+		return nil
+	}
+	v, err := p.eval(th.env(input))
+	if err != nil {
+		return th.payloadFailure(err, input)
+	}
+	o, _ := v.(*value.Object)
+	th.addAssigned(o)
+	return nil
+}
+
+func (th *thread) payloadFailure(err error, input any) *Failure {
+	var pe *payloadError
+	if errors.As(err, &pe) && pe.name == ErrIntrinsicFailure {
+		return &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(pe.err)}
+	}
+	if errors.As(err, &pe) {
+		return runtimeFailure(th.cur.Name, th.run.enteredID,
+			"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
+			pe.expr, pe.field, value.String(input))
+	}
+	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
+}

@@ -1,0 +1,107 @@
+package interp
+
+import (
+	"fmt"
+
+	"github.com/stepd/stepd/internal/uuid"
+	"github.com/stepd/stepd/value"
+)
+
+// runMap runs a Map state: an iteration of its ItemProcessor per item, at
+// most MaxConcurrency at a time, whose results make the state's result.
+func (th *thread) runMap() {
+	ev := th.cur.ev
+	th.gen++
+	in, f := ev.input(th)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	ev.inspectInput(th, in)
+	arr, f := ev.mapItems(th, in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	c := &container{owner: th, st: th.cur, isMap: true, input: in, items: arr}
+	if f := ev.mapLimits(th, c, in); f != nil {
+		th.fail(f)
+		return
+	}
+	th.x.emit(th, "MapStateStarted", "mapStateStartedEventDetails", value.ObjectOf("length", value.Int(int64(len(arr)))))
+	if f := ev.mapTolerance(th, c, in); f != nil {
+		th.fail(f)
+		return
+	}
+	if c.st.ProcessorMode == "DISTRIBUTED" {
+		// Iterations run as child executions: their events are not part of
+		// this history.
+		c.distributed = true
+		arn := fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", th.x.region(), th.x.account(), th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
+		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
+		c.runStarted = th.last
+	}
+	c.last = th.last
+	c.results = make([]any, len(arr))
+	th.run.ctr = c
+	if th.mocked(c) {
+		return
+	}
+	if len(arr) == 0 {
+		c.succeed()
+		return
+	}
+	c.fill()
+}
+
+// fill starts iterations up to the concurrency limit.
+func (c *container) fill() {
+	th := c.owner
+	for !c.over && c.next < len(c.items) && (c.maxConc <= 0 || c.running < c.maxConc) {
+		i := c.next
+		c.next++
+		c.running++
+		ch := &thread{x: th.x, m: c.st.processor, parent: c, index: i, last: c.last, vars: th.vars,
+			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent}
+		c.children = append(c.children, ch)
+		th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
+		input, f := c.st.ev.itemInput(th, c, ch)
+		if f != nil {
+			c.over = true
+			th.gen++
+			th.fail(f)
+			return
+		}
+		ch.begin(ch.m.start, input)
+	}
+}
+
+// contextObjectFor returns the parent's context object with this
+// iteration's Map.Item, for evaluating ItemSelector.
+func (th *thread) contextObjectFor(owner *thread) any {
+	c := owner.contextObject().(*value.Object)
+	c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
+	return c
+}
+
+func (c *container) iterDetails(i int) *value.Object {
+	return value.ObjectOf("index", value.Int(int64(i)), "name", c.st.Name)
+}
+
+func (c *container) tolerates() bool {
+	if c.tolCount >= 0 && c.failed <= c.tolCount {
+		return true
+	}
+	if c.tolPercent > 0 && len(c.items) > 0 {
+		pct := float64(c.failed) * 100 / float64(len(c.items))
+		return pct <= c.tolPercent
+	}
+	return false
+}
+
+func mapRunLabel(st *state) string {
+	if st.Label != "" {
+		return st.Label
+	}
+	return st.Name
+}

@@ -1,0 +1,376 @@
+package interp
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+type resourceInfo struct {
+	resource     string // for events: "invoke", or the full ARN for Lambda functions
+	resourceType string // "lambda", "dynamodb", ...
+	pattern      string // "", "sync", "sync:2", "waitForTaskToken"
+}
+
+// isActivity reports whether a Resource is an activity ARN.
+func isActivity(res string) bool {
+	parts := strings.SplitN(res, ":", 7)
+	return len(parts) == 7 && parts[2] == "states" && parts[5] == "activity"
+}
+
+// needsToken reports whether a Task waits for its task token to come back:
+// activities and the .waitForTaskToken integration pattern.
+func needsToken(res string) bool {
+	return isActivity(res) || strings.HasSuffix(res, ".waitForTaskToken")
+}
+
+// newToken returns the next task token of the execution. Tokens are
+// derived from the execution ARN and a counter, so that replaying an
+// execution's inputs after a restart yields the same tokens.
+func (x *Execution) newToken() string {
+	x.tokens++
+	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%s#%d", x.info.ExecutionArn, x.tokens)))
+}
+
+// Issued reports whether token is one of the task tokens this execution has
+// issued so far (whether or not its task is still open).
+func (x *Execution) Issued(token string) bool {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return false
+	}
+	arn, counter, ok := strings.Cut(string(b), "#")
+	if !ok || arn != x.info.ExecutionArn {
+		return false
+	}
+	n, err := strconv.Atoi(counter)
+	return err == nil && n >= 1 && n <= x.tokens && strconv.Itoa(n) == counter
+}
+
+// TokenExecution returns the execution ARN a task token belongs to.
+func TokenExecution(token string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return "", false
+	}
+	arn, _, ok := strings.Cut(string(b), "#")
+	return arn, ok && strings.HasPrefix(arn, "arn:")
+}
+
+func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
+	if strings.HasPrefix(res, "arn:aws:lambda:") || strings.Contains(res, ":lambda:") && strings.Contains(res, ":function:") {
+		return resourceInfo{resource: res, resourceType: "lambda"}, true
+	}
+	// arn:aws:states:::service:action[.pattern]
+	parts := strings.SplitN(res, ":", 7)
+	if len(parts) >= 7 && parts[2] == "states" {
+		svc, action := "", parts[6]
+		if i := strings.IndexByte(parts[6], ':'); i >= 0 && parts[5] == "" {
+			svc, action = parts[6][:i], parts[6][i+1:]
+		} else {
+			svc = parts[5]
+		}
+		if len(parts) == 7 && parts[5] != "" {
+			svc, action = parts[5], parts[6]
+		}
+		pattern := ""
+		if i := strings.Index(action, ".sync"); i >= 0 {
+			pattern = action[i+1:]
+			action = action[:i]
+		} else if i := strings.Index(action, ".waitForTaskToken"); i >= 0 {
+			pattern = "waitForTaskToken"
+			action = action[:i]
+		}
+		if svc == "aws-sdk" {
+			if j := strings.IndexByte(action, ':'); j >= 0 {
+				svc, action = "aws-sdk:"+action[:j], action[j+1:]
+			}
+		}
+		return resourceInfo{resource: action, resourceType: svc, pattern: pattern}, false
+	}
+	return resourceInfo{resource: res, resourceType: ""}, false
+}
+
+// runTask runs a Task state: it asks the engine to invoke the resource
+// with the state's parameters and waits for the result (or a timeout).
+func (th *thread) runTask() {
+	ev := th.cur.ev
+	th.gen++
+	th.prepareToken()
+	in, f := ev.input(th)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	ev.inspectInput(th, in)
+	params, f := ev.parameters(th, in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	ev.inspectParameters(th, params)
+	timeout, heartbeat, f := ev.taskTimeouts(th, in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.schedule(params, timeout, heartbeat)
+}
+
+// prepareToken issues the task token of a callback or activity task
+// before its parameters are evaluated ($$.Task.Token).
+func (th *thread) prepareToken() {
+	th.run.task = taskRun{} // a new attempt
+	t := &th.run.task
+	if res := th.cur.Resource; needsToken(res) {
+		t.token = th.x.newToken()
+		t.activity = isActivity(res)
+	}
+}
+
+// schedule emits the scheduling events and asks the engine to invoke.
+func (th *thread) schedule(params any, timeout, heartbeat int64) {
+	t := &th.run.task
+	st := th.cur
+	x := th.x
+	ri, lambdaFn := parseResource(st.Resource)
+	t.lambda = lambdaFn
+	t.resource = ri
+	t.heartbeatSecs = heartbeat
+	if t.activity {
+		d := value.NewObject(5)
+		if heartbeat > 0 {
+			d.Set("heartbeatInSeconds", value.Int(heartbeat))
+		}
+		d.Set("input", value.String(params))
+		d.Set("inputDetails", truncatedFalse())
+		d.Set("resource", st.Resource)
+		if timeout > 0 {
+			d.Set("timeoutInSeconds", value.Int(timeout))
+		}
+		x.emit(th, "ActivityScheduled", "activityScheduledEventDetails", d)
+	} else if lambdaFn {
+		d := value.NewObject(5)
+		d.Set("input", value.String(params))
+		d.Set("inputDetails", truncatedFalse())
+		d.Set("resource", st.Resource)
+		if timeout > 0 {
+			d.Set("timeoutInSeconds", value.Int(timeout))
+		}
+		if heartbeat > 0 {
+			d.Set("heartbeatInSeconds", value.Int(heartbeat))
+		}
+		x.emit(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", d)
+		x.emit(th, "LambdaFunctionStarted", "", nil)
+	} else {
+		d := value.NewObject(6)
+		if heartbeat > 0 {
+			d.Set("heartbeatInSeconds", value.Int(heartbeat))
+		}
+		d.Set("parameters", value.String(params))
+		d.Set("region", x.region())
+		d.Set("resource", ri.resource)
+		d.Set("resourceType", ri.resourceType)
+		if timeout > 0 {
+			d.Set("timeoutInSeconds", value.Int(timeout))
+		}
+		x.emit(th, "TaskScheduled", "taskScheduledEventDetails", d)
+		x.emit(th, "TaskStarted", "taskStartedEventDetails", value.ObjectOf("resource", ri.resource, "resourceType", ri.resourceType))
+	}
+	req := &task.Request{
+		Resource:         st.Resource,
+		StateName:        st.Name,
+		StateMachineName: x.info.StateMachineName,
+		TestCase:         x.info.TestCase,
+		Input:            params,
+		Attempt:          x.attempts[st],
+		Context:          th.contextObject(),
+		TaskToken:        t.token,
+	}
+	x.attempts[st]++
+	t.taskOp = x.newOp(th, opTask)
+	t.taskOp.req = req
+	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: t.taskOp.id, Request: req})
+	t.timeoutOp, t.heartbeatOp = nil, nil
+	if timeout > 0 {
+		t.timeoutOp = x.timer(th, opTaskTimeout, x.now.Add(time.Duration(timeout)*time.Second))
+	}
+	if heartbeat > 0 {
+		t.heartbeatOp = x.timer(th, opHeartbeat, x.now.Add(time.Duration(heartbeat)*time.Second))
+	}
+}
+
+func (x *Execution) account() string {
+	if x.info.Account != "" {
+		return x.info.Account
+	}
+	return "123456789012"
+}
+
+func (x *Execution) region() string {
+	if x.info.Region != "" {
+		return x.info.Region
+	}
+	return "us-east-1"
+}
+
+// maxPayload is AWS's limit on a state's input or output.
+const maxPayload = 256 * 1024
+
+func (th *thread) taskDone(r task.Result) {
+	t := &th.run.task
+	x := th.x
+	if r.Delay > 0 {
+		// Simulated run time: deliver later on the engine's clock.
+		t.delayed = r
+		t.delayed.Delay = 0
+		x.timer(th, opDelayedResult, x.now.Add(r.Delay))
+		return
+	}
+	x.cancel(t.timeoutOp)
+	x.cancel(t.heartbeatOp)
+	t.taskOp = nil
+	if r.Failed() {
+		d := errorDetails(&Failure{Error: r.Error, Cause: r.Cause})
+		d2 := value.NewObject(4)
+		for k, v := range d.All {
+			d2.Set(k, v)
+		}
+		switch {
+		case t.activity:
+			x.emit(th, "ActivityFailed", "activityFailedEventDetails", d2)
+		case t.lambda:
+			x.emit(th, "LambdaFunctionFailed", "lambdaFunctionFailedEventDetails", d2)
+		default:
+			d2.Set("resource", t.resource.resource)
+			d2.Set("resourceType", t.resource.resourceType)
+			x.emit(th, "TaskFailed", "taskFailedEventDetails", d2)
+		}
+		th.fail(&Failure{Error: r.Error, Cause: r.Cause})
+		return
+	}
+	out := value.String(r.Output)
+	if len(out) > maxPayload {
+		name := t.resource.resourceType
+		if t.lambda {
+			name = th.cur.Resource
+		}
+		th.taskDone(task.Result{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)})
+		return
+	}
+	if t.lambda || t.activity {
+		d := value.NewObject(2)
+		d.Set("output", out)
+		d.Set("outputDetails", truncatedFalse())
+		if t.activity {
+			x.emit(th, "ActivitySucceeded", "activitySucceededEventDetails", d)
+		} else {
+			x.emit(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d)
+		}
+	} else {
+		d := value.NewObject(4)
+		d.Set("output", out)
+		d.Set("outputDetails", truncatedFalse())
+		d.Set("resource", t.resource.resource)
+		d.Set("resourceType", t.resource.resourceType)
+		x.emit(th, "TaskSucceeded", "taskSucceededEventDetails", d)
+	}
+	th.taskResult(r.Output)
+}
+
+// taskResult finishes a Task state with its result: ResultSelector, then
+// the output processing.
+func (th *thread) taskResult(result any) {
+	th.inspect("result", result)
+	th.stateResult(result)
+}
+
+// stateResult finishes a Task, Parallel or Map state with its result.
+func (th *thread) stateResult(result any) {
+	ev := th.cur.ev
+	result, f := ev.selectResult(th, result)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	out, f := ev.output(th, result, true)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.exit(out, th.cur.next)
+}
+
+func (th *thread) taskTimedOut(name string) {
+	t := &th.run.task
+	x := th.x
+	x.cancel(t.taskOp)
+	x.cancel(t.timeoutOp)
+	x.cancel(t.heartbeatOp)
+	t.taskOp = nil
+	f := &Failure{Error: name}
+	switch {
+	case t.activity:
+		x.emit(th, "ActivityTimedOut", "activityTimedOutEventDetails", errorDetails(f))
+	case t.lambda:
+		x.emit(th, "LambdaFunctionTimedOut", "lambdaFunctionTimedOutEventDetails", errorDetails(f))
+	default:
+		d := errorDetails(f)
+		d.Set("resource", t.resource.resource)
+		d.Set("resourceType", t.resource.resourceType)
+		x.emit(th, "TaskTimedOut", "taskTimedOutEventDetails", d)
+	}
+	th.fail(f)
+}
+
+// taskSubmitted records that a callback integration was called; the task
+// goes on waiting for its token.
+func (th *thread) taskSubmitted(r task.Result) {
+	t := &th.run.task
+	if r.Failed() {
+		th.x.cancel(t.taskOp)
+		th.taskDone(r)
+		return
+	}
+	d := value.NewObject(4)
+	d.Set("output", value.String(r.Output))
+	d.Set("outputDetails", truncatedFalse())
+	d.Set("resource", t.resource.resource)
+	d.Set("resourceType", t.resource.resourceType)
+	th.x.emit(th, "TaskSubmitted", "taskSubmittedEventDetails", d)
+}
+
+// activityStarted records that a worker took the activity task.
+func (th *thread) activityStarted(worker string) {
+	d := value.NewObject(1)
+	if worker != "" {
+		d.Set("workerName", worker)
+	}
+	th.x.emit(th, "ActivityStarted", "activityStartedEventDetails", d)
+}
+
+// heartbeat restarts the heartbeat timer.
+func (th *thread) heartbeat() {
+	t := &th.run.task
+	if t.heartbeatOp == nil || t.heartbeatSecs <= 0 {
+		return
+	}
+	th.x.cancel(t.heartbeatOp)
+	t.heartbeatOp = th.x.timer(th, opHeartbeat, th.x.now.Add(time.Duration(t.heartbeatSecs)*time.Second))
+}
+
+// taskRun is a Task state's invocation in flight.
+type taskRun struct {
+	taskOp, timeoutOp, heartbeatOp *op
+	delayed                        task.Result
+	lambda                         bool // LambdaFunction* events instead of Task*
+	resource                       resourceInfo
+	token                          string // for callbacks and activities
+	activity                       bool   // the task is an activity
+	heartbeatSecs                  int64
+}
