@@ -50,7 +50,7 @@ func (s *Service) CreateActivity(ctx context.Context, name string) (*store.Activ
 	if !activityNameRE.MatchString(name) {
 		return nil, errorf("InvalidName", "Invalid Name: '%s'", name)
 	}
-	a := &store.Activity{ARN: fmt.Sprintf("arn:aws:states:%s:%s:activity:%s", s.cfg.Region, s.cfg.Account, name), Name: name, Created: s.clock.Now()}
+	a := &store.Activity{ARN: s.scope().Activity(name), Name: name, Created: s.clock.Now()}
 	if err := s.store.CreateActivity(ctx, a); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			return s.store.GetActivity(ctx, a.ARN)

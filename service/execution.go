@@ -45,9 +45,9 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		return nil, errorf("ValidationException", "test case %q named, but no mock configuration is loaded (SFN_MOCK_CONFIG)", testCase)
 	}
 	express := sm.Type == "EXPRESS"
-	arn := s.executionARN(sm.Name, in.Name, express)
+	arn := s.scope().Execution(sm.Name, in.Name)
 	if express {
-		arn += ":" + uuid.New()
+		arn = s.scope().Express(sm.Name, in.Name, uuid.New())
 	}
 	p, err := s.program(sm.Definition)
 	if err != nil {

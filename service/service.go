@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/internal/uuid"
@@ -79,12 +80,8 @@ type Service struct {
 
 // New creates a service. Call Resume to continue open executions.
 func New(cfg Config) *Service {
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	if cfg.Account == "" {
-		cfg.Account = "123456789012"
-	}
+	scope := arn.Scope{Region: cfg.Region, Account: cfg.Account}.Or()
+	cfg.Region, cfg.Account = scope.Region, scope.Account
 	if cfg.Store == nil {
 		cfg.Store = memory.New()
 	}
@@ -109,18 +106,8 @@ func (s *Service) Close() {
 	s.wg.Wait()
 }
 
-// ARN builders.
-func (s *Service) stateMachineARN(name string) string {
-	return fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", s.cfg.Region, s.cfg.Account, name)
-}
-
-func (s *Service) executionARN(sm, name string, express bool) string {
-	kind := "execution"
-	if express {
-		kind = "express"
-	}
-	return fmt.Sprintf("arn:aws:states:%s:%s:%s:%s:%s", s.cfg.Region, s.cfg.Account, kind, sm, name)
-}
+// scope is the region and account of the service's ARNs.
+func (s *Service) scope() arn.Scope { return arn.Scope{Region: s.cfg.Region, Account: s.cfg.Account} }
 
 var nameRE = regexp.MustCompile(`^[0-9A-Za-z_-]{1,80}$`)
 
@@ -179,7 +166,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 		return nil, err
 	}
 	now := s.clock.Now()
-	sm := &store.StateMachine{ARN: s.stateMachineARN(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
+	sm := &store.StateMachine{ARN: s.scope().StateMachine(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
 		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags}
 	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
 		if errors.Is(err, store.ErrExists) {

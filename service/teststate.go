@@ -158,11 +158,11 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 	}
 	execName := uuid.New()
 	info := interp.Info{
-		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:express:%s:%s", s.cfg.Region, s.cfg.Account, "TestStateStateMachine", execName),
+		ExecutionArn:     s.scope().Express("TestStateStateMachine", execName, ""),
 		Name:             execName,
-		StateMachineArn:  s.stateMachineARN("TestStateStateMachine"),
+		StateMachineArn:  s.scope().StateMachine("TestStateStateMachine"),
 		StateMachineName: "TestStateStateMachine",
-		RoleArn:          fmt.Sprintf("arn:aws:iam::%s:role/TestState", s.cfg.Account),
+		RoleArn:          s.scope().Role("TestState"),
 		StartTime:        s.clock.Now(),
 		Region:           s.cfg.Region,
 		Account:          s.cfg.Account,
