@@ -65,14 +65,14 @@ type Config struct {
 type Service struct {
 	cfg     Config
 	store   store.Store
-	express *memory.Store
+	express store.Store // keeps Express executions (in memory)
 	clock   engine.Clock
 	log     *slog.Logger
 
 	mu       sync.Mutex
 	queues   map[string]chan activityTask // activity task queues, by activity ARN
 	programs map[string]*interp.Program   // by definition text
-	running  map[string]*runner           // by execution ARN
+	running  map[string]*engine.Driver    // by execution ARN
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -93,13 +93,13 @@ func New(cfg Config) *Service {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{cfg: cfg, store: cfg.Store, express: memory.New(), clock: cfg.Clock, log: cfg.Log,
-		programs: map[string]*interp.Program{}, running: map[string]*runner{}, ctx: ctx, cancel: cancel}
+		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, ctx: ctx, cancel: cancel}
 }
 
 // Region returns the configured region.
 func (s *Service) Region() string { return s.cfg.Region }
 
-// Close stops the runners; executions stay RUNNING in the store and resume
+// Close stops the drivers; executions stay RUNNING in the store and resume
 // on the next start.
 func (s *Service) Close() {
 	s.cancel()
