@@ -25,13 +25,19 @@ type recorder struct {
 	extra     int // recorded values replay did not use
 }
 
+// newRecorder returns a recorder drawing from src; nil means a ChaCha8
+// seeded from crypto/rand when the execution first draws (most never do).
 func newRecorder(src interp.Rand, record bool) *recorder {
-	if src == nil {
+	return &recorder{src: src, record: record}
+}
+
+func (r *recorder) fresh() uint64 {
+	if r.src == nil {
 		var seed [32]byte
 		_, _ = crand.Read(seed[:]) // never fails (crypto/rand panics instead)
-		src = rand.NewChaCha8(seed)
+		r.src = rand.NewChaCha8(seed)
 	}
-	return &recorder{src: src, record: record}
+	return r.src.Uint64()
 }
 
 // Uint64 returns the next random value.
@@ -43,9 +49,9 @@ func (r *recorder) Uint64() uint64 {
 			return v
 		}
 		r.short++
-		return r.src.Uint64()
+		return r.fresh()
 	}
-	v := r.src.Uint64()
+	v := r.fresh()
 	if r.record {
 		r.drawn = append(r.drawn, v)
 	}

@@ -347,39 +347,3 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 	}
 	return evs, next, nil
 }
-
-// HistoryEvents converts stored events into JSON values, optionally
-// without execution data (input and output).
-func HistoryEvents(evs []store.Event, includeData bool) []any {
-	out := make([]any, 0, len(evs))
-	for _, ev := range evs {
-		v, err := value.Parse(ev.JSON)
-		if err != nil {
-			continue
-		}
-		if !includeData {
-			v = stripData(v.(*value.Object))
-		}
-		out = append(out, v)
-	}
-	return out
-}
-
-func stripData(ev *value.Object) *value.Object {
-	out := value.NewObject(ev.Len())
-	for k, v := range ev.All {
-		if d, ok := v.(*value.Object); ok && strings.HasSuffix(k, "EventDetails") {
-			nd := value.NewObject(d.Len())
-			for dk, dv := range d.All {
-				switch dk {
-				case "input", "output", "parameters":
-					continue
-				}
-				nd.Set(dk, dv)
-			}
-			v = nd
-		}
-		out.Set(k, v)
-	}
-	return out
-}
