@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
@@ -280,8 +281,9 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 	return s.DescribeExecution(ctx, arn)
 }
 
-func (s *Service) storeFor(arn string) store.Store {
-	if strings.Contains(arn, ":express:") {
+// storeFor returns the store that keeps the execution of ARN s.
+func (s *Service) storeFor(execution string) store.Store {
+	if a, err := arn.Parse(execution); err == nil && a.Type == arn.Express {
 		return s.express
 	}
 	return s.store

@@ -192,10 +192,10 @@ func checkRole(arn string) error {
 }
 
 // checkARN checks an ARN's shape and resource type.
-func checkARN(arn, resource string) error {
-	parts := strings.Split(arn, ":")
-	if len(parts) < 7 || parts[0] != "arn" || parts[2] != "states" || parts[5] != resource && !(resource == "execution" && parts[5] == "express") {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(arn))
+func checkARN(s, resource string) error {
+	a, err := arn.Parse(s)
+	if err != nil || a.Service != "states" || len(a.Names) == 0 || a.Type != resource && !(resource == arn.Execution && a.Type == arn.Express) {
+		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
 	}
 	return nil
 }
