@@ -43,17 +43,17 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		return nil, errorf("ValidationException", "test case %q named, but no mock configuration is loaded (SFN_MOCK_CONFIG)", testCase)
 	}
 	express := sm.Type == "EXPRESS"
-	arn := s.scope().Execution(sm.Name, in.Name)
+	execARN := s.scope().Execution(sm.Name, in.Name)
 	if express {
-		arn = s.scope().Express(sm.Name, in.Name, uuid.New())
+		execARN = s.scope().Express(sm.Name, in.Name, uuid.New())
 	}
 	p, err := s.program(sm.Definition)
 	if err != nil {
 		return nil, errorf("InvalidDefinition", "%v", err)
 	}
-	e := &store.Execution{ARN: arn, Name: in.Name, StateMachineARN: sm.ARN, StateMachineName: sm.Name, Definition: sm.Definition,
+	e := &store.Execution{ARN: execARN, Name: in.Name, StateMachineARN: sm.ARN, StateMachineName: sm.Name, Definition: sm.Definition,
 		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
-	st := s.storeFor(arn)
+	st := s.storeFor(execARN)
 	d, err := s.newDriver(e, p, st)
 	if err != nil {
 		return nil, err
@@ -63,16 +63,16 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	first := d.Start(s.info(e, now), inputVal, now)
 	if err := st.CreateExecution(ctx, e, first); err != nil {
 		if errors.Is(err, store.ErrExists) {
-			old, gerr := st.GetExecution(ctx, arn)
+			old, gerr := st.GetExecution(ctx, execARN)
 			if gerr == nil && old.Input == in.Input && (old.Status == string(interp.Running) || in.Again) {
 				return old, nil
 			}
-			return nil, errorf("ExecutionAlreadyExists", "Execution Already Exists: '%s'", arn)
+			return nil, errorf("ExecutionAlreadyExists", "Execution Already Exists: '%s'", execARN)
 		}
 		return nil, err
 	}
-	s.register(arn, d)
-	s.start(arn, d)
+	s.register(execARN, d)
+	s.start(execARN, d)
 	return e, nil
 }
 
