@@ -69,27 +69,26 @@ type Driver struct {
 	inBuf    []byte // the step's encoded input
 	pending  []interp.Command
 
-	stop      chan stopRequest
-	callbacks chan callback
-	results   chan result
-	done      chan struct{}
-	inflight  map[int64]context.CancelFunc
-	timers    Timers
-	tokens    map[string]int64 // task token -> operation, for tasks that wait for one
+	// events carries everything the driver waits for but timers: one
+	// channel, so that waiting costs one channel operation.
+	events   chan event
+	done     chan struct{}
+	inflight map[int64]context.CancelFunc
+	timers   Timers
+	tokens   map[string]int64 // task token -> operation, for tasks that wait for one
 }
 
-type stopRequest struct{ err, cause string }
-
-type callback struct {
-	token string
-	in    interp.Input
-	reply chan error
-}
-
-type result struct {
+// event is a task's result, or an input from outside: a stop request, or
+// a callback for the task of a token.
+type event struct {
 	id   int64
 	res  task.Result
 	kind interp.InputKind // TaskDone, or TaskSubmitted for a callback integration
+
+	outside bool
+	token   string       // a callback's; empty for a stop
+	in      interp.Input // the outside input (its ID is the token's task)
+	reply   chan error   // a callback's verdict
 }
 
 // Errors of Deliver.
@@ -108,8 +107,7 @@ func New(p *interp.Program, cfg Config) *Driver {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Driver{p: p, cfg: cfg, stop: make(chan stopRequest, 1), callbacks: make(chan callback),
-		results: make(chan result, 16), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{}}
+	return &Driver{p: p, cfg: cfg, events: make(chan event, 16), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{}}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -176,12 +174,24 @@ func (d *Driver) Execution() *interp.Execution { return d.x }
 // Done is closed when Run returns.
 func (d *Driver) Done() <-chan struct{} { return d.done }
 
-// Stop asks the execution to stop (ABORTED, with error and cause); a
-// request while one is waiting is dropped.
+// Stop asks the execution to stop (ABORTED, with error and cause); it
+// does not wait.
 func (d *Driver) Stop(errName, cause string) {
+	d.send(event{outside: true, in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}})
+}
+
+// send queues ev for the driver without waiting; it is dropped if the
+// driver ends first.
+func (d *Driver) send(ev event) {
 	select {
-	case d.stop <- stopRequest{err: errName, cause: cause}:
+	case d.events <- ev:
 	default:
+		go func() {
+			select {
+			case d.events <- ev:
+			case <-d.done:
+			}
+		}()
 	}
 }
 
@@ -190,9 +200,9 @@ func (d *Driver) Stop(errName, cause string) {
 // nil once the step it caused is committed, ErrTaskClosed, ErrNoTask, the
 // journal's error, or ErrEnded when the driver ended first.
 func (d *Driver) Deliver(token string, in interp.Input) error {
-	cb := callback{token: token, in: in, reply: make(chan error, 1)}
+	cb := event{outside: true, token: token, in: in, reply: make(chan error, 1)}
 	select {
-	case d.callbacks <- cb:
+	case d.events <- cb:
 	case <-d.done:
 		return ErrEnded
 	}
@@ -214,12 +224,7 @@ func (d *Driver) Deliver(token string, in interp.Input) error {
 // Post delivers the result of task id from outside (an activity offer
 // that failed); it does not wait.
 func (d *Driver) Post(id int64, res task.Result) {
-	go func() {
-		select {
-		case d.results <- result{id: id, res: res, kind: interp.TaskDone}:
-		case <-d.done:
-		}
-	}()
+	d.send(event{id: id, res: res, kind: interp.TaskDone})
 }
 
 // Run carries out the commands of a started or replayed execution until it
@@ -297,24 +302,26 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, o
 				return in, nil, false
 			}
 			return interp.Input{Kind: interp.Stop}, nil, true
-		case sr := <-d.stop:
-			return interp.Input{Kind: interp.Stop, Error: sr.err, Cause: sr.cause}, nil, true
-		case r := <-d.results:
-			d.finished(r.id)
-			return interp.Input{Kind: r.kind, ID: r.id, Result: r.res}, nil, true
-		case cb := <-d.callbacks:
-			id, ok := d.tokens[cb.token]
+		case ev := <-d.events:
+			switch {
+			case !ev.outside:
+				d.finished(ev.id)
+				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, true
+			case ev.token == "":
+				return ev.in, nil, true
+			}
+			id, ok := d.tokens[ev.token]
 			if !ok {
-				if d.x.Issued(cb.token) {
-					cb.reply <- ErrTaskClosed
+				if d.x.Issued(ev.token) {
+					ev.reply <- ErrTaskClosed
 				} else {
-					cb.reply <- ErrNoTask
+					ev.reply <- ErrNoTask
 				}
 				continue
 			}
-			in = cb.in
+			in = ev.in
 			in.ID = id
-			return in, cb.reply, true
+			return in, ev.reply, true
 		case <-due:
 			id, _ := d.timers.Pop()
 			return interp.Input{Kind: interp.TimerFired, ID: id}, nil, true
@@ -365,7 +372,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 					k = interp.TaskDone
 				}
 				select {
-				case d.results <- result{id: id, res: res, kind: k}:
+				case d.events <- event{id: id, res: res, kind: k}:
 				case <-cctx.Done():
 				}
 			}(c.ID, req)
