@@ -143,12 +143,18 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	if err != nil {
 		return fmt.Errorf("step 0: %w", err)
 	}
+	if !first.Start {
+		return errors.New("step 0: not a start record")
+	}
 	d.rand.replay(first.Rand)
 	x, _ := d.p.Start(info, input, steps[0].At)
 	for _, st := range steps[1:] {
 		rec, err := DecodeInput(st.Input)
 		if err != nil {
 			return fmt.Errorf("step %d: %w", st.Seq, err)
+		}
+		if rec.Start {
+			return fmt.Errorf("step %d: a start record after the start", st.Seq)
 		}
 		d.rand.replay(rec.Rand)
 		x.Step(st.At, rec.Input)
