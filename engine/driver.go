@@ -78,17 +78,21 @@ type Driver struct {
 	tokens   map[string]int64 // task token -> operation, for tasks that wait for one
 }
 
-// event is a task's result, or an input from outside: a stop request, or
-// a callback for the task of a token.
+// event is a task's result, or an input from outside. It is kept small:
+// task goroutines build one on their (small) stacks.
 type event struct {
 	id   int64
 	res  task.Result
 	kind interp.InputKind // TaskDone, or TaskSubmitted for a callback integration
+	out  *outside
+}
 
-	outside bool
-	token   string       // a callback's; empty for a stop
-	in      interp.Input // the outside input (its ID is the token's task)
-	reply   chan error   // a callback's verdict
+// outside is an input from outside: a stop request, or a callback for the
+// task of a token.
+type outside struct {
+	token string       // a callback's; empty for a stop
+	in    interp.Input // the input (its ID is the token's task)
+	reply chan error   // a callback's verdict
 }
 
 // Errors of Deliver.
@@ -183,7 +187,7 @@ func (d *Driver) Done() <-chan struct{} { return d.done }
 // Stop asks the execution to stop (ABORTED, with error and cause); it
 // does not wait.
 func (d *Driver) Stop(errName, cause string) {
-	d.send(event{outside: true, in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}})
+	d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
 }
 
 // send queues ev for the driver without waiting; it is dropped if the
@@ -206,9 +210,9 @@ func (d *Driver) send(ev event) {
 // nil once the step it caused is committed, ErrTaskClosed, ErrNoTask, the
 // journal's error, or ErrEnded when the driver ended first.
 func (d *Driver) Deliver(token string, in interp.Input) error {
-	cb := event{outside: true, token: token, in: in, reply: make(chan error, 1)}
+	cb := &outside{token: token, in: in, reply: make(chan error, 1)}
 	select {
-	case d.events <- cb:
+	case d.events <- event{out: cb}:
 	case <-d.done:
 		return ErrEnded
 	}
@@ -309,25 +313,26 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, o
 			}
 			return interp.Input{Kind: interp.Stop}, nil, true
 		case ev := <-d.events:
+			out := ev.out
 			switch {
-			case !ev.outside:
+			case out == nil:
 				d.finished(ev.id)
 				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, true
-			case ev.token == "":
-				return ev.in, nil, true
+			case out.token == "":
+				return out.in, nil, true
 			}
-			id, ok := d.tokens[ev.token]
+			id, ok := d.tokens[out.token]
 			if !ok {
-				if d.x.Issued(ev.token) {
-					ev.reply <- ErrTaskClosed
+				if d.x.Issued(out.token) {
+					out.reply <- ErrTaskClosed
 				} else {
-					ev.reply <- ErrNoTask
+					out.reply <- ErrNoTask
 				}
 				continue
 			}
-			in = ev.in
+			in = out.in
 			in.ID = id
-			return in, ev.reply, true
+			return in, out.reply, true
 		case <-due:
 			id, _ := d.timers.Pop()
 			return interp.Input{Kind: interp.TimerFired, ID: id}, nil, true
@@ -371,17 +376,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 			}
 			cctx, cancel := context.WithCancel(ctx)
 			d.inflight[c.ID] = cancel
-			go func(id int64, req *task.Request) {
-				res := invoke(cctx, d.cfg.Invoker, req)
-				k := kind
-				if res.Failed() {
-					k = interp.TaskDone
-				}
-				select {
-				case d.events <- event{id: id, res: res, kind: k}:
-				case <-cctx.Done():
-				}
-			}(c.ID, req)
+			go d.runTask(cctx, c.ID, req, kind)
 		case interp.CancelTask:
 			d.removeToken(c.ID)
 			d.finished(c.ID)
@@ -393,19 +388,47 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 	}
 }
 
-func invoke(ctx context.Context, inv task.Invoker, req *task.Request) (res task.Result) {
+// runTask runs one task in its own goroutine and sends its result. Its
+// frames are kept small: a goroutine starts with a small stack, and a task
+// handler that allocates near its end pays for growing it.
+func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind interp.InputKind) {
+	ev := event{id: id, kind: kind}
+	invoke(ctx, d.cfg.Invoker, req, &ev.res)
+	d.sendResult(ctx, &ev)
+}
+
+//go:noinline
+func (d *Driver) sendResult(ctx context.Context, ev *event) {
+	if ev.res.Failed() {
+		ev.kind = interp.TaskDone
+	}
+	select {
+	case d.events <- *ev:
+	case <-ctx.Done():
+	}
+}
+
+func invoke(ctx context.Context, inv task.Invoker, req *task.Request, res *task.Result) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the task handler panicked: %v", p)}
+			*res = panicked(p)
 		}
 	}()
 	if inv == nil {
-		return NoHandler(req)
+		*res = NoHandler(req)
+		return
 	}
-	return inv.Invoke(ctx, req)
+	*res = inv.Invoke(ctx, req)
+}
+
+//go:noinline
+func panicked(p any) task.Result {
+	return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the task handler panicked: %v", p)}
 }
 
 // NoHandler is the result of a task that no handler serves.
+//
+//go:noinline
 func NoHandler(req *task.Request) task.Result {
 	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s", req.Resource, req.StateName)}
 }
