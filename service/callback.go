@@ -142,11 +142,11 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 	}
 	d := s.driver(arn)
 	if d == nil {
-		return s.noRunner(ctx, arn)
+		return s.noDriver(ctx, arn)
 	}
 	switch err := d.Deliver(token, in); {
 	case errors.Is(err, engine.ErrEnded):
-		return s.noRunner(ctx, arn)
+		return s.noDriver(ctx, arn)
 	case errors.Is(err, engine.ErrTaskClosed):
 		// Its task completed, timed out or was cancelled.
 		return errTaskClosed()
@@ -157,10 +157,10 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 	}
 }
 
-// noRunner answers a callback whose execution has no driver: when the
+// noDriver answers a callback whose execution has no driver: when the
 // execution has ended, every task it had is closed and AWS answers
 // TaskTimedOut, as for a token used twice.
-func (s *Service) noRunner(ctx context.Context, arn string) error {
+func (s *Service) noDriver(ctx context.Context, arn string) error {
 	e, err := s.store.GetExecution(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf("TaskDoesNotExist", "Task Does Not Exist: no execution has this token")
