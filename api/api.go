@@ -24,7 +24,6 @@ import (
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
-	"github.com/stepd/stepd/validate"
 )
 
 // maxBody bounds a request body: 256 KiB of input plus the envelope,
@@ -199,5 +198,3 @@ func pageOf(token string, max int) (store.Page, error) {
 	}
 	return store.Page{Token: token, Limit: max}, nil
 }
-
-var _ = validate.Standard

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
@@ -306,7 +307,7 @@ func (h *Handler) getExecutionHistory(ctx context.Context, body []byte) (any, er
 		return nil, err
 	}
 	include := in.IncludeExecutionData == nil || *in.IncludeExecutionData
-	list := service.HistoryEvents(evs, include)
+	list := historyEvents(evs, include)
 	raw := make([]json.RawMessage, len(list))
 	for i, v := range list {
 		raw[i] = json.RawMessage(value.String(v))
@@ -387,6 +388,42 @@ func (h *Handler) listTags(ctx context.Context, body []byte) (any, error) {
 func withNextToken(out map[string]any, next string) map[string]any {
 	if next != "" {
 		out["nextToken"] = next
+	}
+	return out
+}
+
+// historyEvents converts stored events into JSON values, optionally
+// without execution data (input, output and parameters).
+func historyEvents(evs []store.Event, includeData bool) []any {
+	out := make([]any, 0, len(evs))
+	for _, ev := range evs {
+		v, err := value.Parse(ev.JSON)
+		if err != nil {
+			continue
+		}
+		if !includeData {
+			v = stripData(v.(*value.Object))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func stripData(ev *value.Object) *value.Object {
+	out := value.NewObject(ev.Len())
+	for k, v := range ev.All {
+		if d, ok := v.(*value.Object); ok && strings.HasSuffix(k, "EventDetails") {
+			nd := value.NewObject(d.Len())
+			for dk, dv := range d.All {
+				switch dk {
+				case "input", "output", "parameters":
+					continue
+				}
+				nd.Set(dk, dv)
+			}
+			v = nd
+		}
+		out.Set(k, v)
 	}
 	return out
 }

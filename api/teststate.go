@@ -82,3 +82,69 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 	}
 	return resp, nil
 }
+
+// TestStateRequest builds a TestState input from the request's parameters
+// as a JSON object (definition, input, variables and context may be JSON
+// values or JSON text; mock, stateName, inspectionLevel and
+// stateConfiguration as the API names them): the form of the recorded
+// TestState cases. (HTTP requests are decoded by the handler, which
+// insists on the API's types.)
+func TestStateRequest(req *value.Object) service.TestStateInput {
+	str := func(k string) string {
+		v, _ := req.Get(k)
+		s, _ := v.(string)
+		return s
+	}
+	text := func(k string) string {
+		v, ok := req.Get(k)
+		if !ok || v == nil {
+			return ""
+		}
+		if s, isStr := v.(string); isStr {
+			return s
+		}
+		return value.String(v)
+	}
+	in := service.TestStateInput{InspectionLevel: str("inspectionLevel"), StateName: str("stateName"),
+		Definition: text("definition"), Input: text("input"), Variables: text("variables"), Context: text("context")}
+	if t := str("definitionText"); t != "" {
+		in.Definition = t
+	}
+	if m, ok := req.Get("mock"); ok && m != nil {
+		mo, _ := m.(*value.Object)
+		tm := &service.TestMock{}
+		if res, ok := mo.Get("result"); ok {
+			s, _ := res.(string)
+			tm.Result = &s
+		}
+		if fvm, ok := mo.Get("fieldValidationMode"); ok {
+			tm.FieldValidationMode, _ = fvm.(string)
+		}
+		if eo, ok := mo.Get("errorOutput"); ok {
+			e, _ := eo.(*value.Object)
+			errName, _ := e.Get("error")
+			cause, _ := e.Get("cause")
+			tm.ErrorOutput = true
+			tm.Error, _ = errName.(string)
+			tm.Cause, _ = cause.(string)
+		}
+		in.Mock = tm
+	}
+	if rs, ok := req.Get("revealSecrets"); ok {
+		in.RevealSecrets, _ = rs.(bool)
+	}
+	if sc, ok := req.Get("stateConfiguration"); ok {
+		so, _ := sc.(*value.Object)
+		count := func(k string) int {
+			n, _ := so.Get(k)
+			f, _ := n.(value.Number)
+			return int(f.Float64())
+		}
+		in.RetryCount, in.MapFailures = count("retrierRetryCount"), count("mapIterationFailureCount")
+		in.MapFailuresSet = so.Has("mapIterationFailureCount")
+		if d, ok := so.Get("mapItemReaderData"); ok {
+			in.ItemReaderData, _ = d.(string)
+		}
+	}
+	return in
+}

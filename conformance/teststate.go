@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/value"
@@ -17,7 +18,7 @@ func CheckTestState(ctx context.Context, c *Case) *Result {
 	start := time.Now()
 	r := &Result{Case: c}
 	defer func() { r.Elapsed = time.Since(start) }()
-	in := service.TestStateRequestFrom(c.Request)
+	in := api.TestStateRequest(c.Request)
 	if c.Mocks != nil {
 		if cfg, err := mock.FromValue(c.Mocks); err == nil {
 			in.Invoker, _ = cfg.Invoker("", "")

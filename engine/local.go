@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"fmt"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
@@ -11,8 +11,8 @@ import (
 
 // Local runs executions in memory, for the CLI and tests.
 type Local struct {
-	Region  string // default us-east-1
-	Account string // default 123456789012
+	Region  string // default arn.DefaultRegion
+	Account string // default arn.DefaultAccount
 	Options
 }
 
@@ -33,28 +33,22 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 	if err != nil {
 		return nil, err
 	}
-	region, account := l.Region, l.Account
-	if region == "" {
-		region = "us-east-1"
-	}
-	if account == "" {
-		account = "123456789012"
-	}
+	scope := arn.Scope{Region: l.Region, Account: l.Account}.Or()
 	if e.Name == "" {
 		e.Name = uuid.New()
 	}
 	if e.RoleArn == "" {
-		e.RoleArn = fmt.Sprintf("arn:aws:iam::%s:role/stepd", account)
+		e.RoleArn = scope.Role("stepd")
 	}
 	info := interp.Info{
-		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:execution:%s:%s", region, account, e.StateMachineName, e.Name),
+		ExecutionArn:     scope.Execution(e.StateMachineName, e.Name),
 		Name:             e.Name,
-		StateMachineArn:  fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", region, account, e.StateMachineName),
+		StateMachineArn:  scope.StateMachine(e.StateMachineName),
 		StateMachineName: e.StateMachineName,
 		RoleArn:          e.RoleArn,
 		TestCase:         e.TestCase,
-		Region:           region,
-		Account:          account,
+		Region:           scope.Region,
+		Account:          scope.Account,
 	}
 	if !e.Express {
 		info.MaxEvents = interp.MaxStandardEvents

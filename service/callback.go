@@ -5,27 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sync"
 	"time"
 
+	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
-// callback is a SendTask* request routed to an execution's runner.
-type callback struct {
-	token string
-	in    interp.Input // ID filled in by the runner
-	reply chan error
-}
-
 // activityTask is a task offered to an activity's workers.
 type activityTask struct {
 	token  string
 	input  string
-	runner *runner
+	driver *engine.Driver
 }
 
 var activityNameRE = regexp.MustCompile(`^[0-9A-Za-z_-]{1,80}$`)
@@ -50,7 +43,7 @@ func (s *Service) CreateActivity(ctx context.Context, name string) (*store.Activ
 	if !activityNameRE.MatchString(name) {
 		return nil, errorf("InvalidName", "Invalid Name: '%s'", name)
 	}
-	a := &store.Activity{ARN: fmt.Sprintf("arn:aws:states:%s:%s:activity:%s", s.cfg.Region, s.cfg.Account, name), Name: name, Created: s.clock.Now()}
+	a := &store.Activity{ARN: s.scope().Activity(name), Name: name, Created: s.clock.Now()}
 	if err := s.store.CreateActivity(ctx, a); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			return s.store.GetActivity(ctx, a.ARN)
@@ -105,7 +98,7 @@ func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait 
 		select {
 		case at := <-q:
 			// The task may have been cancelled or timed out meanwhile.
-			if at.runner.deliver(callback{token: at.token, in: interp.Input{Kind: interp.TaskStarted, Worker: worker}}) != nil {
+			if at.driver.Deliver(at.token, interp.Input{Kind: interp.TaskStarted, Worker: worker}) != nil {
 				continue
 			}
 			return at.token, at.input, nil
@@ -147,27 +140,27 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 	if !ok {
 		return errorf("InvalidToken", "Invalid Token: 'Invalid token'")
 	}
-	s.mu.Lock()
-	r := s.running[arn]
-	s.mu.Unlock()
-	if r == nil {
-		return s.noRunner(ctx, arn)
+	d := s.driver(arn)
+	if d == nil {
+		return s.noDriver(ctx, arn)
 	}
-	err := r.deliver(callback{token: token, in: in})
-	if errors.Is(err, errEnded) {
-		return s.noRunner(ctx, arn)
+	switch err := d.Deliver(token, in); {
+	case errors.Is(err, engine.ErrEnded):
+		return s.noDriver(ctx, arn)
+	case errors.Is(err, engine.ErrTaskClosed):
+		// Its task completed, timed out or was cancelled.
+		return errTaskClosed()
+	case errors.Is(err, engine.ErrNoTask):
+		return errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+	default:
+		return err
 	}
-	return err
 }
 
-// errEnded is deliver's answer when the runner ended before it took the
-// callback.
-var errEnded = errors.New("the execution's runner has ended")
-
-// noRunner answers a callback whose execution has no runner: when the
+// noDriver answers a callback whose execution has no driver: when the
 // execution has ended, every task it had is closed and AWS answers
 // TaskTimedOut, as for a token used twice.
-func (s *Service) noRunner(ctx context.Context, arn string) error {
+func (s *Service) noDriver(ctx context.Context, arn string) error {
 	e, err := s.store.GetExecution(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf("TaskDoesNotExist", "Task Does Not Exist: no execution has this token")
@@ -185,59 +178,4 @@ func (s *Service) noRunner(ctx context.Context, arn string) error {
 // completed (the token was used already), timed out or was cancelled.
 func errTaskClosed() error {
 	return errorf("TaskTimedOut", "Task Timed Out: 'Provided task does not exist anymore'")
-}
-
-// deliver hands a callback to the runner and waits for its verdict.
-func (r *runner) deliver(cb callback) error {
-	cb.reply = make(chan error, 1)
-	select {
-	case r.callbacks <- cb:
-	case <-r.done:
-		return errEnded
-	}
-	select {
-	case err := <-cb.reply:
-		return err
-	case <-r.done:
-		// The runner may have answered and then ended (the callback
-		// completed the execution): its answer wins.
-		select {
-		case err := <-cb.reply:
-			return err
-		default:
-		}
-		return errEnded
-	}
-}
-
-// tokens tracks the operations waiting for task tokens in a runner.
-type tokens struct {
-	mu   sync.Mutex
-	byTk map[string]int64
-}
-
-func (t *tokens) add(token string, id int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.byTk == nil {
-		t.byTk = map[string]int64{}
-	}
-	t.byTk[token] = id
-}
-
-func (t *tokens) get(token string) (int64, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	id, ok := t.byTk[token]
-	return id, ok
-}
-
-func (t *tokens) remove(id int64) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for k, v := range t.byTk {
-		if v == id {
-			delete(t.byTk, k)
-		}
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
@@ -21,7 +22,7 @@ func (s *Service) withNested(parent *store.Execution, inv task.Invoker) task.Inv
 	return task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		if !strings.HasPrefix(req.Resource, startExecutionResource) {
 			if inv == nil {
-				return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s", req.Resource, req.StateName)}
+				return engine.NoHandler(req)
 			}
 			return inv.Invoke(ctx, req)
 		}

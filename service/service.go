@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/internal/uuid"
@@ -65,14 +66,14 @@ type Config struct {
 type Service struct {
 	cfg     Config
 	store   store.Store
-	express *memory.Store
+	express store.Store // keeps Express executions (in memory)
 	clock   engine.Clock
 	log     *slog.Logger
 
 	mu       sync.Mutex
 	queues   map[string]chan activityTask // activity task queues, by activity ARN
 	programs map[string]*interp.Program   // by definition text
-	running  map[string]*runner           // by execution ARN
+	running  map[string]*engine.Driver    // by execution ARN
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -80,12 +81,8 @@ type Service struct {
 
 // New creates a service. Call Resume to continue open executions.
 func New(cfg Config) *Service {
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	if cfg.Account == "" {
-		cfg.Account = "123456789012"
-	}
+	scope := arn.Scope{Region: cfg.Region, Account: cfg.Account}.Or()
+	cfg.Region, cfg.Account = scope.Region, scope.Account
 	if cfg.Store == nil {
 		cfg.Store = memory.New()
 	}
@@ -97,31 +94,21 @@ func New(cfg Config) *Service {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{cfg: cfg, store: cfg.Store, express: memory.New(), clock: cfg.Clock, log: cfg.Log,
-		programs: map[string]*interp.Program{}, running: map[string]*runner{}, ctx: ctx, cancel: cancel}
+		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, ctx: ctx, cancel: cancel}
 }
 
 // Region returns the configured region.
 func (s *Service) Region() string { return s.cfg.Region }
 
-// Close stops the runners; executions stay RUNNING in the store and resume
+// Close stops the drivers; executions stay RUNNING in the store and resume
 // on the next start.
 func (s *Service) Close() {
 	s.cancel()
 	s.wg.Wait()
 }
 
-// ARN builders.
-func (s *Service) stateMachineARN(name string) string {
-	return fmt.Sprintf("arn:aws:states:%s:%s:stateMachine:%s", s.cfg.Region, s.cfg.Account, name)
-}
-
-func (s *Service) executionARN(sm, name string, express bool) string {
-	kind := "execution"
-	if express {
-		kind = "express"
-	}
-	return fmt.Sprintf("arn:aws:states:%s:%s:%s:%s:%s", s.cfg.Region, s.cfg.Account, kind, sm, name)
-}
+// scope is the region and account of the service's ARNs.
+func (s *Service) scope() arn.Scope { return arn.Scope{Region: s.cfg.Region, Account: s.cfg.Account} }
 
 var nameRE = regexp.MustCompile(`^[0-9A-Za-z_-]{1,80}$`)
 
@@ -180,7 +167,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 		return nil, err
 	}
 	now := s.clock.Now()
-	sm := &store.StateMachine{ARN: s.stateMachineARN(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
+	sm := &store.StateMachine{ARN: s.scope().StateMachine(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
 		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags}
 	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
 		if errors.Is(err, store.ErrExists) {
@@ -206,10 +193,10 @@ func checkRole(arn string) error {
 }
 
 // checkARN checks an ARN's shape and resource type.
-func checkARN(arn, resource string) error {
-	parts := strings.Split(arn, ":")
-	if len(parts) < 7 || parts[0] != "arn" || parts[2] != "states" || parts[5] != resource && !(resource == "execution" && parts[5] == "express") {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(arn))
+func checkARN(s, resource string) error {
+	a, err := arn.Parse(s)
+	if err != nil || a.Service != "states" || len(a.Names) == 0 || a.Type != resource && !(resource == arn.Execution && a.Type == arn.Express) {
+		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
 	}
 	return nil
 }

@@ -158,11 +158,11 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 	}
 	execName := uuid.New()
 	info := interp.Info{
-		ExecutionArn:     fmt.Sprintf("arn:aws:states:%s:%s:express:%s:%s", s.cfg.Region, s.cfg.Account, "TestStateStateMachine", execName),
+		ExecutionArn:     s.scope().Express("TestStateStateMachine", execName, ""),
 		Name:             execName,
-		StateMachineArn:  s.stateMachineARN("TestStateStateMachine"),
+		StateMachineArn:  s.scope().StateMachine("TestStateStateMachine"),
 		StateMachineName: "TestStateStateMachine",
-		RoleArn:          fmt.Sprintf("arn:aws:iam::%s:role/TestState", s.cfg.Account),
+		RoleArn:          s.scope().Role("TestState"),
 		StartTime:        s.clock.Now(),
 		Region:           s.cfg.Region,
 		Account:          s.cfg.Account,
@@ -218,70 +218,6 @@ func withTargets(machine *value.Object) *value.Object {
 		ns.Set(n, value.ObjectOf("Type", "Succeed"))
 	}
 	return machine.With("States", ns)
-}
-
-// TestStateRequestFrom builds a TestState input from the request's
-// parameters as a JSON object (definition, input, variables and context
-// may be JSON values or JSON text; mock, stateName, inspectionLevel and
-// stateConfiguration as the API names them).
-func TestStateRequestFrom(req *value.Object) TestStateInput {
-	str := func(k string) string {
-		v, _ := req.Get(k)
-		s, _ := v.(string)
-		return s
-	}
-	text := func(k string) string {
-		v, ok := req.Get(k)
-		if !ok || v == nil {
-			return ""
-		}
-		if s, isStr := v.(string); isStr {
-			return s
-		}
-		return value.String(v)
-	}
-	in := TestStateInput{InspectionLevel: str("inspectionLevel"), StateName: str("stateName"),
-		Definition: text("definition"), Input: text("input"), Variables: text("variables"), Context: text("context")}
-	if t := str("definitionText"); t != "" {
-		in.Definition = t
-	}
-	if m, ok := req.Get("mock"); ok && m != nil {
-		mo, _ := m.(*value.Object)
-		tm := &TestMock{}
-		if res, ok := mo.Get("result"); ok {
-			s, _ := res.(string)
-			tm.Result = &s
-		}
-		if fvm, ok := mo.Get("fieldValidationMode"); ok {
-			tm.FieldValidationMode, _ = fvm.(string)
-		}
-		if eo, ok := mo.Get("errorOutput"); ok {
-			e, _ := eo.(*value.Object)
-			errName, _ := e.Get("error")
-			cause, _ := e.Get("cause")
-			tm.ErrorOutput = true
-			tm.Error, _ = errName.(string)
-			tm.Cause, _ = cause.(string)
-		}
-		in.Mock = tm
-	}
-	if rs, ok := req.Get("revealSecrets"); ok {
-		in.RevealSecrets, _ = rs.(bool)
-	}
-	if sc, ok := req.Get("stateConfiguration"); ok {
-		so, _ := sc.(*value.Object)
-		count := func(k string) int {
-			n, _ := so.Get(k)
-			f, _ := n.(value.Number)
-			return int(f.Float64())
-		}
-		in.RetryCount, in.MapFailures = count("retrierRetryCount"), count("mapIterationFailureCount")
-		in.MapFailuresSet = so.Has("mapIterationFailureCount")
-		if d, ok := so.Get("mapItemReaderData"); ok {
-			in.ItemReaderData, _ = d.(string)
-		}
-	}
-	return in
 }
 
 func hasMember(v any, name string) bool {

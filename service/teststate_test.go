@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
@@ -86,7 +87,7 @@ func TestTestStateCorpus(t *testing.T) {
 		expV, _ := c.Get("expected")
 		exp := expV.(*value.Object)
 		total++
-		in := service.TestStateRequestFrom(req)
+		in := api.TestStateRequest(req)
 		if exp.Has("error") && !exp.Has("status") {
 			// AWS rejected the request: the same error code and message.
 			code, _ := exp.Get("error")

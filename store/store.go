@@ -76,7 +76,7 @@ type Step struct {
 	ExecutionARN string
 	Seq          int64     // 0 for the step that started the execution, then 1, 2, ...
 	At           time.Time // the time passed to the interpreter
-	Input        []byte    // the interpreter input, encoded by the engine; empty for Seq 0
+	Input        []byte    // the input and the random values drawn, encoded by the engine (journal.go); empty for a Seq 0 that drew none
 	Events       []Event   // events produced by this step, ids ascending and contiguous
 	// The execution's summary after this step.
 	Status       string

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/history"
@@ -67,8 +68,8 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.testCase, "test-case", "", "test case of the mock configuration to use")
 	fs.BoolVar(&f.realTime, "real-time", false, "wait for real time in Wait states, retries and timeouts")
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
-	fs.StringVar(&f.region, "region", "us-east-1", "region used in ARNs")
-	fs.StringVar(&f.account, "account", "123456789012", "account id used in ARNs")
+	fs.StringVar(&f.region, "region", arn.DefaultRegion, "region used in ARNs")
+	fs.StringVar(&f.account, "account", arn.DefaultAccount, "account id used in ARNs")
 	fs.StringVar(&f.config, "config", "", "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (see README)")
 	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/console"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
@@ -55,8 +56,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
 	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
-	region := fs.String("region", envOr("STEPD_REGION", "us-east-1"), "region used in ARNs (env STEPD_REGION)")
-	account := fs.String("account", envOr("STEPD_ACCOUNT", "123456789012"), "account id used in ARNs (env STEPD_ACCOUNT)")
+	region := fs.String("region", envOr("STEPD_REGION", arn.DefaultRegion), "region used in ARNs (env STEPD_REGION)")
+	account := fs.String("account", envOr("STEPD_ACCOUNT", arn.DefaultAccount), "account id used in ARNs (env STEPD_ACCOUNT)")
 	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
 	config := fs.String("config", envOr("STEPD_CONFIG", ""), "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (env STEPD_CONFIG)")
 	conns := fs.String("connections", envOr("STEPD_CONNECTIONS", ""), "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (env STEPD_CONNECTIONS)")

@@ -1,0 +1,130 @@
+// Package arn builds and parses the Amazon Resource Names stepd hands out:
+// state machines, executions (Standard and Express), activities, Map Runs
+// and IAM roles, with the region and account stepd uses when none is
+// configured. It imports nothing of stepd, so every layer may use it.
+package arn
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The region and account of ARNs when none is configured.
+const (
+	DefaultRegion  = "us-east-1"
+	DefaultAccount = "123456789012"
+)
+
+// The resource types of Step Functions ARNs.
+const (
+	StateMachine = "stateMachine"
+	Execution    = "execution"
+	Express      = "express" // an Express execution
+	Activity     = "activity"
+	MapRun       = "mapRun"
+)
+
+// Scope is the region and account ARNs are built in.
+type Scope struct {
+	Region, Account string
+}
+
+// Default is the scope of stepd's defaults.
+var Default = Scope{Region: DefaultRegion, Account: DefaultAccount}
+
+// Or returns s with an empty region or account replaced by the default.
+func (s Scope) Or() Scope {
+	if s.Region == "" {
+		s.Region = DefaultRegion
+	}
+	if s.Account == "" {
+		s.Account = DefaultAccount
+	}
+	return s
+}
+
+func (s Scope) states(resource string, names ...string) string {
+	var b strings.Builder
+	b.Grow(32 + len(s.Region) + len(s.Account) + len(resource) + 40*len(names))
+	b.WriteString("arn:aws:states:")
+	b.WriteString(s.Region)
+	b.WriteByte(':')
+	b.WriteString(s.Account)
+	b.WriteByte(':')
+	b.WriteString(resource)
+	for _, n := range names {
+		b.WriteByte(':')
+		b.WriteString(n)
+	}
+	return b.String()
+}
+
+// StateMachine returns the ARN of the state machine name.
+func (s Scope) StateMachine(name string) string { return s.states(StateMachine, name) }
+
+// Execution returns the ARN of the Standard execution name of state
+// machine sm.
+func (s Scope) Execution(sm, name string) string { return s.states(Execution, sm, name) }
+
+// Express returns the ARN of an Express execution: AWS adds an id of its
+// own after the name, since Express execution names need not be unique.
+// An empty id is left out (TestState's executions have none).
+func (s Scope) Express(sm, name, id string) string {
+	if id == "" {
+		return s.states(Express, sm, name)
+	}
+	return s.states(Express, sm, name, id)
+}
+
+// Activity returns the ARN of the activity name.
+func (s Scope) Activity(name string) string { return s.states(Activity, name) }
+
+// MapRun returns the ARN of a Map Run: the state machine's name and the
+// Map state's label joined by a slash, then the run's id.
+func (s Scope) MapRun(sm, label, id string) string { return s.states(MapRun, sm+"/"+label, id) }
+
+// Role returns the ARN of the IAM role name (IAM ARNs have no region).
+func (s Scope) Role(name string) string { return "arn:aws:iam::" + s.Account + ":role/" + name }
+
+// ARN is a parsed ARN: arn:Partition:Service:Region:Account:Resource.
+// For Step Functions resources, Type is the resource type and Names the
+// colon-separated parts after it (a state machine's name; an execution's
+// state machine and name, and an Express execution's id).
+type ARN struct {
+	Partition, Service, Region, Account string
+	Resource                            string // everything after the account
+	Type                                string // Resource up to its first ':' or '/'
+	Names                               []string
+}
+
+// ErrInvalid is wrapped by Parse's errors.
+var ErrInvalid = errors.New("invalid ARN")
+
+// Parse splits an ARN into its parts.
+func Parse(s string) (ARN, error) {
+	parts := strings.SplitN(s, ":", 6)
+	if len(parts) < 6 || parts[0] != "arn" || parts[1] == "" || parts[2] == "" || parts[5] == "" {
+		return ARN{}, fmt.Errorf("%w: %q", ErrInvalid, s)
+	}
+	a := ARN{Partition: parts[1], Service: parts[2], Region: parts[3], Account: parts[4], Resource: parts[5]}
+	typ := a.Resource
+	if i := strings.IndexAny(typ, ":/"); i >= 0 {
+		typ = typ[:i]
+	}
+	a.Type = typ
+	if a.Service == "states" {
+		if rest, ok := strings.CutPrefix(a.Resource, typ+":"); ok {
+			a.Names = strings.Split(rest, ":")
+		}
+	}
+	return a, nil
+}
+
+// Scope returns the region and account of a.
+func (a ARN) Scope() Scope { return Scope{Region: a.Region, Account: a.Account} }
+
+// IsExecution reports whether a names a Standard or Express execution.
+func (a ARN) IsExecution() bool {
+	return a.Service == "states" && (a.Type == Execution || a.Type == Express)
+}

@@ -1,0 +1,467 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// Journal is where a driver commits the steps of its execution: a
+// store.Store (durable or in memory) meets it.
+type Journal interface {
+	// AppendStep commits the next step; it returns once the step is kept.
+	AppendStep(ctx context.Context, s *store.Step) error
+}
+
+// Config configures a Driver.
+type Config struct {
+	Invoker task.Invoker
+	// Clock is the time source. Nil means a virtual clock starting at the
+	// execution's start time, which jumps to the next due timer whenever
+	// no task is in flight.
+	Clock Clock
+	// Journal, when set, receives every step (its input, random values
+	// drawn, events and the execution's summary) before any of the step's
+	// commands is carried out: a transactional outbox. The first step is
+	// returned by Start for the caller to create the execution with. With a
+	// journal, cancelling Run's context abandons the execution as
+	// committed (it resumes by replay); without one, it stops the
+	// execution (ABORTED).
+	Journal Journal
+	// Submit makes the response of a task that has a task token (a
+	// .waitForTaskToken integration) only submit it: its token completes
+	// it, through Deliver. When false, the response completes the task (a
+	// mock answers for the whole task, as in Step Functions Local).
+	Submit bool
+	// Activity, when set, offers a task whose resource is an activity to
+	// its workers instead of invoking it; workers answer through Deliver
+	// (TaskStarted, then the result), or the offer fails through Post.
+	Activity func(d *Driver, id int64, req *task.Request)
+	// Log receives warnings (nil: slog.Default()).
+	Log *slog.Logger
+}
+
+// Driver carries out the commands of one execution: it invokes tasks
+// (in goroutines), keeps timers on its clock, takes external inputs (stop
+// requests, callbacks and heartbeats by task token, activity workers) and
+// feeds each to the interpreter, committing every step to its journal
+// before acting on it. `stepd run`, TestState and the service's Standard
+// and Express executions all run through it.
+type Driver struct {
+	p   *interp.Program
+	cfg Config
+	x   *interp.Execution
+	arn string
+	now time.Time // the virtual clock's time
+
+	rand     *recorder
+	seq      int64
+	lastSeen int    // events already committed
+	buf      []byte // the events' JSON of the step being committed (the journal keeps none of it)
+	inBuf    []byte // the step's encoded input
+	pending  []interp.Command
+
+	// events carries everything the driver waits for but timers: one
+	// channel, so that waiting costs one channel operation.
+	events   chan event
+	done     chan struct{}
+	inflight map[int64]context.CancelFunc
+	timers   Timers
+	tokens   map[string]int64 // task token -> operation, for tasks that wait for one
+}
+
+// event is a task's result, or an input from outside. It is kept small:
+// task goroutines build one on their (small) stacks.
+type event struct {
+	id   int64
+	res  task.Result
+	kind interp.InputKind // TaskDone, or TaskSubmitted for a callback integration
+	out  *outside
+}
+
+// outside is an input from outside: a stop request, or a callback for the
+// task of a token.
+type outside struct {
+	token string       // a callback's; empty for a stop
+	in    interp.Input // the input (its ID is the token's task)
+	reply chan error   // a callback's verdict
+}
+
+// Errors of Deliver.
+var (
+	// ErrEnded: the driver ended before it took the input.
+	ErrEnded = errors.New("the execution's driver has ended")
+	// ErrTaskClosed: the token's task completed, timed out or was cancelled.
+	ErrTaskClosed = errors.New("the task of this token has closed")
+	// ErrNoTask: the execution issued no such token.
+	ErrNoTask = errors.New("no task is waiting for this token")
+)
+
+// New returns a driver for one execution of p; Start or Replay it, then
+// Run it.
+func New(p *interp.Program, cfg Config) *Driver {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	return &Driver{p: p, cfg: cfg, events: make(chan event, 16), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{}}
+}
+
+// Start starts the execution at now. With a journal it returns the first
+// step (Seq 0), for the caller to create the execution with; the
+// execution's random source is the driver's (info.Rand, when set, is
+// what it draws from).
+func (d *Driver) Start(info interp.Info, input any, now time.Time) *store.Step {
+	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
+	info.Rand = d.rand
+	d.arn, d.now = info.ExecutionArn, now
+	x, cmds := d.p.Start(info, input, now)
+	d.x, d.pending = x, cmds
+	if d.cfg.Journal == nil {
+		return nil
+	}
+	st := d.step(0, now, nil)
+	d.seq = 1
+	return st
+}
+
+// Replay rebuilds the execution from its committed steps: the first
+// step's time, then each step's input and random values, through the
+// interpreter. Run then re-dispatches the operations still outstanding:
+// timers keep their due time and tasks without a result run again.
+func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error {
+	if len(steps) == 0 {
+		return errors.New("replay: no steps")
+	}
+	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
+	info.Rand = d.rand
+	d.arn = info.ExecutionArn
+	first, err := DecodeInput(steps[0].Input)
+	if err != nil {
+		return fmt.Errorf("step 0: %w", err)
+	}
+	if !first.Start {
+		return errors.New("step 0: not a start record")
+	}
+	d.rand.replay(first.Rand)
+	x, _ := d.p.Start(info, input, steps[0].At)
+	for _, st := range steps[1:] {
+		rec, err := DecodeInput(st.Input)
+		if err != nil {
+			return fmt.Errorf("step %d: %w", st.Seq, err)
+		}
+		if rec.Start {
+			return fmt.Errorf("step %d: a start record after the start", st.Seq)
+		}
+		d.rand.replay(rec.Rand)
+		x.Step(st.At, rec.Input)
+	}
+	d.rand.live()
+	last := steps[len(steps)-1]
+	d.x, d.seq, d.now = x, int64(len(steps)), last.At
+	d.lastSeen = len(x.History())
+	if len(last.Events) > 0 && last.Events[len(last.Events)-1].ID != int64(len(x.History())) {
+		d.cfg.Log.Warn("replayed history differs in length from the committed one", "execution", d.arn)
+	}
+	if d.rand.short > 0 || d.rand.extra > 0 {
+		d.cfg.Log.Warn("replay drew random values its steps had not recorded (written before they were) or left recorded ones unused; the rebuilt state may differ from the committed history in them",
+			"execution", d.arn, "drawnAfresh", d.rand.short, "unused", d.rand.extra)
+	}
+	d.pending = x.Pending()
+	return nil
+}
+
+// Execution returns the execution; read it only before Run or once Done.
+func (d *Driver) Execution() *interp.Execution { return d.x }
+
+// Done is closed when Run returns.
+func (d *Driver) Done() <-chan struct{} { return d.done }
+
+// Stop asks the execution to stop (ABORTED, with error and cause); it
+// does not wait.
+func (d *Driver) Stop(errName, cause string) {
+	d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
+}
+
+// send queues ev for the driver without waiting; it is dropped if the
+// driver ends first.
+func (d *Driver) send(ev event) {
+	select {
+	case d.events <- ev:
+	default:
+		go func() {
+			select {
+			case d.events <- ev:
+			case <-d.done:
+			}
+		}()
+	}
+}
+
+// Deliver hands the input for the task of token (a result, a heartbeat,
+// an activity worker's start) to the driver and waits for its verdict:
+// nil once the step it caused is committed, ErrTaskClosed, ErrNoTask, the
+// journal's error, or ErrEnded when the driver ended first.
+func (d *Driver) Deliver(token string, in interp.Input) error {
+	cb := &outside{token: token, in: in, reply: make(chan error, 1)}
+	select {
+	case d.events <- event{out: cb}:
+	case <-d.done:
+		return ErrEnded
+	}
+	select {
+	case err := <-cb.reply:
+		return err
+	case <-d.done:
+		// The driver may have answered and then ended (the input completed
+		// the execution): its answer wins.
+		select {
+		case err := <-cb.reply:
+			return err
+		default:
+		}
+		return ErrEnded
+	}
+}
+
+// Post delivers the result of task id from outside (an activity offer
+// that failed); it does not wait.
+func (d *Driver) Post(id int64, res task.Result) {
+	d.send(event{id: id, res: res, kind: interp.TaskDone})
+}
+
+// Run carries out the commands of a started or replayed execution until it
+// ends, or until ctx is cancelled (see Config.Journal).
+func (d *Driver) Run(ctx context.Context) {
+	defer close(d.done)
+	defer func() {
+		for _, cancel := range d.inflight {
+			cancel()
+		}
+	}()
+	cmds := d.pending
+	d.pending = nil
+	d.apply(ctx, cmds)
+	for d.x.Status() == interp.Running {
+		in, reply, ok := d.next(ctx)
+		if !ok {
+			return // abandoned: the execution resumes by replay
+		}
+		now := d.now
+		if d.cfg.Clock != nil {
+			now = d.cfg.Clock.Now()
+		}
+		if in.Kind == interp.TaskDone {
+			d.removeToken(in.ID)
+		}
+		cmds := d.x.Step(now, in)
+		if d.cfg.Journal != nil {
+			err := d.cfg.Journal.AppendStep(ctx, d.step(d.seq, now, &in))
+			if reply != nil {
+				reply <- err
+			}
+			if err != nil {
+				d.cfg.Log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", d.arn, "err", err)
+				return
+			}
+			d.seq++
+		} else if reply != nil {
+			reply <- nil
+		}
+		d.apply(ctx, cmds)
+	}
+}
+
+var waitingForNothing = interp.Input{Kind: interp.Stop, Error: "States.Runtime", Cause: "the execution is waiting for nothing"}
+
+// next waits for the next input. ok is false when ctx ended and the
+// execution is to be abandoned.
+func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, ok bool) {
+	virtual := d.cfg.Clock == nil
+	for {
+		var due <-chan time.Time
+		if len(d.inflight) == 0 {
+			switch {
+			case virtual && d.timers.Len() > 0:
+				// Nothing can happen before the next timer: jump to it.
+				id, at := d.timers.Pop()
+				if at.After(d.now) {
+					d.now = at
+				}
+				return interp.Input{Kind: interp.TimerFired, ID: id}, nil, true
+			case d.timers.Len() == 0 && len(d.tokens) == 0:
+				// Nothing can happen any more: a defect, but never hang.
+				return waitingForNothing, nil, true
+			}
+		}
+		if !virtual {
+			if _, at, ok := d.timers.Next(); ok {
+				due = d.cfg.Clock.After(at.Sub(d.cfg.Clock.Now()))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if d.cfg.Journal != nil {
+				return in, nil, false
+			}
+			return interp.Input{Kind: interp.Stop}, nil, true
+		case ev := <-d.events:
+			out := ev.out
+			switch {
+			case out == nil:
+				d.finished(ev.id)
+				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, true
+			case out.token == "":
+				return out.in, nil, true
+			}
+			id, ok := d.tokens[out.token]
+			if !ok {
+				if d.x.Issued(out.token) {
+					out.reply <- ErrTaskClosed
+				} else {
+					out.reply <- ErrNoTask
+				}
+				continue
+			}
+			in = out.in
+			in.ID = id
+			return in, out.reply, true
+		case <-due:
+			id, _ := d.timers.Pop()
+			return interp.Input{Kind: interp.TimerFired, ID: id}, nil, true
+		}
+	}
+}
+
+func (d *Driver) finished(id int64) {
+	if cancel, ok := d.inflight[id]; ok {
+		cancel()
+		delete(d.inflight, id)
+	}
+}
+
+func (d *Driver) removeToken(id int64) {
+	for k, v := range d.tokens {
+		if v == id {
+			delete(d.tokens, k)
+		}
+	}
+}
+
+func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
+	for _, c := range cmds {
+		switch c.Kind {
+		case interp.Invoke:
+			req := c.Request
+			kind := interp.TaskDone
+			if req.TaskToken != "" {
+				if d.tokens == nil {
+					d.tokens = map[string]int64{}
+				}
+				d.tokens[req.TaskToken] = c.ID
+				if d.cfg.Activity != nil && strings.Contains(req.Resource, ":activity:") {
+					d.cfg.Activity(d, c.ID, req)
+					continue
+				}
+				if d.cfg.Submit {
+					kind = interp.TaskSubmitted
+				}
+			}
+			cctx, cancel := context.WithCancel(ctx)
+			d.inflight[c.ID] = cancel
+			go d.runTask(cctx, c.ID, req, kind)
+		case interp.CancelTask:
+			d.removeToken(c.ID)
+			d.finished(c.ID)
+		case interp.StartTimer:
+			d.timers.Add(c.ID, c.At)
+		case interp.CancelTimer:
+			d.timers.Remove(c.ID)
+		}
+	}
+}
+
+// runTask runs one task in its own goroutine and sends its result. Its
+// frames are kept small: a goroutine starts with a small stack, and a task
+// handler that allocates near its end pays for growing it.
+func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind interp.InputKind) {
+	ev := event{id: id, kind: kind}
+	invoke(ctx, d.cfg.Invoker, req, &ev.res)
+	d.sendResult(ctx, &ev)
+}
+
+//go:noinline
+func (d *Driver) sendResult(ctx context.Context, ev *event) {
+	if ev.res.Failed() {
+		ev.kind = interp.TaskDone
+	}
+	select {
+	case d.events <- *ev:
+	case <-ctx.Done():
+	}
+}
+
+func invoke(ctx context.Context, inv task.Invoker, req *task.Request, res *task.Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			*res = panicked(p)
+		}
+	}()
+	if inv == nil {
+		*res = NoHandler(req)
+		return
+	}
+	*res = inv.Invoke(ctx, req)
+}
+
+//go:noinline
+func panicked(p any) task.Result {
+	return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the task handler panicked: %v", p)}
+}
+
+// NoHandler is the result of a task that no handler serves.
+//
+//go:noinline
+func NoHandler(req *task.Request) task.Result {
+	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s", req.Resource, req.StateName)}
+}
+
+// step builds the journal's step for the events produced since the last
+// one; in is nil for the start.
+func (d *Driver) step(seq int64, at time.Time, in *interp.Input) *store.Step {
+	x := d.x
+	evs := x.History()[d.lastSeen:]
+	d.lastSeen = len(x.History())
+	st := &store.Step{ExecutionARN: d.arn, Seq: seq, At: at, Status: string(x.Status())}
+	if drawn := d.rand.take(); in != nil || len(drawn) > 0 {
+		d.inBuf = EncodeInput(d.inBuf[:0], in, drawn)
+		st.Input = d.inBuf
+	}
+	// One buffer holds every event of the step; each event's JSON is a
+	// slice of it.
+	buf := d.buf[:0]
+	st.Events = make([]store.Event, 0, len(evs))
+	for _, ev := range evs {
+		start := len(buf)
+		buf = ev.AppendJSON(buf, true)
+		st.Events = append(st.Events, store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[start:len(buf):len(buf)]})
+	}
+	d.buf = buf
+	if x.Status() != interp.Running {
+		st.Stopped = at
+		if x.Status() == interp.Succeeded {
+			st.Output = value.String(x.Output())
+		}
+		if f := x.Failure(); f != nil {
+			st.Error, st.Cause = f.Error, f.Cause
+		}
+	}
+	return st
+}

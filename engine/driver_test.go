@@ -1,0 +1,255 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// journal keeps copies of the steps it is given (a driver reuses its
+// buffers), and can refuse to commit after a number of steps.
+type journal struct {
+	mu    sync.Mutex
+	steps []*store.Step
+	limit int // refuse steps with Seq >= limit when > 0
+}
+
+func (j *journal) keep(s *store.Step) {
+	c := *s
+	c.Input = bytes.Clone(s.Input)
+	c.Events = make([]store.Event, len(s.Events))
+	for i, e := range s.Events {
+		c.Events[i] = store.Event{ID: e.ID, Type: e.Type, JSON: bytes.Clone(e.JSON)}
+	}
+	j.mu.Lock()
+	j.steps = append(j.steps, &c)
+	j.mu.Unlock()
+}
+
+func (j *journal) AppendStep(ctx context.Context, s *store.Step) error {
+	if j.limit > 0 && s.Seq >= int64(j.limit) {
+		return errors.New("journal full")
+	}
+	j.keep(s)
+	return nil
+}
+
+func compile(t *testing.T, def string) *interp.Program {
+	t.Helper()
+	sm, err := asl.Parse([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := interp.Compile(sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func eventJSON(x *interp.Execution) []string {
+	var out []string
+	for _, e := range x.History() {
+		out = append(out, string(e.AppendJSON(nil, true)))
+	}
+	return out
+}
+
+func committedJSON(steps []*store.Step) []string {
+	var out []string
+	for _, s := range steps {
+		for _, e := range s.Events {
+			out = append(out, string(e.JSON))
+		}
+	}
+	return out
+}
+
+const journalDef = `{"StartAt":"T","States":{
+ "T":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","ResultPath":"$.r","Next":"W"},
+ "W":{"Type":"Wait","Seconds":30,"Next":"U"},
+ "U":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:g","End":true}}}`
+
+// TestDriverJournalReplay runs an execution with a journal, then rebuilds
+// it from every prefix of its committed steps: the rebuilt history is the
+// committed one, and the outstanding operations are those the next step
+// answered.
+func TestDriverJournalReplay(t *testing.T) {
+	p := compile(t, journalDef)
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		return task.Result{Output: value.ObjectOf("from", req.StateName)}
+	})
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
+	j := &journal{}
+	d := engine.New(p, engine.Config{Invoker: inv, Journal: j})
+	first := d.Start(info, value.NewObject(0), info.StartTime)
+	if first == nil || first.Seq != 0 || first.Status != "RUNNING" || len(first.Input) != 0 {
+		t.Fatalf("first step %+v", first)
+	}
+	j.keep(first)
+	d.Run(context.Background())
+	x := d.Execution()
+	if x.Status() != interp.Succeeded {
+		t.Fatalf("status %s", x.Status())
+	}
+	if got, want := committedJSON(j.steps), eventJSON(x); !reflect.DeepEqual(got, want) {
+		t.Fatalf("committed events differ from the history:\n%v\n%v", got, want)
+	}
+	last := j.steps[len(j.steps)-1]
+	if last.Status != "SUCCEEDED" || last.Output != `{"from":"U"}` || last.Stopped.IsZero() {
+		t.Fatalf("last step %+v", last)
+	}
+	for n := 1; n <= len(j.steps); n++ {
+		r := engine.New(p, engine.Config{Invoker: inv, Journal: &journal{}})
+		if err := r.Replay(info, value.NewObject(0), j.steps[:n]); err != nil {
+			t.Fatalf("replay of %d steps: %v", n, err)
+		}
+		if got, want := eventJSON(r.Execution()), committedJSON(j.steps[:n]); !reflect.DeepEqual(got, want) {
+			t.Errorf("replay of %d steps:\n%v\nwant\n%v", n, got, want)
+		}
+	}
+	// Resume the execution after its first step and run it to the end:
+	// the history is the uninterrupted run's.
+	j2 := &journal{}
+	r := engine.New(p, engine.Config{Invoker: inv, Journal: j2})
+	if err := r.Replay(info, value.NewObject(0), j.steps[:2]); err != nil {
+		t.Fatal(err)
+	}
+	r.Run(context.Background())
+	if got, want := eventJSON(r.Execution()), eventJSON(x); !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed run:\n%v\nwant\n%v", got, want)
+	}
+	if len(j2.steps) == 0 || j2.steps[0].Seq != 2 {
+		t.Errorf("the resumed driver committed from Seq %v, want 2", j2.steps)
+	}
+}
+
+// TestDriverAbandon checks that with a journal, cancelling the driver's
+// context leaves the execution as committed (it resumes by replay) while
+// without one it aborts; and that a step the journal refuses stops the
+// driver before its commands are carried out.
+func TestDriverAbandon(t *testing.T) {
+	p := compile(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"End":true}}}`)
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d := engine.New(p, engine.Config{Clock: engine.RealClock{}, Journal: &journal{}})
+	d.Start(info, value.NewObject(0), info.StartTime)
+	d.Run(ctx)
+	if s := d.Execution().Status(); s != interp.Running {
+		t.Errorf("abandoned execution's status %s", s)
+	}
+	d = engine.New(p, engine.Config{Clock: engine.RealClock{}})
+	d.Start(info, value.NewObject(0), info.StartTime)
+	d.Run(ctx)
+	if s := d.Execution().Status(); s != interp.Aborted {
+		t.Errorf("cancelled execution without a journal: status %s", s)
+	}
+
+	calls := 0
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		calls++
+		return task.Result{Output: 1}
+	})
+	d = engine.New(compile(t, journalDef), engine.Config{Invoker: inv, Journal: &journal{limit: 1}})
+	d.Start(info, value.NewObject(0), info.StartTime)
+	d.Run(context.Background())
+	if s := d.Execution().Status(); s != interp.Running || calls != 1 {
+		t.Errorf("after a refused commit: status %s, %d calls (the second task must not run)", s, calls)
+	}
+}
+
+// TestDriverDeliver checks callbacks by task token: an unknown token, the
+// token's task completing the execution, and the token used again.
+func TestDriverDeliver(t *testing.T) {
+	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke.waitForTaskToken",
+		"Parameters":{"FunctionName":"f","Payload":{"token.$":"$$.Task.Token"}},"End":true}}}`)
+	tokens := make(chan string, 1)
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		tokens <- req.TaskToken
+		return task.Result{Output: value.NewObject(0)}
+	})
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	j := &journal{}
+	d := engine.New(p, engine.Config{Invoker: inv, Clock: engine.RealClock{}, Journal: j, Submit: true})
+	d.Start(info, value.NewObject(0), info.StartTime)
+	go d.Run(context.Background())
+	token := <-tokens
+	if err := d.Deliver("bogus", interp.Input{Kind: interp.TaskHeartbeat}); !errors.Is(err, engine.ErrNoTask) {
+		t.Errorf("unknown token: %v", err)
+	}
+	if err := d.Deliver(token, interp.Input{Kind: interp.TaskHeartbeat}); err != nil {
+		t.Errorf("heartbeat: %v", err)
+	}
+	if err := d.Deliver(token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: "done"}}); err != nil {
+		t.Errorf("success: %v", err)
+	}
+	<-d.Done()
+	if x := d.Execution(); x.Status() != interp.Succeeded || value.String(x.Output()) != `"done"` {
+		t.Fatalf("status %s output %s", x.Status(), value.String(x.Output()))
+	}
+	if err := d.Deliver(token, interp.Input{Kind: interp.TaskDone}); !errors.Is(err, engine.ErrEnded) {
+		t.Errorf("after the end: %v", err)
+	}
+	// Steps: start, submitted, heartbeat, done.
+	var kinds []interp.InputKind
+	for _, s := range j.steps {
+		rec, err := engine.DecodeInput(s.Input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, rec.Input.Kind)
+	}
+	if want := []interp.InputKind{interp.TaskSubmitted, interp.TaskHeartbeat, interp.TaskDone}; !reflect.DeepEqual(kinds, want) {
+		t.Errorf("committed inputs %v, want %v", kinds, want)
+	}
+}
+
+// TestDriverReplayLegacy rebuilds an execution whose steps were committed
+// before the journal had versions (numeric kinds, no random values, an
+// empty step 0): databases written then still resume.
+func TestDriverReplayLegacy(t *testing.T) {
+	p := compile(t, journalDef)
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		return task.Result{Output: value.ObjectOf("from", req.StateName)}
+	})
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
+	j := &journal{}
+	d := engine.New(p, engine.Config{Invoker: inv, Journal: j})
+	j.keep(d.Start(info, value.NewObject(0), info.StartTime))
+	d.Run(context.Background())
+	legacy := strings.NewReplacer(`{"v":1,"kind":"TaskDone"`, `{"kind":1`, `{"v":1,"kind":"TimerFired"`, `{"kind":2`)
+	var old []*store.Step
+	for _, s := range j.steps {
+		c := *s
+		if len(s.Input) > 0 {
+			c.Input = []byte(legacy.Replace(string(s.Input)))
+			if bytes.Contains(c.Input, []byte(`"v"`)) {
+				t.Fatalf("step %d not made legacy: %s", s.Seq, c.Input)
+			}
+		}
+		old = append(old, &c)
+	}
+	r := engine.New(p, engine.Config{Invoker: inv, Journal: &journal{}})
+	if err := r.Replay(info, value.NewObject(0), old); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := eventJSON(r.Execution()), eventJSON(d.Execution()); !reflect.DeepEqual(got, want) {
+		t.Errorf("replayed legacy steps:\n%v\nwant\n%v", got, want)
+	}
+	if r.Execution().Status() != interp.Succeeded {
+		t.Errorf("status %s", r.Execution().Status())
+	}
+}

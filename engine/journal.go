@@ -1,0 +1,206 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// The journal codec: what a committed step keeps of the input that caused
+// it (store.Step.Input), so that replay after a restart can hand the
+// interpreter the same inputs and the same random values.
+//
+// Version 1 names its kind:
+//
+//	{"v":1,"kind":"TaskDone","id":7,"output":{...},"rand":[17,42]}
+//	{"v":1,"kind":"Start","rand":[...]}   (step 0, only when it drew)
+//
+// Version 0 (legacy; no "v") kept the kind as interp.InputKind's number
+// and no random values: legacyKinds freezes that numbering, so reordering
+// interp's constants cannot change what an old record means.
+
+// JournalVersion is the version EncodeInput writes.
+const JournalVersion = 1
+
+// The kind names of version 1. They are part of the stored format: never
+// rename one.
+var kindNames = map[interp.InputKind]string{
+	interp.TaskDone:      "TaskDone",
+	interp.TimerFired:    "TimerFired",
+	interp.Stop:          "Stop",
+	interp.TaskSubmitted: "TaskSubmitted",
+	interp.TaskStarted:   "TaskStarted",
+	interp.TaskHeartbeat: "TaskHeartbeat",
+}
+
+var kindsByName = func() map[string]interp.InputKind {
+	m := make(map[string]interp.InputKind, len(kindNames))
+	for k, n := range kindNames {
+		m[n] = k
+	}
+	return m
+}()
+
+// legacyKinds maps version 0's kind numbers to kind names, as
+// interp.InputKind numbered them when version 0 was written. Frozen.
+var legacyKinds = map[int]string{
+	1: "TaskDone",
+	2: "TimerFired",
+	3: "Stop",
+	4: "TaskSubmitted",
+	5: "TaskStarted",
+	6: "TaskHeartbeat",
+}
+
+// startKind names the record of step 0, which has no interpreter input.
+const startKind = "Start"
+
+// Record is a decoded step input.
+type Record struct {
+	Version int
+	// Start marks the record of step 0 (Input is zero).
+	Start bool
+	Input interp.Input
+	// Rand holds the random values drawn during the step, in order; nil
+	// in a legacy record.
+	Rand []uint64
+}
+
+// EncodeInput appends the version 1 record of a step to b: in is the
+// interpreter input (nil for step 0, the start) and rand the values drawn
+// during the step.
+func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
+	b = append(b, `{"v":1,"kind":"`...)
+	if in == nil {
+		b = append(b, startKind...)
+		b = append(b, '"')
+	} else {
+		name, ok := kindNames[in.Kind]
+		if !ok {
+			// Not an input kind the interpreter defines; keep the
+			// number so that nothing is lost.
+			name = "InputKind" + strconv.Itoa(int(in.Kind))
+		}
+		b = append(b, name...)
+		b = append(b, `","id":`...)
+		b = strconv.AppendInt(b, in.ID, 10)
+		b = appendInputFields(b, in)
+	}
+	if len(rand) > 0 {
+		b = append(b, `,"rand":[`...)
+		for i, r := range rand {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendUint(b, r, 10)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func appendInputFields(b []byte, in *interp.Input) []byte {
+	str := func(key, v string) {
+		b = append(b, `,"`...)
+		b = append(b, key...)
+		b = append(b, `":`...)
+		b = value.AppendString(b, v)
+	}
+	switch in.Kind {
+	case interp.TaskDone, interp.TaskSubmitted:
+		if in.Result.Failed() {
+			str("error", in.Result.Error)
+			str("cause", in.Result.Cause)
+		} else {
+			b = append(b, `,"output":`...)
+			b = value.Append(b, in.Result.Output)
+		}
+		if in.Result.Delay > 0 {
+			b = append(b, `,"delayMs":`...)
+			b = strconv.AppendInt(b, in.Result.Delay.Milliseconds(), 10)
+		}
+	case interp.Stop:
+		str("error", in.Error)
+		str("cause", in.Cause)
+	case interp.TaskStarted:
+		str("worker", in.Worker)
+	}
+	return b
+}
+
+// DecodeInput decodes a step's record, of either version. An empty record
+// (step 0 before version 1, or a start that drew nothing) is a Start
+// record without random values.
+func DecodeInput(b []byte) (Record, error) {
+	if len(b) == 0 {
+		return Record{Start: true}, nil
+	}
+	var raw struct {
+		V       *int            `json:"v"`
+		Kind    json.RawMessage `json:"kind"`
+		ID      int64           `json:"id"`
+		Output  json.RawMessage `json:"output"`
+		Error   string          `json:"error"`
+		Cause   string          `json:"cause"`
+		DelayMs int64           `json:"delayMs"`
+		Worker  string          `json:"worker"`
+		Rand    []uint64        `json:"rand"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return Record{}, fmt.Errorf("decoding a step input: %w", err)
+	}
+	var rec Record
+	var name string
+	switch {
+	case raw.V == nil:
+		var n int
+		if err := json.Unmarshal(raw.Kind, &n); err != nil {
+			return Record{}, fmt.Errorf("decoding a legacy step input: kind %s: %w", raw.Kind, err)
+		}
+		if name = legacyKinds[n]; name == "" {
+			return Record{}, fmt.Errorf("decoding a legacy step input: unknown kind %d", n)
+		}
+	case *raw.V == 1:
+		rec.Version = 1
+		if err := json.Unmarshal(raw.Kind, &name); err != nil {
+			return Record{}, fmt.Errorf("decoding a step input: kind %s: %w", raw.Kind, err)
+		}
+		rec.Rand = raw.Rand
+		if rec.Rand == nil {
+			rec.Rand = []uint64{}
+		}
+	default:
+		return Record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
+	}
+	if name == startKind && rec.Version > 0 {
+		rec.Start = true
+		return rec, nil
+	}
+	kind, ok := kindsByName[name]
+	if !ok {
+		return Record{}, fmt.Errorf("decoding a step input: unknown kind %q", name)
+	}
+	in := interp.Input{Kind: kind, ID: raw.ID}
+	switch kind {
+	case interp.TaskDone, interp.TaskSubmitted:
+		in.Result = task.Result{Error: raw.Error, Cause: raw.Cause, Delay: time.Duration(raw.DelayMs) * time.Millisecond}
+		if len(raw.Output) > 0 {
+			v, err := value.Parse(raw.Output)
+			if err != nil {
+				return Record{}, fmt.Errorf("decoding a step input's output: %w", err)
+			}
+			in.Result.Output = v
+		}
+	case interp.Stop:
+		in.Error, in.Cause = raw.Error, raw.Cause
+	case interp.TaskStarted:
+		in.Worker = raw.Worker
+	}
+	rec.Input = in
+	return rec, nil
+}
