@@ -1,8 +1,6 @@
 package interp
 
 import (
-	"fmt"
-
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/value"
 )
@@ -37,7 +35,7 @@ func (th *thread) runMap() {
 		// Iterations run as child executions: their events are not part of
 		// this history.
 		c.distributed = true
-		arn := fmt.Sprintf("arn:aws:states:%s:%s:mapRun:%s/%s:%s", th.x.region(), th.x.account(), th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
+		arn := th.x.scope().MapRun(th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
 		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
 		c.runStarted = th.last
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stepd/stepd/arn"
+
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
@@ -173,7 +175,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
 		}
 		d.Set("parameters", value.String(params))
-		d.Set("region", x.region())
+		d.Set("region", x.scope().Region)
 		d.Set("resource", ri.resource)
 		d.Set("resourceType", ri.resourceType)
 		if timeout > 0 {
@@ -205,18 +207,10 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	}
 }
 
-func (x *Execution) account() string {
-	if x.info.Account != "" {
-		return x.info.Account
-	}
-	return "123456789012"
-}
-
-func (x *Execution) region() string {
-	if x.info.Region != "" {
-		return x.info.Region
-	}
-	return "us-east-1"
+// scope is the region and account of the execution's ARNs, with AWS's
+// defaults where Info leaves them empty.
+func (x *Execution) scope() arn.Scope {
+	return arn.Scope{Region: x.info.Region, Account: x.info.Account}.Or()
 }
 
 // maxPayload is AWS's limit on a state's input or output.

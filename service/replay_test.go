@@ -27,7 +27,7 @@ type counting struct{ n atomic.Int64 }
 func (c *counting) Uint64() uint64 { return uint64(c.n.Add(1)) * 0x9E3779B97F4A7C15 }
 
 // interpDraws reports which of the random features of randomDef do not
-// yet draw through interp.Info.Rand.
+// draw through interp.Info.Rand.
 func interpDraws(t *testing.T) []string {
 	t.Helper()
 	flaky := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
@@ -79,9 +79,7 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// TestReplayRecordedRandom (CHECK AFTER MERGING the interp branch that
-// routes random draws through interp.Info.Rand; until then it skips,
-// naming what does not draw through it yet): an execution draws a UUID
+// TestReplayRecordedRandom: an execution draws a UUID
 // (States.UUID), a number ($random() in a JSONata state) and a FULL retry
 // jitter, then waits for an activity worker. The service is killed there
 // (the execution is RUNNING in the SQLite file), a new one on the same
@@ -91,7 +89,7 @@ func (l *logBuffer) String() string {
 // recorded values unused.
 func TestReplayRecordedRandom(t *testing.T) {
 	if missing := interpDraws(t); len(missing) > 0 {
-		t.Skipf("CHECK AFTER MERGE: interp does not draw %s through Info.Rand yet", strings.Join(missing, ", "))
+		t.Fatalf("interp does not draw %s through Info.Rand", strings.Join(missing, ", "))
 	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "stepd.db")

@@ -20,6 +20,7 @@ import (
 // Pure are the packages that must stay free of the Forbidden ones.
 var Pure = []string{
 	"github.com/stepd/stepd/value",
+	"github.com/stepd/stepd/arn",
 	"github.com/stepd/stepd/asl",
 	"github.com/stepd/stepd/jsonpath",
 	"github.com/stepd/stepd/intrinsic",
