@@ -71,3 +71,27 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("%+v %v", a, err)
 	}
 }
+
+// FuzzParse: Parse never panics, and what it accepts has a partition, a
+// service and a resource, and joins back to the text.
+func FuzzParse(f *testing.F) {
+	f.Add("arn:aws:states:us-east-1:123456789012:execution:sm:name")
+	f.Add("arn:aws:states:eu-west-1:1:express:sm:name:id")
+	f.Add("arn:aws:states:us-east-1:1:mapRun:sm/label:id")
+	f.Add("arn:aws:states:::lambda:invoke")
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := arn.Parse(s)
+		if err != nil {
+			if !errors.Is(err, arn.ErrInvalid) {
+				t.Fatalf("Parse(%q): %v does not wrap ErrInvalid", s, err)
+			}
+			return
+		}
+		if a.Partition == "" || a.Service == "" || a.Resource == "" {
+			t.Fatalf("Parse(%q) accepted an ARN without partition, service or resource: %+v", s, a)
+		}
+		if back := "arn:" + a.Partition + ":" + a.Service + ":" + a.Region + ":" + a.Account + ":" + a.Resource; back != s {
+			t.Fatalf("Parse(%q) parts join to %q", s, back)
+		}
+	})
+}

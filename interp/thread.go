@@ -191,7 +191,7 @@ func (th *thread) finish(output any) {
 	th.parent.childSucceeded(th, output)
 }
 
-// run executes the current state until it finishes or blocks.
+// runState executes the current state until it finishes or blocks.
 func (th *thread) runState() {
 	st := th.cur
 	switch st.Type {
