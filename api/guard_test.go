@@ -149,3 +149,54 @@ func TestNoEchoOfHugeValues(t *testing.T) {
 		}
 	}
 }
+
+// TestNames: AWS's naming rules for state machines, executions and
+// activities: dots, @, + and non-ASCII letters are accepted; white space,
+// brackets, wildcards, control characters and "#%\^|~`$&,;:/ are refused
+// with AWS's InvalidName message.
+func TestNames(t *testing.T) {
+	t.Parallel()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	srv := httptest.NewServer(api.New(svc, nil))
+	defer srv.Close()
+	def := `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`
+	role := "arn:aws:iam::123456789012:role/r"
+	body := func(m map[string]any) string { b, _ := json.Marshal(m); return string(b) }
+	for _, name := range []string{"order.2024-01-01", "user@example+1", "été", "my.machine"} {
+		code, typ, msg := post(t, srv.URL, "", "CreateStateMachine", body(map[string]any{"name": name, "definition": def, "roleArn": role}))
+		if code != 200 {
+			t.Fatalf("CreateStateMachine %q: %d %s %s", name, code, typ, msg)
+		}
+		smArn := "arn:aws:states:us-east-1:123456789012:stateMachine:" + name
+		if code, typ, msg := post(t, srv.URL, "", "StartExecution", body(map[string]any{"stateMachineArn": smArn, "name": name + "-run"})); code != 200 {
+			t.Errorf("StartExecution %q: %d %s %s", name, code, typ, msg)
+		}
+		if code, typ, msg := post(t, srv.URL, "", "CreateActivity", body(map[string]any{"name": name})); code != 200 {
+			t.Errorf("CreateActivity %q: %d %s %s", name, code, typ, msg)
+		}
+	}
+	smArn := "arn:aws:states:us-east-1:123456789012:stateMachine:my.machine"
+	for _, name := range []string{"a b", "a/b", "x:y", "50%", "tab\t", "brace{", "star*", "q?", "back`tick", "nul\u0000"} {
+		want := "Invalid Name: '" + name + "'"
+		for _, c := range []struct{ op, body string }{
+			{"CreateStateMachine", body(map[string]any{"name": name, "definition": def, "roleArn": role})},
+			{"StartExecution", body(map[string]any{"stateMachineArn": smArn, "name": name})},
+			{"CreateActivity", body(map[string]any{"name": name})},
+		} {
+			code, typ, msg := post(t, srv.URL, "", c.op, c.body)
+			if code != 400 || typ != "InvalidName" || msg != want {
+				t.Errorf("%s %q: %d %s %q, want InvalidName %q", c.op, name, code, typ, msg, want)
+			}
+		}
+	}
+	code, typ, msg := post(t, srv.URL, "", "StartExecution", body(map[string]any{"stateMachineArn": smArn, "name": strings.Repeat("n", 81)}))
+	if code != 400 || typ != "ValidationException" || !strings.Contains(msg, "'name'") {
+		t.Errorf("an 81-character name: %d %s %q", code, typ, msg)
+	}
+	code, typ, msg = post(t, srv.URL, "", "CreateStateMachine", body(map[string]any{"name": "big", "roleArn": role,
+		"definition": `{"Comment":"` + strings.Repeat("x", 1<<20) + `","StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`}))
+	if code != 400 || typ != "ValidationException" || !strings.Contains(msg, "1048576") {
+		t.Errorf("a definition over 1 MiB: %d %s %q", code, typ, msg)
+	}
+}

@@ -328,6 +328,9 @@ func (h *Handler) validateDefinition(ctx context.Context, body []byte) (any, err
 	if err := required("definition", in.Definition); err != nil {
 		return nil, err
 	}
+	if e := validate.CheckDefinitionLength("definition", in.Definition); e != nil {
+		return nil, validation("%s", e.Message)
+	}
 	r := validate.Definition([]byte(in.Definition), in.Type)
 	if in.Severity == "ERROR" {
 		r.Diagnostics = r.Diagnostics.Errors()

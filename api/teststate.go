@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
 
@@ -36,6 +37,9 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 	}
 	if err := required("definition", in.Definition); err != nil {
 		return nil, err
+	}
+	if e := validate.CheckDefinitionLength("definition", in.Definition); e != nil {
+		return nil, validation("%s", e.Message)
 	}
 	req := service.TestStateInput{Definition: in.Definition, StateName: in.StateName, Input: in.Input, Variables: in.Variables,
 		InspectionLevel: in.InspectionLevel, Context: in.Context, RevealSecrets: in.RevealSecrets}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/stepd/stepd/engine"
@@ -20,8 +19,6 @@ type activityTask struct {
 	input  string
 	driver *engine.Driver
 }
-
-var activityNameRE = regexp.MustCompile(`^[0-9A-Za-z_-]{1,80}$`)
 
 // queue returns the (in-memory) task queue of an activity.
 func (s *Service) queue(arn string) chan activityTask {
@@ -40,8 +37,8 @@ func (s *Service) queue(arn string) chan activityTask {
 
 // CreateActivity registers an activity; creating an existing one returns it.
 func (s *Service) CreateActivity(ctx context.Context, name string) (*store.Activity, error) {
-	if !activityNameRE.MatchString(name) {
-		return nil, errorf("InvalidName", "Invalid Name: '%s'", name)
+	if err := checkName(name); err != nil {
+		return nil, err
 	}
 	a := &store.Activity{ARN: s.scope().Activity(name), Name: name, Created: s.clock.Now()}
 	if err := s.store.CreateActivity(ctx, a); err != nil {

@@ -29,7 +29,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	if in.Name == "" {
 		in.Name = uuid.New()
 	}
-	if err := checkName("Name", in.Name); err != nil {
+	if err := checkName(in.Name); err != nil {
 		return nil, err
 	}
 	inputVal, err := parseInput(in.Input)

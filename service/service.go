@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -110,12 +109,19 @@ func (s *Service) Close() {
 // scope is the region and account of the service's ARNs.
 func (s *Service) scope() arn.Scope { return arn.Scope{Region: s.cfg.Region, Account: s.cfg.Account} }
 
-var nameRE = regexp.MustCompile(`^[0-9A-Za-z_-]{1,80}$`)
+// checkName applies AWS's naming rules to the name of a state machine,
+// execution or activity, with AWS's codes and messages.
+func checkName(name string) error {
+	if e := validate.CheckName("name", name); e != nil {
+		return errorf(e.Code, "%s", e.Message)
+	}
+	return nil
+}
 
-// checkName applies AWS's naming rules for state machines and executions.
-func checkName(kind, name string) error {
-	if !nameRE.MatchString(name) {
-		return errorf("Invalid"+kind, "Invalid %s name: '%s' (1 to 80 letters, digits, '-' or '_')", strings.ToLower(kind), name)
+// checkDefinitionLength applies AWS's 1 MiB limit to a definition.
+func checkDefinitionLength(def string) error {
+	if e := validate.CheckDefinitionLength("definition", def); e != nil {
+		return errorf(e.Code, "%s", e.Message)
 	}
 	return nil
 }
@@ -151,7 +157,10 @@ type StateMachineInput struct {
 // with the same name and definition again returns the existing one, as AWS
 // does.
 func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, error) {
-	if err := checkName("Name", in.Name); err != nil {
+	if err := checkName(in.Name); err != nil {
+		return nil, err
+	}
+	if err := checkDefinitionLength(in.Definition); err != nil {
 		return nil, err
 	}
 	if in.Type == "" {
@@ -231,6 +240,9 @@ func (s *Service) UpdateStateMachine(ctx context.Context, arn, definition, role 
 		return nil, errorf("MissingRequiredParameter", "Either the definition or the roleArn must be specified")
 	}
 	if definition != "" {
+		if err := checkDefinitionLength(definition); err != nil {
+			return nil, err
+		}
 		if r := validate.Definition([]byte(definition), sm.Type); !r.OK() {
 			return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
 		}
@@ -314,7 +326,7 @@ func (s *Service) taggable(ctx context.Context, arn string) (*store.StateMachine
 }
 
 // maxPayload is AWS's limit on execution input and output.
-const maxPayload = 256 * 1024
+const maxPayload = validate.MaxPayload
 
 // StartInput is StartExecution's input.
 type StartInput struct {
@@ -332,8 +344,8 @@ func parseInput(text string) (any, error) {
 	if text == "" {
 		text = "{}"
 	}
-	if len(text) > maxPayload {
-		return nil, errorf("InvalidExecutionInput", "Invalid execution input: the input exceeds the maximum size of 262144 bytes")
+	if e := validate.CheckInputSize(text); e != nil {
+		return nil, errorf(e.Code, "%s", e.Message)
 	}
 	v, err := value.ParseString(text)
 	if err != nil {

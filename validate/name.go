@@ -75,3 +75,15 @@ func CheckDefinitionLength(field, def string) *MemberError {
 	}
 	return &MemberError{Code: "ValidationException", Message: fmt.Sprintf("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, MaxDefinitionLength)}
 }
+
+// MaxPayload is AWS's limit on an execution's input and output, and on a
+// state's: 262,144 bytes.
+const MaxPayload = 256 * 1024
+
+// CheckInputSize applies AWS's limit to an execution input (JSON text).
+func CheckInputSize(input string) *MemberError {
+	if len(input) <= MaxPayload {
+		return nil
+	}
+	return &MemberError{Code: "InvalidExecutionInput", Message: fmt.Sprintf("Invalid execution input: the input exceeds the maximum size of %d bytes", MaxPayload)}
+}

@@ -47,3 +47,12 @@ func TestCheckDefinitionLength(t *testing.T) {
 		t.Errorf("1 MiB + 1: %v", err)
 	}
 }
+
+func TestCheckInputSize(t *testing.T) {
+	if err := CheckInputSize(`"` + strings.Repeat("x", MaxPayload-2) + `"`); err != nil {
+		t.Errorf("exactly 256 KiB: %v", err)
+	}
+	if err := CheckInputSize(`"` + strings.Repeat("x", MaxPayload-1) + `"`); err == nil || err.Code != "InvalidExecutionInput" {
+		t.Errorf("256 KiB + 1: %v", err)
+	}
+}

@@ -170,3 +170,46 @@ func TestTestStateCommand(t *testing.T) {
 		t.Fatalf("--mock-validation NONE: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestRunAppliesServerChecks: stepd run applies the server's name, input
+// and definition size checks.
+func TestRunAppliesServerChecks(t *testing.T) {
+	dir := t.TempDir()
+	def := filepath.Join(dir, "my.machine.json")
+	if err := os.WriteFile(def, []byte(`{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runMain(t, "", "run", def, "--execution-name", "order.2024-01-01"); code != exitOK {
+		t.Fatalf("accepted names: exit %d: %s %s", code, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--execution-name", "a b"}, "Invalid Name: 'a b'"},
+		{[]string{"--name", "x/y"}, "Invalid Name: 'x/y'"},
+		{[]string{"--input", `"` + strings.Repeat("x", 256*1024) + `"`}, "262144"},
+	} {
+		code, _, errOut := runMain(t, "", append([]string{"run", def}, c.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("stepd run %s: exit %d, %q; want exit %d naming %q", c.args[0], code, errOut, exitUsage, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad name.json")
+	if err := os.WriteFile(bad, []byte(`{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runMain(t, "", "run", bad); code != exitUsage || !strings.Contains(errOut, "--name") {
+		t.Errorf("a file name AWS would not accept as a name: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := runMain(t, "", "run", bad, "--name", "ok"); code != exitOK {
+		t.Errorf("--name overrides the file name: exit %d, %q", code, errOut)
+	}
+	huge := filepath.Join(dir, "huge.json")
+	if err := os.WriteFile(huge, []byte(`{"Comment":"`+strings.Repeat("x", 1<<20)+`","StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runMain(t, "", "run", huge); code != exitUsage || !strings.Contains(errOut, "1048576") {
+		t.Errorf("a definition over 1 MiB: exit %d, %q", code, errOut)
+	}
+}

@@ -102,6 +102,10 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
 	}
+	if e := validate.CheckDefinitionLength("definition", string(data)); e != nil {
+		fmt.Fprintf(stderr, "stepd run: %s: the definition is larger than AWS's limit of %d characters\n", defPath, validate.MaxDefinitionLength)
+		return exitUsage
+	}
 	vr := validate.Definition(data, f.typ)
 	if !vr.OK() {
 		printDiagnostics(stderr, defPath, vr.Diagnostics.Errors())
@@ -115,6 +119,20 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if f.name == "" {
 		f.name = strings.TrimSuffix(filepath.Base(defPath), filepath.Ext(defPath))
+		if e := validate.CheckName("name", f.name); e != nil {
+			fmt.Fprintf(stderr, "stepd run: the state machine name %q taken from the file name is not one AWS accepts (%s); give one with --name\n", f.name, e.Message)
+			return exitUsage
+		}
+	}
+	if e := validate.CheckName("name", f.name); e != nil {
+		fmt.Fprintf(stderr, "stepd run: --name: %s\n", e.Message)
+		return exitUsage
+	}
+	if f.execName != "" {
+		if e := validate.CheckName("name", f.execName); e != nil {
+			fmt.Fprintf(stderr, "stepd run: --execution-name: %s\n", e.Message)
+			return exitUsage
+		}
 	}
 	reg, err := loadRegistry(f.config, f.connections)
 	if err != nil {
@@ -186,6 +204,8 @@ func printDefinitionError(w io.Writer, path string, err error) {
 	fmt.Fprintf(w, "%s: %v\n", path, err)
 }
 
+// readInput reads an execution input, JSON text of at most 256 KiB (AWS's
+// limit).
 func readInput(s string, stdin io.Reader) (any, error) {
 	var data []byte
 	var err error
@@ -199,6 +219,9 @@ func readInput(s string, stdin io.Reader) (any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if e := validate.CheckInputSize(string(data)); e != nil {
+		return nil, errors.New(e.Message)
 	}
 	return value.Parse(data)
 }

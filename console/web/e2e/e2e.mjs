@@ -77,9 +77,12 @@ async function virtualTable(p, n, what) {
   await p.waitForSelector('#events tbody tr[data-i="0"]');
   await p.focus('#events tbody tr[data-i="0"]');
   for (let i = 0; i < 80; i++) await p.keyboard.press("ArrowDown");
-  check((await p.evaluate(() => document.activeElement?.dataset?.i)) === "80", `${what}: the arrow keys move through the rows`);
+  // The table redraws on the next frame after a move: wait for it rather
+  // than reading at once (a loaded machine lags).
+  const settled = (fn, arg) => p.waitForFunction(fn, arg, { timeout: 10000 }).then(() => true, () => false);
+  check(await settled(() => document.activeElement?.dataset?.i === "80"), `${what}: the arrow keys move through the rows`);
   await p.keyboard.press("Enter");
-  check((await p.textContent("#panel")).includes("Event 81"), `${what}: Enter on a row shows its event`);
+  check(await settled(() => document.querySelector("#panel")?.textContent.includes("Event 81")), `${what}: Enter on a row shows its event`);
 }
 
 function check(cond, what) {
