@@ -2,18 +2,21 @@ package api_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
 )
 
@@ -198,5 +201,64 @@ func TestNames(t *testing.T) {
 		"definition": `{"Comment":"` + strings.Repeat("x", 1<<20) + `","StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`}))
 	if code != 400 || typ != "ValidationException" || !strings.Contains(msg, "1048576") {
 		t.Errorf("a definition over 1 MiB: %d %s %q", code, typ, msg)
+	}
+}
+
+// TestForgedTokens: task tokens are signed with the store's secret: a token
+// built by hand from the execution ARN, or one signed by another server, is
+// refused with InvalidToken and completes nothing; the real one works.
+func TestForgedTokens(t *testing.T) {
+	t.Parallel()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	srv := httptest.NewServer(api.New(svc, nil))
+	defer srv.Close()
+	body := func(m map[string]any) string { b, _ := json.Marshal(m); return string(b) }
+	call := func(op string, m map[string]any) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(body(m)))
+		req.Header.Set("X-Amz-Target", "AWSStepFunctions."+op)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", op, resp.StatusCode, out)
+		}
+		return out
+	}
+	act := call("CreateActivity", map[string]any{"name": "w"})["activityArn"].(string)
+	def := `{"StartAt":"A","States":{"A":{"Type":"Task","Resource":"` + act + `","End":true}}}`
+	sm := call("CreateStateMachine", map[string]any{"name": "m", "definition": def, "roleArn": "arn:aws:iam::123456789012:role/r"})["stateMachineArn"].(string)
+	ex := call("StartExecution", map[string]any{"stateMachineArn": sm, "name": "e"})["executionArn"].(string)
+	task := call("GetActivityTask", map[string]any{"activityArn": act})
+	token, _ := task["taskToken"].(string)
+	if token == "" {
+		t.Fatalf("no task: %v", task)
+	}
+	// The token another server would give the same execution.
+	foreign := interp.SignToken([]byte("another server's secret, 32 b.."), ex, 1)
+	for _, forged := range []string{base64.RawURLEncoding.EncodeToString([]byte(ex + "#1")), foreign, token + "x"} {
+		code, typ, msg := post(t, srv.URL, "", "SendTaskSuccess", body(map[string]any{"taskToken": forged, "output": `{"forged":true}`}))
+		if code != 400 || typ != "InvalidToken" {
+			t.Errorf("forged token %.60q…: %d %s %s, want InvalidToken", forged, code, typ, msg)
+		}
+	}
+	call("SendTaskSuccess", map[string]any{"taskToken": token, "output": `{"real":true}`})
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		d := call("DescribeExecution", map[string]any{"executionArn": ex})
+		if d["status"] == "SUCCEEDED" {
+			if d["output"] != `{"real":true}` {
+				t.Fatalf("output %v", d["output"])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the execution did not finish: %v", d)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

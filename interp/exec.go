@@ -40,6 +40,10 @@ type Info struct {
 	MaxEvents int
 	// Test runs one state only (the TestState API).
 	Test *Test
+	// TokenKey signs the execution's task tokens (HMAC-SHA256), so that
+	// they cannot be forged; the service keeps it in its store so tokens
+	// stay valid across restarts. Nil signs with an empty key.
+	TokenKey []byte
 	// Rand is the execution's source of random values. Nil means a source
 	// seeded from ExecutionArn: deterministic, for tests.
 	Rand Rand

@@ -2,9 +2,12 @@ package interp_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/value"
 )
 
@@ -60,4 +63,32 @@ func lineWith(text []byte, marker string) string {
 		}
 	}
 	return ""
+}
+
+func TestTaskTokens(t *testing.T) {
+	key := []byte("0123456789abcdef0123456789abcdef")
+	arn := "arn:aws:states:us-east-1:123456789012:execution:m:e"
+	tok := interp.SignToken(key, arn, 3)
+	if a, n, ok := interp.VerifyToken(key, tok); !ok || a != arn || n != 3 {
+		t.Fatalf("VerifyToken(SignToken) = %q %d %v", a, n, ok)
+	}
+	if tok == interp.SignToken(key, arn, 4) || tok == interp.SignToken([]byte("other"), arn, 3) {
+		t.Fatal("tokens of another counter or key are the same")
+	}
+	payload, mac, _ := strings.Cut(tok, ".")
+	for _, forged := range []string{
+		base64.RawURLEncoding.EncodeToString([]byte(arn + "#3")),                                                          // the old, unsigned form
+		base64.RawURLEncoding.EncodeToString([]byte(arn+"#4")) + "." + mac,                                                // another counter, same MAC
+		base64.RawURLEncoding.EncodeToString([]byte("arn:aws:states:us-east-1:123456789012:execution:m:x#3")) + "." + mac, // another execution
+		payload + "." + base64.RawURLEncoding.EncodeToString(make([]byte, 16)),                                            // a made-up MAC
+		payload + "." + mac[:len(mac)-2],                                                                                  // a short MAC
+		"", ".", "not base64!." + mac, payload + ".",
+	} {
+		if _, _, ok := interp.VerifyToken(key, forged); ok {
+			t.Errorf("VerifyToken accepted the forged token %q", forged)
+		}
+	}
+	if _, _, ok := interp.VerifyToken([]byte("another server's key"), tok); ok {
+		t.Error("a token signed with another key was accepted")
+	}
 }

@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"strconv"
@@ -31,37 +33,65 @@ func needsToken(res string) bool {
 	return isActivity(res) || strings.HasSuffix(res, ".waitForTaskToken")
 }
 
-// newToken returns the next task token of the execution. Tokens are
-// derived from the execution ARN and a counter, so that replaying an
-// execution's inputs after a restart yields the same tokens.
+// newToken returns the next task token of the execution: the execution
+// ARN and a counter, signed with Info.TokenKey. Replaying an execution's
+// inputs after a restart yields the same tokens, and no one without the key
+// can make one.
 func (x *Execution) newToken() string {
 	x.tokens++
-	return base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf("%s#%d", x.info.ExecutionArn, x.tokens)))
+	return SignToken(x.info.TokenKey, x.info.ExecutionArn, x.tokens)
+}
+
+// tokenMAC is the length of a token's signature, in bytes.
+const tokenMAC = 16
+
+// SignToken returns the task token number n of the execution arn, signed
+// with key: base64url("arn#n") "." base64url(HMAC-SHA256(key, "arn#n")[:16]).
+func SignToken(key []byte, arn string, n int) string {
+	payload := arn + "#" + strconv.Itoa(n)
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(payload))
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString([]byte(payload)) + "." + enc.EncodeToString(m.Sum(nil)[:tokenMAC])
+}
+
+// VerifyToken checks a task token's signature with key and returns the
+// execution ARN and counter it names; ok is false for a token that is
+// malformed or was not signed with key (forged, or another server's).
+func VerifyToken(key []byte, token string) (arn string, n int, ok bool) {
+	p, sig, found := strings.Cut(token, ".")
+	if !found {
+		return "", 0, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return "", 0, false
+	}
+	mac, err := base64.RawURLEncoding.DecodeString(sig)
+	if err != nil || len(mac) != tokenMAC {
+		return "", 0, false
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(payload)
+	if !hmac.Equal(mac, m.Sum(nil)[:tokenMAC]) {
+		return "", 0, false
+	}
+	arn, counter, found := strings.Cut(string(payload), "#")
+	if !found || !strings.HasPrefix(arn, "arn:") {
+		return "", 0, false
+	}
+	n, err = strconv.Atoi(counter)
+	if err != nil || n < 1 || strconv.Itoa(n) != counter {
+		return "", 0, false
+	}
+	return arn, n, true
 }
 
 // Issued reports whether token is one of the task tokens this execution has
 // issued so far (whether or not its task is still open).
 func (x *Execution) Issued(token string) bool {
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil {
-		return false
-	}
-	arn, counter, ok := strings.Cut(string(b), "#")
-	if !ok || arn != x.info.ExecutionArn {
-		return false
-	}
-	n, err := strconv.Atoi(counter)
-	return err == nil && n >= 1 && n <= x.tokens && strconv.Itoa(n) == counter
-}
-
-// TokenExecution returns the execution ARN a task token belongs to.
-func TokenExecution(token string) (string, bool) {
-	b, err := base64.RawURLEncoding.DecodeString(token)
-	if err != nil {
-		return "", false
-	}
-	arn, _, ok := strings.Cut(string(b), "#")
-	return arn, ok && strings.HasPrefix(arn, "arn:")
+	arn, n, ok := VerifyToken(x.info.TokenKey, token)
+	return ok && arn == x.info.ExecutionArn && n <= x.tokens
 }
 
 func parseResource(res string) (ri resourceInfo, lambdaFn bool) {

@@ -133,8 +133,13 @@ func (s *Service) SendTaskHeartbeat(ctx context.Context, token string) error {
 }
 
 func (s *Service) callback(ctx context.Context, token string, in interp.Input) error {
-	arn, ok := interp.TokenExecution(token)
+	key, err := s.tokenKey(ctx)
+	if err != nil {
+		return err
+	}
+	arn, _, ok := interp.VerifyToken(key, token)
 	if !ok {
+		// Malformed, made by hand, or signed by another server.
 		return errorf("InvalidToken", "Invalid Token: 'Invalid token'")
 	}
 	d := s.driver(arn)

@@ -58,9 +58,13 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	if err != nil {
 		return nil, err
 	}
+	key, err := s.tokenKey(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := s.clock.Now()
 	e.Started = now
-	first := d.Start(s.info(e, now), inputVal, now)
+	first := d.Start(s.info(e, now, key), inputVal, now)
 	if err := st.CreateExecution(ctx, e, first); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := st.GetExecution(ctx, execARN)
@@ -116,14 +120,14 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		Activity: s.enqueueActivity}), nil
 }
 
-func (s *Service) info(e *store.Execution, now time.Time) interp.Info {
+func (s *Service) info(e *store.Execution, now time.Time, tokenKey []byte) interp.Info {
 	started := e.Started
 	if started.IsZero() {
 		started = now
 	}
 	return interp.Info{ExecutionArn: e.ARN, Name: e.Name, StateMachineArn: e.StateMachineARN,
 		StateMachineName: e.StateMachineName, RoleArn: e.RoleARN, StartTime: started, TestCase: e.TestCase,
-		Region: s.cfg.Region, Account: s.cfg.Account, MaxEvents: maxEvents(e.Type)}
+		Region: s.cfg.Region, Account: s.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey}
 }
 
 func maxEvents(typ string) int {
@@ -228,7 +232,11 @@ func (s *Service) rebuild(ctx context.Context, e *store.Execution) (*engine.Driv
 	if err != nil {
 		return nil, err
 	}
-	if err := d.Replay(s.info(e, steps[0].At), input, steps); err != nil {
+	key, err := s.tokenKey(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Replay(s.info(e, steps[0].At, key), input, steps); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -73,6 +73,7 @@ type Service struct {
 	queues   map[string]chan activityTask // activity task queues, by activity ARN
 	programs map[string]*interp.Program   // by definition text
 	running  map[string]*engine.Driver    // by execution ARN
+	key      []byte                       // signs task tokens: the store's secret, once read
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -94,6 +95,22 @@ func New(cfg Config) *Service {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{cfg: cfg, store: cfg.Store, express: memory.New(), clock: cfg.Clock, log: cfg.Log,
 		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, ctx: ctx, cancel: cancel}
+}
+
+// tokenKey returns the key that signs task tokens: the store's secret,
+// read once. Tokens signed with it stay valid across restarts, and a token
+// made by hand or by another server is refused.
+func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.key == nil {
+		k, err := s.store.Secret(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading the store's secret, which signs task tokens: %w", err)
+		}
+		s.key = k
+	}
+	return s.key, nil
 }
 
 // Region returns the configured region.

@@ -141,6 +141,15 @@ type Store interface {
 	// ListActivities lists activities ordered by name.
 	ListActivities(ctx context.Context, page Page) (list []*Activity, next string, err error)
 
+	// Secret returns the store's secret: SecretSize random bytes made on
+	// first use and kept for good, the same for every caller and, in a
+	// durable store, across restarts. Task tokens are signed with it, so
+	// they cannot be forged and stay valid after a restart.
+	Secret(ctx context.Context) ([]byte, error)
+
 	// Close releases the store; pending commits finish first.
 	Close() error
 }
+
+// SecretSize is the length of a store's secret.
+const SecretSize = 32

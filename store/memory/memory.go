@@ -5,6 +5,7 @@ package memory
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"slices"
 	"sort"
@@ -21,6 +22,7 @@ type Store struct {
 	execs    map[string]*execution
 	order    []*execution // creation order
 	acts     map[string]*store.Activity
+	secret   []byte
 }
 
 type execution struct {
@@ -322,3 +324,17 @@ func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Acti
 
 // Close implements store.Store.
 func (s *Store) Close() error { return nil }
+
+// Secret implements store.Store; the secret lives as long as the store.
+func (s *Store) Secret(ctx context.Context) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.secret == nil {
+		b := make([]byte, store.SecretSize)
+		if _, err := rand.Read(b); err != nil {
+			return nil, fmt.Errorf("memory store: making the secret: %w", err)
+		}
+		s.secret = b
+	}
+	return slices.Clone(s.secret), nil
+}

@@ -30,6 +30,7 @@ package sqlite
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/base64"
 	"encoding/binary"
@@ -75,6 +76,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS step_log_by_exec ON step_log (exec, seq);
 CREATE TABLE IF NOT EXISTS activities (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS activities_by_name ON activities (name, arn);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 `
 
 // stepSummary are the columns added to the steps table of older databases
@@ -1018,4 +1020,31 @@ func (s *Store) DeleteActivity(ctx context.Context, arn string) error {
 // ListActivities implements store.Store.
 func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Activity, string, error) {
 	return byName(ctx, s.db, kindActivities, "activities", "arn, name, created", p, scanActivity, func(a *store.Activity) (string, string) { return a.Name, a.ARN })
+}
+
+// Secret implements store.Store: the secret is made once, in a write that
+// keeps the first one stored, and read back.
+func (s *Store) Secret(ctx context.Context) ([]byte, error) {
+	var secret []byte
+	err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='secret'`).Scan(&secret)
+	if err == nil && len(secret) == store.SecretSize {
+		return secret, nil
+	}
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("sqlite store: reading the secret: %w", err)
+	}
+	fresh := make([]byte, store.SecretSize)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("sqlite store: making the secret: %w", err)
+	}
+	if err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.Exec(`INSERT OR IGNORE INTO meta VALUES ('secret', ?)`, fresh)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("sqlite store: keeping the secret: %w", err)
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key='secret'`).Scan(&secret); err != nil {
+		return nil, fmt.Errorf("sqlite store: reading the secret: %w", err)
+	}
+	return secret, nil
 }

@@ -4,6 +4,7 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -53,6 +54,41 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Summary", func(t *testing.T) { summary(t, open(t)) })
 	t.Run("ConcurrentMixed", func(t *testing.T) { concurrentMixed(t, open(t)) })
 	t.Run("CallerBuffers", func(t *testing.T) { callerBuffers(t, open(t)) })
+	t.Run("Secret", func(t *testing.T) { secret(t, open(t), open(t)) })
+}
+
+// secret checks that a store's secret is SecretSize bytes, the same on
+// every call (also from concurrent first calls), not all zero, and that two
+// stores have different ones.
+func secret(t *testing.T, s, other store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	defer other.Close()
+	got := make([][]byte, 8)
+	errs := make([]error, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i], errs[i] = s.Secret(ctx) })
+	}
+	wg.Wait()
+	for i := range got {
+		if errs[i] != nil {
+			t.Fatalf("Secret: %v", errs[i])
+		}
+		if len(got[i]) != store.SecretSize || !bytes.Equal(got[i], got[0]) {
+			t.Fatalf("Secret call %d: %x, call 0: %x", i, got[i], got[0])
+		}
+	}
+	if bytes.Equal(got[0], make([]byte, store.SecretSize)) {
+		t.Fatal("the secret is all zero")
+	}
+	got[0][0] ^= 0xff // a caller changing its copy changes nothing
+	if again, err := s.Secret(ctx); err != nil || !bytes.Equal(again, got[1]) {
+		t.Fatalf("Secret after a caller changed its copy: %x %v, want %x", again, err, got[1])
+	}
+	if o, err := other.Secret(ctx); err != nil || bytes.Equal(o, got[1]) {
+		t.Fatalf("two stores share a secret: %x %v", o, err)
+	}
 }
 
 // callerBuffers checks that a store keeps no reference to a step's bytes:
@@ -335,6 +371,10 @@ func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := open(t, dir)
+	secret, err := s.Secret(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := sm("d")
 	if err := s.CreateStateMachine(ctx, m); err != nil {
 		t.Fatal(err)
@@ -365,6 +405,9 @@ func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
 	}
 
 	s = open(t, dir)
+	if again, err := s.Secret(ctx); err != nil || !bytes.Equal(again, secret) {
+		t.Fatalf("the secret after reopen: %x %v, want %x", again, err, secret)
+	}
 	got, err := s.GetStateMachine(ctx, m.ARN)
 	if err != nil || got.Name != m.Name || got.Definition != m.Definition || got.RoleARN != m.RoleARN || got.RevisionID != m.RevisionID ||
 		!got.Created.Equal(m.Created) || !got.Updated.Equal(m.Updated) || len(got.Tags) != 1 || got.Tags["k"] != "v" {
