@@ -40,6 +40,12 @@ type Info struct {
 	MaxEvents int
 	// Test runs one state only (the TestState API).
 	Test *Test
+	// Defer makes Start record only ExecutionStarted and ask, with a
+	// StartTimer due at once, to be stepped again (TimerFired) before the
+	// first state runs: a server commits the start and answers the
+	// caller before any state is evaluated, and a stop finds the
+	// execution. Ignored with Test.
+	Defer bool
 	// TokenKey signs the execution's task tokens (HMAC-SHA256), so that
 	// they cannot be forged; the service keeps it in its store so tokens
 	// stay valid across restarts. Nil signs with an empty key.
@@ -210,6 +216,10 @@ func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Comm
 				x.root.vars.set(k, v)
 			}
 		}
+	}
+	if info.Defer && info.Test == nil {
+		x.timer(nil, opBegin, now)
+		return x, x.takeCommands()
 	}
 	x.root.begin(start, input)
 	x.drain()
@@ -400,6 +410,7 @@ const (
 	opRetry
 	opExecTimeout
 	opDelayedResult
+	opBegin // the first state of a deferred start
 )
 
 func (x *Execution) newOp(th *thread, kind opKind) *op {
@@ -451,8 +462,12 @@ func (o *op) progress(in Input) {
 }
 
 func (o *op) fire(in Input) {
-	if o.kind == opExecTimeout {
+	switch o.kind {
+	case opExecTimeout:
 		o.x.timeOut()
+		return
+	case opBegin:
+		o.x.root.begin(o.x.prog.root.start, o.x.input)
 		return
 	}
 	th := o.th

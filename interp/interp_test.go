@@ -134,3 +134,33 @@ func TestStepIgnoresStaleInputs(t *testing.T) {
 		t.Fatalf("status %s", x.Status())
 	}
 }
+
+// TestDeferredStart: with Info.Defer, Start records ExecutionStarted alone
+// and asks to be stepped again at once; the first state runs in that step,
+// with the same history a direct start gives.
+func TestDeferredStart(t *testing.T) {
+	p := compile(t, `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":{"ok":true},"End":true}}}`)
+	t0 := time.Unix(1000, 0)
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:m:e", Defer: true}
+	x, cmds := p.Start(info, value.NewObject(0), t0)
+	if len(x.History()) != 1 || x.History()[0].Type != "ExecutionStarted" || x.Status() != interp.Running {
+		t.Fatalf("after a deferred Start: %d events, status %s", len(x.History()), x.Status())
+	}
+	if len(cmds) != 1 || cmds[0].Kind != interp.StartTimer || !cmds[0].At.Equal(t0) {
+		t.Fatalf("commands %+v, want one StartTimer due at once", cmds)
+	}
+	if pending := x.Pending(); len(pending) != 1 || pending[0].ID != cmds[0].ID {
+		t.Fatalf("Pending %+v, want the start timer (re-armed after a restart)", pending)
+	}
+	x.Step(t0.Add(time.Millisecond), interp.Input{Kind: interp.TimerFired, ID: cmds[0].ID})
+	direct, _ := p.Start(interp.Info{ExecutionArn: info.ExecutionArn}, value.NewObject(0), t0)
+	if x.Status() != interp.Succeeded || len(x.History()) != len(direct.History()) {
+		t.Fatalf("deferred: %s with %d events; direct: %d events", x.Status(), len(x.History()), len(direct.History()))
+	}
+	for i, e := range x.History() {
+		d := direct.History()[i]
+		if e.Type != d.Type || e.ID != d.ID || e.PreviousEventID != d.PreviousEventID {
+			t.Fatalf("event %d: %s %d<-%d, direct %s %d<-%d", i, e.Type, e.ID, e.PreviousEventID, d.Type, d.ID, d.PreviousEventID)
+		}
+	}
+}

@@ -64,7 +64,11 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	}
 	now := s.clock.Now()
 	e.Started = now
-	first := d.Start(s.info(e, now, key), inputVal, now)
+	info := s.info(e, now, key)
+	// Step 0 holds ExecutionStarted alone: the start is committed and
+	// answered before the first state is evaluated.
+	info.Defer = true
+	first := d.Start(info, inputVal, now)
 	if err := st.CreateExecution(ctx, e, first); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := st.GetExecution(ctx, execARN)
@@ -236,7 +240,11 @@ func (s *Service) rebuild(ctx context.Context, e *store.Execution) (*engine.Driv
 	if err != nil {
 		return nil, err
 	}
-	if err := d.Replay(s.info(e, steps[0].At, key), input, steps); err != nil {
+	info := s.info(e, steps[0].At, key)
+	// An execution started before starts were deferred ran its first
+	// states in step 0, which then holds more than ExecutionStarted.
+	info.Defer = len(steps[0].Events) == 1
+	if err := d.Replay(info, input, steps); err != nil {
 		return nil, err
 	}
 	return d, nil
