@@ -98,10 +98,33 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 	if err != nil {
 		return nil, err
 	}
+	d := s.driver(e.ARN)
 	if err := s.waitDone(ctx, e.ARN); err != nil {
 		return nil, err
 	}
-	return s.express.GetExecution(ctx, e.ARN)
+	done, err := s.express.GetExecution(ctx, e.ARN)
+	if errors.Is(err, store.ErrNotFound) && d != nil {
+		// The Express store already forgot it (it keeps a bounded number
+		// of finished executions): the driver still has the outcome.
+		return summary(e, d.Execution()), nil
+	}
+	return done, err
+}
+
+// summary is the execution e as the interpreter's x ended it.
+func summary(e *store.Execution, x *interp.Execution) *store.Execution {
+	out := *e
+	out.Status = string(x.Status())
+	if x.Status() == interp.Succeeded {
+		out.Output = value.String(x.Output())
+	}
+	if f := x.Failure(); f != nil {
+		out.Error, out.Cause = f.Error, f.Cause
+	}
+	if h := x.History(); len(h) > 0 {
+		out.Stopped = h[len(h)-1].Timestamp
+	}
+	return &out
 }
 
 // newDriver returns the driver of execution e, committing to st: its

@@ -10,6 +10,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,7 +60,14 @@ type Config struct {
 	// Clock defaults to the real clock.
 	Clock engine.Clock
 	Log   *slog.Logger
+	// KeepExpress is how many finished Express executions stay in memory
+	// for DescribeExecution and GetExecutionHistory (AWS keeps none); the
+	// oldest are forgotten beyond it. 0 means DefaultKeepExpress.
+	KeepExpress int
 }
+
+// DefaultKeepExpress is the default of Config.KeepExpress.
+const DefaultKeepExpress = 1000
 
 // Service is the Step Functions service.
 type Service struct {
@@ -93,7 +101,7 @@ func New(cfg Config) *Service {
 		cfg.Log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{cfg: cfg, store: cfg.Store, express: memory.New(), clock: cfg.Clock, log: cfg.Log,
+	return &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(cmp.Or(cfg.KeepExpress, DefaultKeepExpress)), clock: cfg.Clock, log: cfg.Log,
 		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, ctx: ctx, cancel: cancel}
 }
 

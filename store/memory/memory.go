@@ -23,12 +23,21 @@ type Store struct {
 	order    []*execution // creation order
 	acts     map[string]*store.Activity
 	secret   []byte
+
+	// keep bounds the finished executions kept (0: all); finished holds
+	// them oldest first from head, and dropped counts the evicted ones
+	// still in order.
+	keep     int
+	finished []*execution
+	head     int
+	dropped  int
 }
 
 type execution struct {
 	e     store.Execution
 	steps []*store.Step
-	seq   int // creation sequence, for ordering
+	seq   int  // creation sequence, for ordering
+	gone  bool // evicted (see NewBounded)
 }
 
 // New returns an empty store.
@@ -36,7 +45,49 @@ func New() *Store {
 	return &Store{machines: map[string]*store.StateMachine{}, execs: map[string]*execution{}, acts: map[string]*store.Activity{}}
 }
 
+// NewBounded returns an empty store that keeps at most keep finished
+// executions: once an execution ends, the oldest finished one beyond the
+// limit is forgotten with its history. Running executions are always
+// kept. The service keeps Express executions in one, so that a server
+// under a sustained Express load does not grow (AWS keeps no Express
+// history at all).
+func NewBounded(keep int) *Store {
+	s := New()
+	s.keep = max(keep, 1)
+	return s
+}
+
 var _ store.Store = (*Store)(nil)
+
+// ended records that x has finished and forgets the oldest finished
+// executions beyond the limit. s.mu is held.
+func (s *Store) ended(x *execution) {
+	if s.keep == 0 {
+		return
+	}
+	s.finished = append(s.finished, x)
+	for len(s.finished)-s.head > s.keep {
+		old := s.finished[s.head]
+		s.finished[s.head] = nil
+		s.head++
+		delete(s.execs, old.e.ARN)
+		old.gone, old.steps = true, nil
+		s.dropped++
+	}
+	if s.head > 1024 && s.head > len(s.finished)/2 {
+		s.finished = append([]*execution(nil), s.finished[s.head:]...)
+		s.head = 0
+	}
+	if s.dropped > 1024 && s.dropped > len(s.order)/2 {
+		kept := make([]*execution, 0, len(s.order)-s.dropped)
+		for _, x := range s.order {
+			if !x.gone {
+				kept = append(kept, x)
+			}
+		}
+		s.order, s.dropped = kept, 0
+	}
+}
 
 func cloneSM(sm *store.StateMachine) *store.StateMachine {
 	c := *sm
@@ -142,6 +193,9 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 	}
 	s.execs[e.ARN] = x
 	s.order = append(s.order, x)
+	if x.e.Status != "" && x.e.Status != "RUNNING" {
+		s.ended(x)
+	}
 	return nil
 }
 
@@ -170,7 +224,7 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 	var list []*store.Execution
 	for i := len(s.order) - 1; i >= 0; i-- {
 		x := s.order[i]
-		if x.e.StateMachineARN != smARN || (status != "" && x.e.Status != status) {
+		if x.gone || x.e.StateMachineARN != smARN || (status != "" && x.e.Status != status) {
 			continue
 		}
 		e := x.e
@@ -193,7 +247,11 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 	}
 	c := cloneStep(st)
 	x.steps = append(x.steps, c)
+	running := x.e.Status == "RUNNING"
 	apply(&x.e, c)
+	if running && x.e.Status != "RUNNING" {
+		s.ended(x)
+	}
 	return nil
 }
 
