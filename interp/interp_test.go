@@ -164,3 +164,40 @@ func TestDeferredStart(t *testing.T) {
 		}
 	}
 }
+
+// TestActivityStartedOncePerAttempt: an activity task handed out again
+// (after a restart, dispatch is at least once) records ActivityStarted
+// once per attempt.
+func TestActivityStartedOncePerAttempt(t *testing.T) {
+	p := compile(t, `{"StartAt":"A","States":{"A":{"Type":"Task","Resource":"arn:aws:states:us-east-1:123456789012:activity:w",
+		"Retry":[{"ErrorEquals":["States.ALL"],"IntervalSeconds":1,"MaxAttempts":1}],"End":true}}}`)
+	t0 := time.Unix(1000, 0)
+	x, cmds := p.Start(interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:m:e"}, value.NewObject(0), t0)
+	count := func() int {
+		n := 0
+		for _, e := range x.History() {
+			if e.Type == "ActivityStarted" {
+				n++
+			}
+		}
+		return n
+	}
+	id := cmds[0].ID
+	x.Step(t0, interp.Input{Kind: interp.TaskStarted, ID: id, Worker: "w1"})
+	x.Step(t0, interp.Input{Kind: interp.TaskStarted, ID: id, Worker: "w2"}) // handed out again
+	if n := count(); n != 1 {
+		t.Fatalf("%d ActivityStarted events for one attempt", n)
+	}
+	cmds = x.Step(t0, interp.Input{Kind: interp.TaskDone, ID: id, Result: task.Result{Error: "E"}})
+	var retry interp.Command
+	for _, c := range cmds {
+		if c.Kind == interp.StartTimer {
+			retry = c
+		}
+	}
+	cmds = x.Step(retry.At, interp.Input{Kind: interp.TimerFired, ID: retry.ID})
+	x.Step(retry.At, interp.Input{Kind: interp.TaskStarted, ID: cmds[0].ID, Worker: "w1"})
+	if n := count(); n != 2 {
+		t.Fatalf("%d ActivityStarted events for two attempts", n)
+	}
+}

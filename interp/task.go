@@ -356,6 +356,13 @@ func (th *thread) taskTimedOut(name string) {
 // goes on waiting for its token.
 func (th *thread) taskSubmitted(r task.Result) {
 	t := &th.run.task
+	if t.started {
+		// Submitted already: the call was made again after a restart
+		// (dispatch is at least once); the task goes on waiting for the
+		// token the first call handed out, and the history has its one
+		// TaskSubmitted.
+		return
+	}
 	if r.Failed() {
 		th.x.cancel(t.taskOp)
 		th.taskDone(r)
@@ -366,11 +373,19 @@ func (th *thread) taskSubmitted(r task.Result) {
 	d.Set("outputDetails", truncatedFalse())
 	d.Set("resource", t.resource.resource)
 	d.Set("resourceType", t.resource.resourceType)
+	t.started = true
 	th.x.emit(th, "TaskSubmitted", "taskSubmittedEventDetails", d)
 }
 
-// activityStarted records that a worker took the activity task.
+// activityStarted records that a worker took the activity task, once per
+// attempt: dispatch is at least once, so after a restart the task may be
+// handed out again (to the same or another worker), and that second start
+// adds nothing to the history.
 func (th *thread) activityStarted(worker string) {
+	if th.run.task.started {
+		return
+	}
+	th.run.task.started = true
 	d := value.NewObject(1)
 	if worker != "" {
 		d.Set("workerName", worker)
@@ -396,5 +411,6 @@ type taskRun struct {
 	resource                       resourceInfo
 	token                          string // for callbacks and activities
 	activity                       bool   // the task is an activity
+	started                        bool   // ActivityStarted or TaskSubmitted is recorded
 	heartbeatSecs                  int64
 }

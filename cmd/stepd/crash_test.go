@@ -188,6 +188,11 @@ func checkHistory(t *testing.T, c *sfn.Client, arn string) {
 	t.Helper()
 	var token *string
 	next := int64(1)
+	// A task handed out again after a restart (dispatch is at least once)
+	// must not record a second start: between a Scheduled event and the
+	// next one, at most one ActivityStarted and one TaskSubmitted (the
+	// crash machine runs one task at a time).
+	started := map[string]bool{}
 	for {
 		h, err := c.GetExecutionHistory(context.Background(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), NextToken: token, MaxResults: 1000})
 		if err != nil {
@@ -198,6 +203,15 @@ func checkHistory(t *testing.T, c *sfn.Client, arn string) {
 				t.Fatalf("%s: event id %d where %d was expected (lost or duplicated events)", arn, e.Id, next)
 			}
 			next++
+			switch typ := string(e.Type); typ {
+			case "ActivityScheduled", "TaskScheduled":
+				clear(started)
+			case "ActivityStarted", "TaskSubmitted":
+				if started[typ] {
+					t.Fatalf("%s: a second %s (event %d) for one task attempt", arn, typ, e.Id)
+				}
+				started[typ] = true
+			}
 		}
 		if h.NextToken == nil {
 			break
