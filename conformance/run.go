@@ -73,7 +73,7 @@ func RunExecution(ctx context.Context, c *Case) (*Outcome, error) {
 	l := &engine.Local{Region: Region, Account: Account, Options: engine.Options{Invoker: inv}}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: smName, Name: execName, RoleArn: c.RoleArn, Input: c.Input})
+	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: smName, Name: execName, RoleArn: c.RoleArn, Input: c.Input, Express: c.Type == "EXPRESS"})
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,8 @@ type Execution struct {
 	RoleArn          string
 	TestCase         string
 	Input            any
-	// Express lifts the history limit of Standard workflows.
+	// Express runs an Express workflow: no history limit, and an Express
+	// execution ARN.
 	Express bool
 }
 
@@ -50,7 +51,10 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 		Region:           scope.Region,
 		Account:          scope.Account,
 	}
-	if !e.Express {
+	if e.Express {
+		// As on AWS: arn:…:express:STATE_MACHINE:NAME:ID.
+		info.ExecutionArn = scope.Express(e.StateMachineName, e.Name, uuid.New())
+	} else {
 		info.MaxEvents = interp.MaxStandardEvents
 	}
 	return Run(ctx, p, info, e.Input, l.Options), nil
