@@ -56,3 +56,15 @@ func TestCheckInputSize(t *testing.T) {
 		t.Errorf("256 KiB + 1: %v", err)
 	}
 }
+
+func TestExpressRefusesActivities(t *testing.T) {
+	def := `{"StartAt":"A","States":{"A":{"Type":"Task","Resource":"arn:aws:states:us-east-1:123456789012:activity:work","End":true}}}`
+	r := Definition([]byte(def), Express)
+	want := "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: Express state machine does not support Activity ARN at /States/A/Resource'"
+	if r.OK() || Message(r.Diagnostics) != want {
+		t.Errorf("an Express machine with an activity: %q, want %q", Message(r.Diagnostics), want)
+	}
+	if r := Definition([]byte(def), Standard); !r.OK() {
+		t.Errorf("a Standard machine with an activity: %v", Message(r.Diagnostics))
+	}
+}

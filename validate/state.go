@@ -114,6 +114,9 @@ func (c *checker) resource(st *asl.State) {
 	if c.typ == Express && pattern == ".waitForTaskToken" {
 		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support '.waitForTaskToken' service integration")
 	}
+	if c.typ == Express && isActivityARN(res) {
+		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support Activity ARN")
+	}
 	if pattern == ".waitForTaskToken" && !st.TimeoutSeconds.Set && st.TimeoutSecondsPath == "" && !st.HeartbeatSeconds.Set && st.HeartbeatSecondsPath == "" {
 		c.warnf(st.Pointer, "MISSING_TIMEOUT", "Task %q waits for a callback but has no TimeoutSeconds or HeartbeatSeconds: a lost token leaves the execution waiting for up to a year", st.Name)
 	}
@@ -301,4 +304,11 @@ func (c *checker) jsonataState(st *asl.State) {
 		c.template(rp+"/Output", r.Output)
 		c.template(rp+"/Assign", r.Assign)
 	}
+}
+
+// isActivityARN reports whether a Task's Resource names an activity:
+// arn:PARTITION:states:REGION:ACCOUNT:activity:NAME.
+func isActivityARN(res string) bool {
+	parts := strings.SplitN(res, ":", 7)
+	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
 }
