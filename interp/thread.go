@@ -44,6 +44,9 @@ type stateRun struct {
 	failEvent string
 	// assigned is recorded on the StateExited event.
 	assigned *value.Object
+	// exited is set once the state has exited and the thread waits in the
+	// run queue for its next state: cancelling it then aborts nothing.
+	exited bool
 }
 
 type mapItem struct {
@@ -179,6 +182,7 @@ func (th *thread) moveOn(output any, next *state) {
 		return
 	}
 	th.gen++
+	th.run.exited = true
 	th.x.runq = append(th.x.runq, pending{th: th, st: next, input: output})
 }
 
@@ -243,8 +247,9 @@ func (th *thread) setVar(name string, v any) {
 
 // cancelWork withdraws whatever the thread is waiting for.
 func (th *thread) cancelWork() {
-	if th.cur != nil && !th.dead {
-		// A state still in progress is aborted.
+	if th.cur != nil && !th.dead && !th.run.exited {
+		// A state still in progress is aborted; one that has exited
+		// (a Choice or Pass whose successor is queued) is not.
 		th.x.emit(th, th.cur.Type+"StateAborted", "", nil)
 	}
 	th.gen++
