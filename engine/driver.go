@@ -263,10 +263,7 @@ func (d *Driver) Run(ctx context.Context) {
 		}
 		cmds := d.x.Step(now, in)
 		if d.cfg.Journal != nil {
-			err := d.cfg.Journal.AppendStep(ctx, d.step(d.seq, now, &in))
-			if reply != nil {
-				reply <- err
-			}
+			err := d.commit(ctx, d.step(d.seq, now, &in), reply)
 			if err != nil {
 				d.cfg.Log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", d.arn, "err", err)
 				return
@@ -276,6 +273,55 @@ func (d *Driver) Run(ctx context.Context) {
 			reply <- nil
 		}
 		d.apply(ctx, cmds)
+	}
+}
+
+// Commit retries: a store that refuses writes for a while (a full disk, a
+// database that restarts) is tried again with back-off until it takes the
+// step, so executions move on by themselves once it recovers.
+const (
+	commitRetryFirst = 50 * time.Millisecond
+	commitRetryMax   = 5 * time.Second
+)
+
+// commit appends st to the journal, retrying with back-off while the
+// store fails in a way that may pass. The first outcome goes to reply (a
+// callback's caller), so that an API call learns at once that the store
+// cannot write. It gives up only when ctx ends or the store says the step
+// can never be committed (the execution is gone, or another writer
+// committed its place).
+func (d *Driver) commit(ctx context.Context, st *store.Step, reply chan error) error {
+	wait := commitRetryFirst
+	for attempt := 0; ; attempt++ {
+		err := d.cfg.Journal.AppendStep(ctx, st)
+		if reply != nil {
+			if err != nil {
+				reply <- fmt.Errorf("the store cannot commit this execution's step (stepd retries it): %w", err)
+			} else {
+				reply <- nil
+			}
+			reply = nil
+		}
+		if err == nil {
+			if attempt > 0 {
+				d.cfg.Log.Info("the store took the step; the execution moves on", "execution", d.arn, "attempts", attempt+1)
+			}
+			return nil
+		}
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) || ctx.Err() != nil {
+			return err
+		}
+		if attempt == 0 {
+			d.cfg.Log.Error("the store cannot commit a step; retrying until it can", "execution", d.arn, "err", err)
+		} else {
+			d.cfg.Log.Warn("the store still cannot commit a step", "execution", d.arn, "attempts", attempt+1, "err", err)
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait = min(2*wait, commitRetryMax)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -23,7 +24,9 @@ import (
 type journal struct {
 	mu    sync.Mutex
 	steps []*store.Step
-	limit int // refuse steps with Seq >= limit when > 0
+	limit int // refuse steps with Seq >= limit when > 0, for good
+	fail  int // fail this many AppendStep calls (a full disk) before taking steps
+	tries int
 }
 
 func (j *journal) keep(s *store.Step) {
@@ -40,7 +43,14 @@ func (j *journal) keep(s *store.Step) {
 
 func (j *journal) AppendStep(ctx context.Context, s *store.Step) error {
 	if j.limit > 0 && s.Seq >= int64(j.limit) {
-		return errors.New("journal full")
+		return fmt.Errorf("journal closed: %w", store.ErrConflict)
+	}
+	j.mu.Lock()
+	j.tries++
+	failing := j.tries <= j.fail
+	j.mu.Unlock()
+	if failing {
+		return errors.New("disk full")
 	}
 	j.keep(s)
 	return nil
@@ -168,6 +178,32 @@ func TestDriverAbandon(t *testing.T) {
 	d.Run(context.Background())
 	if s := d.Execution().Status(); s != interp.Running || calls != 1 {
 		t.Errorf("after a refused commit: status %s, %d calls (the second task must not run)", s, calls)
+	}
+}
+
+// TestDriverRetriesCommits: a store that fails for a while (a full disk)
+// is retried until it takes the step; the execution then moves on by
+// itself, every step committed once and in order.
+func TestDriverRetriesCommits(t *testing.T) {
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result { return task.Result{Output: 1} })
+	j := &journal{fail: 4}
+	d := engine.New(compile(t, journalDef), engine.Config{Invoker: inv, Journal: j})
+	first := d.Start(info, value.NewObject(0), info.StartTime)
+	j.keep(first)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	d.Run(ctx)
+	if s := d.Execution().Status(); s != interp.Succeeded {
+		t.Fatalf("status %s after the store recovered", s)
+	}
+	for i, st := range j.steps {
+		if st.Seq != int64(i) {
+			t.Fatalf("step %d has Seq %d", i, st.Seq)
+		}
+	}
+	if j.tries != 4+len(j.steps)-1 {
+		t.Errorf("%d AppendStep calls for %d steps after 4 failures", j.tries, len(j.steps)-1)
 	}
 }
 

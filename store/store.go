@@ -21,6 +21,9 @@ import (
 var (
 	ErrNotFound = errors.New("not found")
 	ErrExists   = errors.New("already exists")
+	// ErrConflict is a step whose Seq is not the next one: another writer
+	// committed it, or a step was lost. Retrying the same step cannot help.
+	ErrConflict = errors.New("step out of order")
 	// ErrBadToken is a pagination token the store did not issue.
 	ErrBadToken = errors.New("invalid pagination token")
 )

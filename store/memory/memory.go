@@ -243,7 +243,7 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 		return fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
 	}
 	if want := int64(len(x.steps)); st.Seq != want {
-		return fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, want)
+		return fmt.Errorf("execution %s: step %d, want %d: %w", st.ExecutionARN, st.Seq, want, store.ErrConflict)
 	}
 	c := cloneStep(st)
 	x.steps = append(x.steps, c)

@@ -838,7 +838,7 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 			return err
 		}
 		if st.Seq != c.next {
-			return refuse(fmt.Errorf("execution %s: step %d out of order, want %d", st.ExecutionARN, st.Seq, c.next))
+			return refuse(fmt.Errorf("execution %s: step %d, want %d: %w", st.ExecutionARN, st.Seq, c.next, store.ErrConflict))
 		}
 		return s.insertStep(tx, c, st)
 	})

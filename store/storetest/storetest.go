@@ -189,8 +189,8 @@ func executions(t *testing.T, s store.Store) {
 		t.Errorf("duplicate: %v", err)
 	}
 	e3 := exec("m", "e3", 3).ARN
-	if err := s.AppendStep(ctx, step(e3, 2, 3, 1, "RUNNING")); err == nil {
-		t.Error("a step out of order was accepted")
+	if err := s.AppendStep(ctx, step(e3, 2, 3, 1, "RUNNING")); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("a step out of order: %v, want ErrConflict", err)
 	}
 	if err := s.AppendStep(ctx, step(e3, 1, 3, 2, "SUCCEEDED")); err != nil {
 		t.Fatal(err)
