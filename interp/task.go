@@ -21,8 +21,17 @@ type resourceInfo struct {
 
 // isActivity reports whether a Resource is an activity ARN.
 func isActivity(res string) bool {
-	parts := strings.SplitN(res, ":", 7)
-	return len(parts) == 7 && parts[2] == "states" && parts[5] == "activity"
+	// arn:partition:states:region:account:activity:name, split at the
+	// first six colons without allocating.
+	var part [6]string
+	for i := range part {
+		j := strings.IndexByte(res, ':')
+		if j < 0 {
+			return false
+		}
+		part[i], res = res[:j], res[j+1:]
+	}
+	return part[2] == "states" && part[5] == "activity"
 }
 
 // needsToken reports whether a Task waits for its task token to come back:
