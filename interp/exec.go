@@ -123,9 +123,10 @@ type Execution struct {
 	// attempts counts task invocations per state, for mock selection.
 	attempts map[*state]int
 
-	ctxExecution *value.Object
-	tokens       int // task tokens issued
-	test         *testRun
+	// $$.Execution and $$.StateMachine, made once per execution
+	ctxExecution, ctxStateMachine *value.Object
+	tokens                        int // task tokens issued
+	test                          *testRun
 
 	runq []pending
 
