@@ -82,9 +82,13 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 // readsContext reports whether a JSONata expression may read
 // $states.context: unless every "$states" in it is followed by .input,
 // .result or .errorOutput and then an operator, a bracket or a space, it
-// may (by $states.context, or by reading $states whole).
+// may (by $states.context, or by reading $states whole). An expression
+// with a % may climb back to $states with the parent operator.
 func readsContext(src string) bool {
 	const v = "$states"
+	if strings.Contains(src, v) && strings.IndexByte(src, '%') >= 0 {
+		return true
+	}
 	for i := strings.Index(src, v); i >= 0; i = strings.Index(src, v) {
 		src = src[i+len(v):]
 		if src != "" && !endsName(src[0]) {
