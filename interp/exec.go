@@ -162,6 +162,14 @@ func (x *Execution) drain() {
 			break
 		}
 		p := x.runq[i]
+		x.runq[i] = pending{}
+		if i == len(x.runq)-1 {
+			// Every queued continuation is taken: the ones p queues reuse
+			// the queue from its start, which a long chain of synchronous
+			// states would otherwise grow to its length.
+			x.runq = x.runq[:0]
+			i = -1
+		}
 		if p.th.dead {
 			continue
 		}

@@ -191,7 +191,11 @@ func (th *thread) exit(output any, next *state) {
 		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})
 		return
 	}
-	d := value.NewObject(5)
+	n := 3
+	if th.run.assigned != nil {
+		n = 5
+	}
+	d := value.NewObject(n)
 	if a := th.run.assigned; a != nil {
 		for k, v := range a.All {
 			th.setVar(k, v)
