@@ -160,7 +160,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		}
 		d.Set("input", value.String(params))
 		d.Set("inputDetails", truncatedFalse())
-		d.Set("resource", st.Resource)
+		d.Set("resource", st.resource)
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
@@ -169,7 +169,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		d := value.NewObject(5)
 		d.Set("input", value.String(params))
 		d.Set("inputDetails", truncatedFalse())
-		d.Set("resource", st.Resource)
+		d.Set("resource", st.resource)
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}

@@ -86,7 +86,7 @@ func (th *thread) begin(st *state, input any) {
 	d := value.NewObject(3)
 	d.Set("input", value.String(input))
 	d.Set("inputDetails", truncatedFalse())
-	d.Set("name", st.Name)
+	d.Set("name", st.name)
 	th.inspect("input", input)
 	e := th.x.emit(th, st.enteredEvent, "stateEnteredEventDetails", d)
 	th.run.enteredID = e.ID
@@ -116,7 +116,7 @@ func (th *thread) contextObject() any {
 	c.Set("StateMachine", x.ctxStateMachine)
 	st := value.NewObject(3)
 	if th.cur != nil {
-		st.Set("Name", th.cur.Name)
+		st.Set("Name", th.cur.name)
 		st.Set("EnteredTime", formatTime(th.run.enteredAt))
 		if th.cur.Type == "Task" || th.cur.Type == "Parallel" || th.cur.Type == "Map" {
 			st.Set("RetryCount", value.Int(int64(th.run.retryCount)))
@@ -204,7 +204,7 @@ func (th *thread) exit(output any, next *state) {
 		d.Set("assignedVariablesDetails", truncatedFalse())
 		th.run.assigned = nil
 	}
-	d.Set("name", st.Name)
+	d.Set("name", st.name)
 	d.Set("output", text)
 	d.Set("outputDetails", truncatedFalse())
 	th.x.emit(th, st.exitedEvent, "stateExitedEventDetails", d)
