@@ -448,6 +448,13 @@ func (d *Driver) sendResult(ctx context.Context, ev *event) {
 	if ev.res.Failed() {
 		ev.kind = interp.TaskDone
 	}
+	// Most often the driver is waiting: hand the result over without
+	// making ctx's Done channel.
+	select {
+	case d.events <- *ev:
+		return
+	default:
+	}
 	select {
 	case d.events <- *ev:
 	case <-ctx.Done():

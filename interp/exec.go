@@ -133,9 +133,10 @@ type Execution struct {
 	// attempts counts task invocations per state, for mock selection.
 	attempts map[*state]int
 
-	ctxExecution *value.Object
-	tokens       int // task tokens issued
-	test         *testRun
+	// $$.Execution and $$.StateMachine, made once per execution
+	ctxExecution, ctxStateMachine *value.Object
+	tokens                        int // task tokens issued
+	test                          *testRun
 
 	runq []pending
 
@@ -171,6 +172,14 @@ func (x *Execution) drain() {
 			break
 		}
 		p := x.runq[i]
+		x.runq[i] = pending{}
+		if i == len(x.runq)-1 {
+			// Every queued continuation is taken: the ones p queues reuse
+			// the queue from its start, which a long chain of synchronous
+			// states would otherwise grow to its length.
+			x.runq = x.runq[:0]
+			i = -1
+		}
 		if p.th.dead {
 			continue
 		}

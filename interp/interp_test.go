@@ -201,3 +201,29 @@ func TestActivityStartedOncePerAttempt(t *testing.T) {
 		t.Fatalf("%d ActivityStarted events for two attempts", n)
 	}
 }
+
+// TestJSONataStatesContext checks $states in JSONata states that read
+// its context, read it whole, or read only its input.
+func TestJSONataStatesContext(t *testing.T) {
+	t.Parallel()
+	p := compile(t, `{"QueryLanguage":"JSONata","StartAt":"A","States":{
+		"A":{"Type":"Pass","Output":{"name":"{% $states.context.State.Name %}","in":"{% $states.input.v %}"},"Next":"B"},
+		"B":{"Type":"Pass","Output":"{% $keys($states) %}","Next":"C"},
+		"C":{"Type":"Pass","Assign":{"k":"{% $keys($states) %}"},"Output":"{% $states.input %}","End":true}}}`)
+	x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, value.ObjectOf("v", value.Int(1)), engine.Options{})
+	want := `["input","context"]`
+	if x.Status() != interp.Succeeded || value.String(x.Output()) != want {
+		t.Fatalf("%s %s, want %s", x.Status(), value.String(x.Output()), want)
+	}
+	h := x.History()
+	var outs []string
+	for _, e := range h {
+		if e.Type == "PassStateExited" {
+			o, _ := e.Details.Get("output")
+			outs = append(outs, o.(string))
+		}
+	}
+	if len(outs) != 3 || outs[0] != `{"name":"A","in":1}` {
+		t.Errorf("outputs %q", outs)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/stepd/stepd/asl"
@@ -20,6 +21,9 @@ type jsonataEval struct {
 	rules []map[string]*jsonata.Template
 	// per catcher: Output, Assign
 	catchers []map[string]*jsonata.Template
+	// context is whether an expression of the state may read
+	// $states.context; $states is built without it otherwise.
+	context bool
 }
 
 func compileTemplates(ptr string, pairs ...any) (map[string]*jsonata.Template, error) {
@@ -65,15 +69,57 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 		}
 		e.catchers = append(e.catchers, m)
 	}
+	for _, m := range append(append([]map[string]*jsonata.Template{e.fields}, e.rules...), e.catchers...) {
+		for _, t := range m {
+			for _, src := range t.Expressions() {
+				e.context = e.context || readsContext(src)
+			}
+		}
+	}
 	return e, nil
+}
+
+// readsContext reports whether a JSONata expression may read
+// $states.context: unless every "$states" in it is followed by .input,
+// .result or .errorOutput and then an operator, a bracket or a space, it
+// may (by $states.context, or by reading $states whole). An expression
+// with a % may climb back to $states with the parent operator.
+func readsContext(src string) bool {
+	const v = "$states"
+	if strings.Contains(src, v) && strings.IndexByte(src, '%') >= 0 {
+		return true
+	}
+	for i := strings.Index(src, v); i >= 0; i = strings.Index(src, v) {
+		src = src[i+len(v):]
+		if src != "" && !endsName(src[0]) {
+			continue // a longer name, such as $statesX
+		}
+		ok := false
+		for _, f := range [...]string{".input", ".result", ".errorOutput"} {
+			if strings.HasPrefix(src, f) && (len(src) == len(f) || endsName(src[len(f)])) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// endsName reports whether c cannot be part of a JSONata name: a space or
+// an operator or bracket character.
+func endsName(c byte) bool {
+	return strings.IndexByte(" \t\r\n.[](){},;:<>=!+-*/%&|?~^", c) >= 0
 }
 
 // inputStates returns $states over the state's raw input (no result or
 // errorOutput). Each method of jsonataEval builds the variables,
-// th.jvars(th.inputStates()), only when the state has a field to evaluate,
+// th.jvars(e.inputStates(th)), only when the state has a field to evaluate,
 // and keeps them local: jvars is inlined and the map stays off the heap.
-func (th *thread) inputStates() *value.Object {
-	return th.statesVar(th.run.input, nil, nil, false, false)
+func (e *jsonataEval) inputStates(th *thread) *value.Object {
+	return e.statesVar(th, th.run.input, nil, nil, false, false)
 }
 
 // has reports whether the state has any of the fields.
@@ -103,10 +149,14 @@ func (th *thread) jvars(states *value.Object) map[string]any {
 	return vars
 }
 
-func (th *thread) statesVar(input, result, errorOutput any, hasResult, hasError bool) *value.Object {
+// statesVar builds $states; its context only when an expression of the
+// state may read it.
+func (e *jsonataEval) statesVar(th *thread, input, result, errorOutput any, hasResult, hasError bool) *value.Object {
 	s := value.NewObject(4)
 	s.Set("input", input)
-	s.Set("context", th.contextObject())
+	if e.context {
+		s.Set("context", th.contextObject())
+	}
 	if hasResult {
 		s.Set("result", result)
 	}
@@ -198,7 +248,7 @@ func (e *jsonataEval) parameters(th *thread, in any) (any, *Failure) {
 	if !e.has("Arguments") {
 		return in, nil
 	}
-	args, ok, f := th.evalField(e.fields, "Arguments", th.jvars(th.inputStates()))
+	args, ok, f := th.evalField(e.fields, "Arguments", th.jvars(e.inputStates(th)))
 	if f != nil {
 		return nil, f
 	}
@@ -223,21 +273,21 @@ func (e *jsonataEval) output(th *thread, result any, hasResult bool) (any, *Fail
 		return result, nil
 	}
 	if hasResult {
-		return th.outputAndAssign(e.fields, th.jvars(th.statesVar(th.run.input, result, nil, true, false)), result)
+		return th.outputAndAssign(e.fields, th.jvars(e.statesVar(th, th.run.input, result, nil, true, false)), result)
 	}
-	return th.outputAndAssign(e.fields, th.jvars(th.inputStates()), result)
+	return th.outputAndAssign(e.fields, th.jvars(e.inputStates(th)), result)
 }
 
 func (e *jsonataEval) passOn(th *thread, in any) (any, *Failure) {
 	if !e.has("Output", "Assign") {
 		return in, nil
 	}
-	return th.outputAndAssign(e.fields, th.jvars(th.inputStates()), in)
+	return th.outputAndAssign(e.fields, th.jvars(e.inputStates(th)), in)
 }
 
 func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 	st := th.cur
-	vars := th.jvars(th.inputStates())
+	vars := th.jvars(e.inputStates(th))
 	for i, m := range e.rules {
 		v, _, f := th.evalField(m, "Condition", vars)
 		if f != nil {
@@ -268,7 +318,7 @@ func (e *jsonataEval) waitUntil(th *thread, _ any) (time.Time, *Failure) {
 	if !e.has("Seconds", "Timestamp") {
 		return due, nil
 	}
-	vars := th.jvars(th.inputStates())
+	vars := th.jvars(e.inputStates(th))
 	if v, ok, f := th.evalField(e.fields, "Seconds", vars); f != nil {
 		return due, f
 	} else if ok {
@@ -300,7 +350,7 @@ func (e *jsonataEval) failure(th *thread) *Failure {
 	if !e.has("Error", "Cause") {
 		return f
 	}
-	vars := th.jvars(th.inputStates())
+	vars := th.jvars(e.inputStates(th))
 	for _, name := range []string{"Error", "Cause"} {
 		v, ok, fl := th.evalField(e.fields, name, vars)
 		if fl != nil {
@@ -327,7 +377,7 @@ func (e *jsonataEval) taskTimeouts(th *thread, _ any) (int64, int64, *Failure) {
 	if !e.has("TimeoutSeconds", "HeartbeatSeconds") {
 		return 0, 0, nil
 	}
-	vars := th.jvars(th.inputStates())
+	vars := th.jvars(e.inputStates(th))
 	for _, name := range []string{"TimeoutSeconds", "HeartbeatSeconds"} {
 		v, ok, f := th.evalField(e.fields, name, vars)
 		if f != nil {
@@ -355,7 +405,7 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 	var ok bool
 	if e.has("Items") {
 		var f *Failure
-		if items, ok, f = th.evalField(e.fields, "Items", th.jvars(th.inputStates())); f != nil {
+		if items, ok, f = th.evalField(e.fields, "Items", th.jvars(e.inputStates(th))); f != nil {
 			return nil, f
 		}
 	}
@@ -381,7 +431,7 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
 	var vars map[string]any
 	if e.has("MaxConcurrency", "ToleratedFailureCount", "ToleratedFailurePercentage") {
-		vars = th.jvars(th.inputStates())
+		vars = th.jvars(e.inputStates(th))
 	}
 	if v, ok, f := th.evalField(e.fields, "MaxConcurrency", vars); f != nil {
 		return f
@@ -429,8 +479,10 @@ func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Fai
 	if t == nil {
 		return c.items[ch.index], nil
 	}
-	states := th.statesVar(c.input, nil, nil, false, false)
-	states.Set("context", ch.contextObjectFor(th))
+	states := e.statesVar(th, c.input, nil, nil, false, false)
+	if e.context {
+		states.Set("context", ch.contextObjectFor(th))
+	}
 	v, err := t.EvalWith(context.Background(), th.jvars(states), jsonata.Options{Rand: th.x.rand})
 	if err != nil {
 		return nil, th.queryFailure("ItemSelector", err)
@@ -439,6 +491,6 @@ func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Fai
 }
 
 func (e *jsonataEval) caught(th *thread, i int, errOut any) (any, *Failure) {
-	vars := th.jvars(th.statesVar(th.run.input, nil, errOut, false, true))
+	vars := th.jvars(e.statesVar(th, th.run.input, nil, errOut, false, true))
 	return th.outputAndAssign(e.catchers[i], vars, errOut)
 }

@@ -83,7 +83,7 @@ func (th *thread) contextObjectFor(owner *thread) any {
 }
 
 func (c *container) iterDetails(i int) *value.Object {
-	return value.ObjectOf("index", value.Int(int64(i)), "name", c.st.Name)
+	return value.ObjectOf("index", value.Int(int64(i)), "name", c.st.name)
 }
 
 func (c *container) tolerates() bool {

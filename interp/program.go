@@ -36,6 +36,9 @@ type state struct {
 	processor *machine
 
 	enteredEvent, exitedEvent string // "PassStateEntered", ...
+	// name and resource are Name and Resource as values for event
+	// details, boxed once rather than for every event.
+	name, resource any
 }
 
 type catcher struct {
@@ -65,7 +68,7 @@ func compileMachine(sm *asl.StateMachine) (*machine, error) {
 	m := &machine{sm: sm, states: make(map[string]*state, len(sm.States))}
 	for _, name := range sm.Names {
 		st := sm.States[name]
-		m.states[name] = &state{State: st, enteredEvent: st.Type + "StateEntered", exitedEvent: st.Type + "StateExited"}
+		m.states[name] = &state{State: st, enteredEvent: st.Type + "StateEntered", exitedEvent: st.Type + "StateExited", name: st.Name, resource: st.Resource}
 	}
 	for _, name := range sm.Names {
 		if err := m.compileState(m.states[name]); err != nil {

@@ -23,8 +23,17 @@ type resourceInfo struct {
 
 // isActivity reports whether a Resource is an activity ARN.
 func isActivity(res string) bool {
-	parts := strings.SplitN(res, ":", 7)
-	return len(parts) == 7 && parts[2] == "states" && parts[5] == "activity"
+	// arn:partition:states:region:account:activity:name, split at the
+	// first six colons without allocating.
+	var part [6]string
+	for i := range part {
+		j := strings.IndexByte(res, ':')
+		if j < 0 {
+			return false
+		}
+		part[i], res = res[:j], res[j+1:]
+	}
+	return part[2] == "states" && part[5] == "activity"
 }
 
 // needsToken reports whether a Task waits for its task token to come back:
@@ -181,7 +190,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		}
 		d.Set("input", value.String(params))
 		d.Set("inputDetails", truncatedFalse())
-		d.Set("resource", st.Resource)
+		d.Set("resource", st.resource)
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
@@ -190,7 +199,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		d := value.NewObject(5)
 		d.Set("input", value.String(params))
 		d.Set("inputDetails", truncatedFalse())
-		d.Set("resource", st.Resource)
+		d.Set("resource", st.resource)
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}

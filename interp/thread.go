@@ -89,7 +89,7 @@ func (th *thread) begin(st *state, input any) {
 	d := value.NewObject(3)
 	d.Set("input", value.String(input))
 	d.Set("inputDetails", truncatedFalse())
-	d.Set("name", st.Name)
+	d.Set("name", st.name)
 	th.inspect("input", input)
 	e := th.x.emit(th, st.enteredEvent, "stateEnteredEventDetails", d)
 	th.run.enteredID = e.ID
@@ -112,13 +112,14 @@ func (th *thread) contextObject() any {
 			e.Set("RedriveCount", value.Int(0))
 		}
 		x.ctxExecution = e
+		x.ctxStateMachine = value.ObjectOf("Id", x.info.StateMachineArn, "Name", x.info.StateMachineName)
 	}
 	c := value.NewObject(5)
 	c.Set("Execution", x.ctxExecution)
-	c.Set("StateMachine", value.ObjectOf("Id", x.info.StateMachineArn, "Name", x.info.StateMachineName))
+	c.Set("StateMachine", x.ctxStateMachine)
 	st := value.NewObject(3)
 	if th.cur != nil {
-		st.Set("Name", th.cur.Name)
+		st.Set("Name", th.cur.name)
 		st.Set("EnteredTime", formatTime(th.run.enteredAt))
 		if th.cur.Type == "Task" || th.cur.Type == "Parallel" || th.cur.Type == "Map" {
 			st.Set("RetryCount", value.Int(int64(th.run.retryCount)))
@@ -144,8 +145,44 @@ func (th *thread) contextObject() any {
 	return c
 }
 
+// formatTime renders t as AWS does in the Context object, in UTC with
+// milliseconds: "2006-01-02T15:04:05.000Z".
 func formatTime(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z")
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	hour, minute, sec := t.Clock()
+	b := make([]byte, 0, 24)
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, minute, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	b = append(b, '.')
+	b = appendDigits(b, t.Nanosecond()/1e6, 3)
+	b = append(b, 'Z')
+	return string(b)
+}
+
+// appendDigits appends n (0 <= n < 10^width) with width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	start := len(b)
+	for range width {
+		b = append(b, '0')
+	}
+	for i := len(b) - 1; i >= start && n > 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
 }
 
 // exit leaves the current state with output and moves on.
@@ -157,7 +194,11 @@ func (th *thread) exit(output any, next *state) {
 		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})
 		return
 	}
-	d := value.NewObject(5)
+	n := 3
+	if th.run.assigned != nil {
+		n = 5
+	}
+	d := value.NewObject(n)
 	if a := th.run.assigned; a != nil {
 		for k, v := range a.All {
 			th.setVar(k, v)
@@ -166,7 +207,7 @@ func (th *thread) exit(output any, next *state) {
 		d.Set("assignedVariablesDetails", truncatedFalse())
 		th.run.assigned = nil
 	}
-	d.Set("name", st.Name)
+	d.Set("name", st.name)
 	d.Set("output", text)
 	d.Set("outputDetails", truncatedFalse())
 	th.x.emit(th, st.exitedEvent, "stateExitedEventDetails", d)

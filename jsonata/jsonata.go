@@ -19,8 +19,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	mrand "math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/recolabs/gnata"
@@ -28,8 +30,9 @@ import (
 
 // Expr is a compiled expression. It is safe for concurrent use.
 type Expr struct {
-	src string
-	e   *gnata.Expression
+	src   string
+	e     *gnata.Expression
+	funcs []string // AWS's functions src names, bound for each evaluation
 }
 
 // Error is a JSONata compile or evaluation error.
@@ -67,7 +70,7 @@ func Compile(src string) (x *Expr, err error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	return &Expr{src: src, e: e}, nil
+	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) })}, nil
 }
 
 // MustCompile is Compile for expressions known to be valid; it panics on
@@ -104,7 +107,7 @@ func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[stri
 	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any
 	if aws {
-		gvars = c.vars(vars, used, o)
+		gvars = c.vars(vars, x.funcs, used, o)
 	} else {
 		gvars = make(map[string]any, len(vars))
 		for k, v := range vars {
@@ -132,17 +135,16 @@ func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string
 	return c.fromGnata(r)
 }
 
-// vars converts variables for gnata and adds AWS's functions. Only what
-// the expression sources can name is bound: used reports whether "$name"
-// occurs in them (variables and functions are reachable only that way), so
-// a large variable a field does not mention is never converted.
-func (c *converter) vars(vars map[string]any, used func(name string) bool, o Options) map[string]any {
+// vars converts variables for gnata and adds AWS's functions named in
+// funcs. Only what the expression sources can name is bound: used reports
+// whether "$name" occurs in them (variables and functions are reachable
+// only that way), so a large variable a field does not mention is never
+// converted.
+func (c *converter) vars(vars map[string]any, funcs []string, used func(name string) bool, o Options) map[string]any {
 	g := make(map[string]any) // usually a handful: most fields name few variables
 	var src Rand
-	for k, f := range awsFuncs {
-		if !used(k) {
-			continue
-		}
+	for _, k := range funcs {
+		f := awsFuncs[k]
 		if mk := randomFuncs[k]; mk != nil {
 			if src == nil {
 				if src = o.Rand; src == nil {
@@ -161,6 +163,21 @@ func (c *converter) vars(vars map[string]any, used func(name string) bool, o Opt
 	}
 	return g
 }
+
+// usedFuncs returns the names of AWS's functions that used reports, found
+// once when an expression or template is compiled.
+func usedFuncs(used func(name string) bool) []string {
+	var out []string
+	for _, k := range awsFuncNames {
+		if used(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// awsFuncNames lists the names in awsFuncs, sorted.
+var awsFuncNames = slices.Sorted(maps.Keys(awsFuncs))
 
 // mentions reports whether src contains "$"+name (without building that
 // string).

@@ -26,8 +26,9 @@ type Template struct {
 	expr  *Expr
 	keys  []string
 	subs  []*Template
-	whole string // the source of a whole-field expression
-	srcs  string // the sources of all expressions, for Template.uses
+	whole string   // the source of a whole-field expression
+	srcs  string   // the sources of all expressions, for Template.uses
+	funcs []string // AWS's functions the expressions name
 }
 
 type tkind uint8
@@ -87,6 +88,7 @@ func ParseTemplate(v any) (*Template, error) {
 		b.WriteByte(0)
 	})
 	t.srcs = b.String()
+	t.funcs = usedFuncs(t.uses)
 	return t, nil
 }
 
@@ -203,7 +205,7 @@ func (t *Template) EvalWith(ctx context.Context, vars map[string]any, o Options)
 		return t.lit, nil
 	}
 	var c converter
-	gvars := c.vars(vars, t.uses, o)
+	gvars := c.vars(vars, t.funcs, t.uses, o)
 	return t.eval(ctx, &c, gvars, "")
 }
 
