@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stepd/stepd/interp"
@@ -47,6 +48,17 @@ type Config struct {
 	Activity func(d *Driver, id int64, req *task.Request)
 	// Log receives warnings (nil: slog.Default()).
 	Log *slog.Logger
+	// Park lets a driver on the real clock give up its goroutine while it
+	// only waits (for timers, callbacks, activity workers, a stop): Run
+	// then returns before the execution ends, and the driver runs again on
+	// a goroutine of its own when a timer is due or an input arrives. A
+	// server parks its idle executions so that thousands waiting cost no
+	// goroutine stacks. Done, and OnEnd, tell when the driver has ended.
+	Park bool
+	// OnEnd, when set, is called once the driver has ended: the execution
+	// ended, or it was abandoned (Run's context ended, a commit failed for
+	// good).
+	OnEnd func()
 }
 
 // Driver carries out the commands of one execution: it invokes tasks
@@ -76,6 +88,13 @@ type Driver struct {
 	inflight map[int64]context.CancelFunc
 	timers   Timers
 	tokens   map[string]int64 // task token -> operation, for tasks that wait for one
+
+	// Parking (Config.Park): ctx is Run's; mu guards parked and wake.
+	ctx       context.Context
+	mu        sync.Mutex
+	parked    bool
+	wake      *time.Timer
+	stopWatch func() bool // stops the watch on ctx
 }
 
 // event is a task's result, or an input from outside. It is kept small:
@@ -111,7 +130,11 @@ func New(p *interp.Program, cfg Config) *Driver {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Driver{p: p, cfg: cfg, events: make(chan event, 16), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{}}
+	queue := 16 // task results hand over without waiting for the loop
+	if cfg.Park {
+		queue = 2 // a server's executions mostly wait: keep them small
+	}
+	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{}}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -195,14 +218,93 @@ func (d *Driver) Stop(errName, cause string) {
 func (d *Driver) send(ev event) {
 	select {
 	case d.events <- ev:
+		d.nudge()
 	default:
 		go func() {
 			select {
 			case d.events <- ev:
+				d.nudge()
 			case <-d.done:
 			}
 		}()
 	}
+}
+
+// nudge runs a parked driver again, after an input was queued for it. The
+// input is queued first: a driver parks only while its queue is empty
+// (checked under mu), so either it sees the input or this sees it parked.
+func (d *Driver) nudge() {
+	if !d.cfg.Park {
+		return
+	}
+	d.mu.Lock()
+	d.unpark()
+	d.mu.Unlock()
+}
+
+// unpark runs a parked driver's loop on a new goroutine. d.mu is held.
+func (d *Driver) unpark() {
+	if !d.parked {
+		return
+	}
+	d.parked = false
+	if d.wake != nil {
+		d.wake.Stop()
+		d.wake = nil
+	}
+	go d.loop()
+}
+
+// park gives up the goroutine while the driver only waits: it returns
+// false (and does not park) when an input is already queued or the
+// context has ended. The driver runs again when its next timer is due or
+// an input arrives (nudge), or ends when the context does.
+func (d *Driver) park() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.events) > 0 || d.ctx.Err() != nil {
+		return false
+	}
+	d.parked = true
+	d.buf, d.inBuf = nil, nil // the next step makes its own
+	if _, at, ok := d.timers.Next(); ok {
+		d.wake = time.AfterFunc(time.Until(at), func() {
+			d.mu.Lock()
+			d.unpark()
+			d.mu.Unlock()
+		})
+	}
+	return true
+}
+
+// parkAfter is how far away a driver's next timer must be for it to park:
+// a shorter wait keeps its goroutine rather than paying for a new one.
+const parkAfter = 100 * time.Millisecond
+
+// idle reports whether the driver waits long enough to park: on the real
+// clock, with no timer due within parkAfter.
+func (d *Driver) idle() bool {
+	if _, real := d.cfg.Clock.(RealClock); !real {
+		return false
+	}
+	_, at, ok := d.timers.Next()
+	return !ok || time.Until(at) > parkAfter
+}
+
+// abandonParked ends a parked driver whose context has ended.
+func (d *Driver) abandonParked() {
+	d.mu.Lock()
+	if !d.parked {
+		d.mu.Unlock()
+		return // running: its loop sees the context end
+	}
+	d.parked = false
+	if d.wake != nil {
+		d.wake.Stop()
+		d.wake = nil
+	}
+	d.mu.Unlock()
+	d.end()
 }
 
 // Deliver hands the input for the task of token (a result, a heartbeat,
@@ -213,6 +315,7 @@ func (d *Driver) Deliver(token string, in interp.Input) error {
 	cb := &outside{token: token, in: in, reply: make(chan error, 1)}
 	select {
 	case d.events <- event{out: cb}:
+		d.nudge()
 	case <-d.done:
 		return ErrEnded
 	}
@@ -238,21 +341,31 @@ func (d *Driver) Post(id int64, res task.Result) {
 }
 
 // Run carries out the commands of a started or replayed execution until it
-// ends, or until ctx is cancelled (see Config.Journal).
+// ends, or until ctx is cancelled (see Config.Journal). With Config.Park it
+// may return earlier, while the execution waits: the driver then goes on
+// by itself; Done tells when it has ended.
 func (d *Driver) Run(ctx context.Context) {
-	defer close(d.done)
-	defer func() {
-		for _, cancel := range d.inflight {
-			cancel()
-		}
-	}()
+	d.ctx = ctx
+	if d.cfg.Park {
+		d.stopWatch = context.AfterFunc(ctx, d.abandonParked)
+	}
 	cmds := d.pending
 	d.pending = nil
 	d.apply(ctx, cmds)
+	d.loop()
+}
+
+// loop steps the execution until it ends, is abandoned or parks.
+func (d *Driver) loop() {
+	ctx := d.ctx
 	for d.x.Status() == interp.Running {
-		in, reply, ok := d.next(ctx)
-		if !ok {
-			return // abandoned: the execution resumes by replay
+		in, reply, got := d.next(ctx)
+		switch got {
+		case parked:
+			return // a timer or an input runs the loop again
+		case abandoned:
+			d.end()
+			return // the execution resumes by replay
 		}
 		now := d.now
 		if d.cfg.Clock != nil {
@@ -266,6 +379,7 @@ func (d *Driver) Run(ctx context.Context) {
 			err := d.commit(ctx, d.step(d.seq, now, &in), reply)
 			if err != nil {
 				d.cfg.Log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", d.arn, "err", err)
+				d.end()
 				return
 			}
 			d.seq++
@@ -273,6 +387,21 @@ func (d *Driver) Run(ctx context.Context) {
 			reply <- nil
 		}
 		d.apply(ctx, cmds)
+	}
+	d.end()
+}
+
+// end withdraws the tasks in flight and marks the driver ended.
+func (d *Driver) end() {
+	for _, cancel := range d.inflight {
+		cancel()
+	}
+	if d.stopWatch != nil {
+		d.stopWatch()
+	}
+	close(d.done)
+	if d.cfg.OnEnd != nil {
+		d.cfg.OnEnd()
 	}
 }
 
@@ -327,9 +456,17 @@ func (d *Driver) commit(ctx context.Context, st *store.Step, reply chan error) e
 
 var waitingForNothing = interp.Input{Kind: interp.Stop, Error: "States.Runtime", Cause: "the execution is waiting for nothing"}
 
-// next waits for the next input. ok is false when ctx ended and the
-// execution is to be abandoned.
-func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, ok bool) {
+// nextResult says what next got.
+type nextResult uint8
+
+const (
+	gotInput  nextResult = iota // an input to step
+	abandoned                   // ctx ended: the execution is left as committed
+	parked                      // the driver parked (Config.Park)
+)
+
+// next waits for the next input.
+func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, got nextResult) {
 	virtual := d.cfg.Clock == nil
 	for {
 		var due <-chan time.Time
@@ -341,11 +478,14 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, o
 				if at.After(d.now) {
 					d.now = at
 				}
-				return interp.Input{Kind: interp.TimerFired, ID: id}, nil, true
+				return interp.Input{Kind: interp.TimerFired, ID: id}, nil, gotInput
 			case d.timers.Len() == 0 && len(d.tokens) == 0:
 				// Nothing can happen any more: a defect, but never hang.
-				return waitingForNothing, nil, true
+				return waitingForNothing, nil, gotInput
 			}
+		}
+		if d.cfg.Park && len(d.inflight) == 0 && !virtual && d.idle() && d.park() {
+			return in, nil, parked
 		}
 		if !virtual {
 			if _, at, ok := d.timers.Next(); ok {
@@ -355,17 +495,17 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, o
 		select {
 		case <-ctx.Done():
 			if d.cfg.Journal != nil {
-				return in, nil, false
+				return in, nil, abandoned
 			}
-			return interp.Input{Kind: interp.Stop}, nil, true
+			return interp.Input{Kind: interp.Stop}, nil, gotInput
 		case ev := <-d.events:
 			out := ev.out
 			switch {
 			case out == nil:
 				d.finished(ev.id)
-				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, true
+				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, gotInput
 			case out.token == "":
-				return out.in, nil, true
+				return out.in, nil, gotInput
 			}
 			id, ok := d.tokens[out.token]
 			if !ok {
@@ -378,10 +518,10 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, o
 			}
 			in = out.in
 			in.ID = id
-			return in, out.reply, true
+			return in, out.reply, gotInput
 		case <-due:
 			id, _ := d.timers.Pop()
-			return interp.Input{Kind: interp.TimerFired, ID: id}, nil, true
+			return interp.Input{Kind: interp.TimerFired, ID: id}, nil, gotInput
 		}
 	}
 }

@@ -289,3 +289,68 @@ func TestDriverReplayLegacy(t *testing.T) {
 		t.Errorf("status %s", r.Execution().Status())
 	}
 }
+
+// TestDriverParks: with Config.Park, Run returns while the execution waits
+// (no goroutine is held); a due timer, a callback and a cancelled context
+// each take it up again, and OnEnd tells when it has ended.
+func TestDriverParks(t *testing.T) {
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	ended := make(chan struct{})
+	// A Wait: Run parks, the timer wakes it, the execution succeeds.
+	p := compile(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":1,"End":true}}}`)
+	d := engine.New(p, engine.Config{Clock: engine.RealClock{}, Journal: &journal{}, Park: true, OnEnd: func() { close(ended) }})
+	d.Start(info, value.NewObject(0), time.Now())
+	d.Run(context.Background())
+	select {
+	case <-d.Done():
+		t.Fatal("Run returned with the execution ended: it never parked")
+	default:
+	}
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the parked driver did not wake for its timer")
+	}
+	if s := d.Execution().Status(); s != interp.Succeeded {
+		t.Fatalf("status %s", s)
+	}
+
+	// A callback: Deliver wakes the parked driver.
+	p = compile(t, `{"StartAt":"C","States":{"C":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken",
+		"Parameters":{"t.$":"$$.Task.Token"},"End":true}}}`)
+	var token string
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		token = req.TaskToken
+		return task.Result{Output: value.NewObject(0)}
+	})
+	d = engine.New(p, engine.Config{Invoker: inv, Clock: engine.RealClock{}, Journal: &journal{}, Park: true, Submit: true})
+	d.Start(info, value.NewObject(0), time.Now())
+	d.Run(context.Background())
+	if token == "" {
+		t.Fatal("the task was not invoked before the driver parked")
+	}
+	if err := d.Deliver(token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: value.ObjectOf("ok", true)}}); err != nil {
+		t.Fatalf("Deliver to a parked driver: %v", err)
+	}
+	<-d.Done()
+	if s := d.Execution().Status(); s != interp.Succeeded {
+		t.Fatalf("status after the callback: %s", s)
+	}
+
+	// A cancelled context ends a parked driver (the execution is left as
+	// committed).
+	p = compile(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"End":true}}}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	d = engine.New(p, engine.Config{Clock: engine.RealClock{}, Journal: &journal{}, Park: true})
+	d.Start(info, value.NewObject(0), time.Now())
+	d.Run(ctx)
+	cancel()
+	select {
+	case <-d.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("cancelling the context did not end the parked driver")
+	}
+	if s := d.Execution().Status(); s != interp.Running {
+		t.Fatalf("an abandoned execution's status: %s", s)
+	}
+}

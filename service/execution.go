@@ -139,7 +139,11 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		}
 		inv = m
 	}
+	arn := e.ARN
 	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log,
+		// An idle execution gives up its goroutine: thousands waiting in a
+		// Wait or for a callback cost no stacks.
+		Park: true, OnEnd: func() { s.ended(arn) },
 		// A callback integration's response only submits the task; the
 		// token completes it. (A mock answers for the whole task, as in
 		// Step Functions Local.)
@@ -175,15 +179,16 @@ func (s *Service) register(arn string, d *engine.Driver) {
 // start runs a registered driver.
 func (s *Service) start(arn string, d *engine.Driver) {
 	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		defer func() {
-			s.mu.Lock()
-			delete(s.running, arn)
-			s.mu.Unlock()
-		}()
-		d.Run(s.ctx)
-	}()
+	go d.Run(s.ctx)
+}
+
+// ended forgets the driver of an execution that ended (or was abandoned):
+// the driver's Config.OnEnd.
+func (s *Service) ended(arn string) {
+	s.mu.Lock()
+	delete(s.running, arn)
+	s.mu.Unlock()
+	s.wg.Done()
 }
 
 // driver returns the execution's driver in this process, or nil.
