@@ -67,9 +67,28 @@ type Arg struct {
 	// Raw is a string literal as written between its quotes, escapes
 	// included (States.Format needs them to tell \{} from {}).
 	Raw string
-	// err is set for a string literal with an invalid escape: AWS accepts
-	// the definition and fails the call when it runs.
+	// err is set for a string literal with an invalid escape: validation
+	// refuses the definition (Call.EscapeError), and a call that runs
+	// anyway fails.
 	err *Error
+}
+
+// EscapeError returns the error of the first string literal, in c or a
+// call nested in it, whose escape sequence is not one of \' \{ \} \\, or
+// nil. ValidateStateMachineDefinition and CreateStateMachine refuse such a
+// definition, as AWS does.
+func (c *Call) EscapeError() error {
+	for _, a := range c.Args {
+		switch {
+		case a.err != nil:
+			return a.err
+		case a.Kind == ArgCall && a.Call != nil:
+			if err := a.Call.EscapeError(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ArgKind tells what an argument is.

@@ -17,7 +17,8 @@ const MaxDepth = 10
 //
 // Unknown function names, a wrong number of arguments and malformed text
 // are reported as *SyntaxError. A string literal with an escape other than
-// \' \{ \} \\ parses, but the call fails when it is evaluated, as AWS does.
+// \' \{ \} \\ parses: validation refuses the definition (Call.EscapeError),
+// and the call fails if it runs anyway.
 func Parse(text string) (*Call, error) {
 	p := &parser{src: text}
 	p.space()
@@ -235,9 +236,8 @@ func (p *parser) number() (Arg, error) {
 }
 
 // str parses a single-quoted string literal. Only \' \{ \} and \\ are
-// escapes; any other backslash is an "open escape", which AWS reports when
-// the call runs, so it is recorded in the argument rather than failing the
-// parse.
+// escapes; any other backslash is an invalid escape, recorded in the
+// argument (Call.EscapeError) rather than failing the parse.
 func (p *parser) str() (Arg, error) {
 	open := p.pos
 	p.pos++ // '

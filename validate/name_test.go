@@ -68,3 +68,17 @@ func TestExpressRefusesActivities(t *testing.T) {
 		t.Errorf("a Standard machine with an activity: %v", Message(r.Diagnostics))
 	}
 }
+
+func TestIntrinsicEscapesRefused(t *testing.T) {
+	for _, expr := range []string{`States.Format('a\\qb')`, `States.Array(States.Format('x\\n'), 1)`} {
+		def := `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"v.$":"` + expr + `"},"End":true}}}`
+		r := Definition([]byte(def), Standard)
+		if r.OK() || !strings.Contains(Message(r.Diagnostics), "invalid escape sequence") || !strings.Contains(Message(r.Diagnostics), "/States/P/Parameters") {
+			t.Errorf("%s: %q, want a diagnostic naming the escape and the field", expr, Message(r.Diagnostics))
+		}
+	}
+	ok := `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"v.$":"States.Format('a\\{\\}b \\' \\\\ {}', $.x)"},"End":true}}}`
+	if r := Definition([]byte(ok), Standard); !r.OK() {
+		t.Errorf("valid escapes refused: %s", Message(r.Diagnostics))
+	}
+}

@@ -144,7 +144,11 @@ func (c *checker) path(ptr, text string, calls bool) {
 		return
 	}
 	if calls && intrinsic.IsCall(text) {
-		if _, err := intrinsic.Parse(text); err != nil {
+		call, err := intrinsic.Parse(text)
+		if err == nil {
+			err = call.EscapeError()
+		}
+		if err != nil {
 			c.errorf(ptr, asl.CodeSchema, "The value for the field '%s' must be a valid JSONPath or a valid intrinsic function call: %v", lastSegment(ptr), err)
 		}
 		return
