@@ -406,6 +406,9 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 	if e.has("Items") {
 		var f *Failure
 		if items, ok, f = th.evalField(e.fields, "Items", th.jvars(e.inputStates(th))); f != nil {
+			// As for an Items of the wrong type (a function, say): the Map
+			// state fails after its EvaluationFailed event.
+			th.run.failEvent = "MapStateFailed"
 			return nil, f
 		}
 	}
