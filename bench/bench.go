@@ -149,13 +149,8 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 	}
 	// An untimed run counts the states entered and checks the output.
 	x := once()
-	r := &Result{Workload: w.Name, Runs: opts.Runs, Events: len(x.History()), Status: string(x.Status())}
-	for _, e := range x.History() {
-		if strings.HasSuffix(e.Type, "StateEntered") {
-			r.Transitions++
-		}
-	}
-	r.Problems = w.check(x)
+	r := &Result{Workload: w.Name, Runs: opts.Runs, Events: len(x.History()), Status: string(x.Status()), Transitions: entered(x)}
+	r.Problems = w.check(x, r.Transitions)
 	if x.Status() != interp.Succeeded && !slices.ContainsFunc(r.Problems, func(p string) bool { return strings.HasPrefix(p, "status ") }) {
 		f := x.Failure()
 		r.Problems = append(r.Problems, fmt.Sprintf("status %s (%s: %s)", x.Status(), f.Error, f.Cause))
@@ -174,7 +169,7 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 	}
 	runtime.ReadMemStats(&after)
 	slices.Sort(times)
-	r.SecondsMedian = median(times)
+	r.SecondsMedian = Median(times)
 	r.SecondsMin, r.SecondsMax = times[0], times[len(times)-1]
 	if r.SecondsMedian > 0 {
 		r.TransitionsPerSec = float64(r.Transitions) / r.SecondsMedian
@@ -187,23 +182,33 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 	return r, nil
 }
 
-func median(sorted []float64) float64 {
+// Median returns the median of sorted values (0 for none).
+func Median(sorted []float64) float64 {
 	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
 	if n%2 == 1 {
 		return sorted[n/2]
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
-// check compares an execution with the workload's expectations.
-func (w *Workload) check(x *interp.Execution) []string {
-	var problems []string
-	transitions := 0
+// entered counts the states an execution entered.
+func entered(x *interp.Execution) int {
+	n := 0
 	for _, e := range x.History() {
 		if strings.HasSuffix(e.Type, "StateEntered") {
-			transitions++
+			n++
 		}
 	}
+	return n
+}
+
+// check compares an execution, which entered transitions states, with the
+// workload's expectations.
+func (w *Workload) check(x *interp.Execution, transitions int) []string {
+	var problems []string
 	if w.Transitions > 0 && transitions != w.Transitions {
 		problems = append(problems, fmt.Sprintf("transitions: counted %d, expected %d", transitions, w.Transitions))
 	}

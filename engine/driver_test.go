@@ -223,6 +223,19 @@ func TestDriverDeliver(t *testing.T) {
 	d.Start(info, value.NewObject(0), info.StartTime)
 	go d.Run(context.Background())
 	token := <-tokens
+	// The token is out before the integration's answer is: wait for the
+	// TaskSubmitted step, so that the inputs below come after it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		j.mu.Lock()
+		n := len(j.steps)
+		j.mu.Unlock()
+		if n >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the submission was not committed")
+		}
+	}
 	if err := d.Deliver("bogus", interp.Input{Kind: interp.TaskHeartbeat}); !errors.Is(err, engine.ErrNoTask) {
 		t.Errorf("unknown token: %v", err)
 	}

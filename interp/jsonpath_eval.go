@@ -186,18 +186,23 @@ func (th *thread) env(input any) *env {
 }
 
 func (e *jsonPathEval) input(th *thread) (any, *Failure) {
-	in := th.run.input
-	if e.inputNull {
+	return th.applyPath(e.inputPath, e.inputNull, th.run.input)
+}
+
+// applyPath applies InputPath or OutputPath to v: null gives {}, no path
+// gives v itself.
+func (th *thread) applyPath(path *ref, null bool, v any) (any, *Failure) {
+	if null {
 		return value.NewObject(0), nil
 	}
-	if e.inputPath == nil {
-		return in, nil
+	if path == nil {
+		return v, nil
 	}
-	v, err := e.inputPath.get(th.env(in))
+	out, err := path.get(th.env(v))
 	if err != nil {
 		return nil, th.pathFailure(err)
 	}
-	return v, nil
+	return out, nil
 }
 
 func (e *jsonPathEval) inspectInput(th *thread, in any) { th.inspect("afterInputPath", in) }
@@ -259,17 +264,7 @@ func (e *jsonPathEval) passOn(th *thread, in any) (any, *Failure) {
 }
 
 func (e *jsonPathEval) applyOutputPath(th *thread, v any) (any, *Failure) {
-	if e.outputNull {
-		return value.NewObject(0), nil
-	}
-	if e.outputPath == nil {
-		return v, nil
-	}
-	out, err := e.outputPath.get(th.env(v))
-	if err != nil {
-		return nil, th.pathFailure(err)
-	}
-	return out, nil
+	return th.applyPath(e.outputPath, e.outputNull, v)
 }
 
 // applyResultPath combines the raw state input and the result.

@@ -10,7 +10,6 @@
 package service
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,12 +61,19 @@ type Config struct {
 	Log   *slog.Logger
 	// KeepExpress is how many finished Express executions stay in memory
 	// for DescribeExecution and GetExecutionHistory (AWS keeps none); the
-	// oldest are forgotten beyond it. 0 means DefaultKeepExpress.
+	// oldest are forgotten beyond it. 0 or less means DefaultKeepExpress.
 	KeepExpress int
 }
 
 // DefaultKeepExpress is the default of Config.KeepExpress.
 const DefaultKeepExpress = 1000
+
+func keepExpress(n int) int {
+	if n <= 0 {
+		return DefaultKeepExpress
+	}
+	return n
+}
 
 // Service is the Step Functions service.
 type Service struct {
@@ -101,7 +107,7 @@ func New(cfg Config) *Service {
 		cfg.Log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(cmp.Or(cfg.KeepExpress, DefaultKeepExpress)), clock: cfg.Clock, log: cfg.Log,
+	return &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(keepExpress(cfg.KeepExpress)), clock: cfg.Clock, log: cfg.Log,
 		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, ctx: ctx, cancel: cancel}
 }
 

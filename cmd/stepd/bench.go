@@ -43,6 +43,18 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		return exitUsage
 	}
+	if !*peer {
+		var stray []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "node" || f.Name == "peer-dir" || f.Name == "peer-runner" {
+				stray = append(stray, "--"+f.Name)
+			}
+		})
+		if len(stray) > 0 {
+			fmt.Fprintf(stderr, "stepd bench: %s only apply with --peer\n", strings.Join(stray, ", "))
+			return exitUsage
+		}
+	}
 	if *runs < 1 || *warmup < 0 || *rounds < 1 {
 		fmt.Fprintln(stderr, "stepd bench: --runs and --rounds must be at least 1, --warmup at least 0")
 		return exitUsage
@@ -129,12 +141,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			continue
 		}
 		slices.Sort(ours)
-		line := fmt.Sprintf("%s\t%d\t%s\t%.1f\t%.0f\t%s\t", w.Name, last.Transitions, rate(midpoint(ours)), last.AllocsPerTransition, last.BytesPerTransition, status(last))
+		line := fmt.Sprintf("%s\t%d\t%s\t%.1f\t%.0f\t%s\t", w.Name, last.Transitions, rate(bench.Median(ours)), last.AllocsPerTransition, last.BytesPerTransition, status(last))
 		if p != nil {
 			slices.Sort(theirs)
-			ratio := midpoint(ours) / midpoint(theirs)
+			ratio := bench.Median(ours) / bench.Median(theirs)
 			ratios = append(ratios, ratio)
-			line += fmt.Sprintf("%s\t%.1f×\t", rate(midpoint(theirs)), ratio)
+			line += fmt.Sprintf("%s\t%.1f×\t", rate(bench.Median(theirs)), ratio)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -142,20 +154,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(ratios) > 0 && !*asJSON {
 		slices.Sort(ratios)
 		fmt.Fprintf(stdout, "\nmedian stepd/peer ratio: %.1f× (lowest %.1f×); peer: %s; %d round(s) of %d timed runs after %d warm-up, alternating\n",
-			midpoint(ratios), ratios[0], engineName, *rounds, *runs, *warmup)
+			bench.Median(ratios), ratios[0], engineName, *rounds, *runs, *warmup)
 	}
 	return code
-}
-
-func midpoint(sorted []float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	if n%2 == 1 {
-		return sorted[n/2]
-	}
-	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
 
 func rate(v float64) string {

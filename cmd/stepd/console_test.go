@@ -76,12 +76,49 @@ func TestConsoleBrowser(t *testing.T) {
 // the test ends, and returns its URL once it answers.
 func startInProcess(t *testing.T, args ...string) string {
 	t.Helper()
+	// freeAddr's port may be taken by another test before serve listens
+	// on it: serve then exits at once, and a fresh port is tried.
+	for try := 1; ; try++ {
+		url, code, ok := tryStartInProcess(t, args)
+		if ok {
+			return url
+		}
+		if try == 3 {
+			t.Fatalf("stepd serve exited with %d, three times", code)
+		}
+	}
+}
+
+// tryStartInProcess runs stepd serve in process on a free port until the
+// test ends; ok is false (with its exit code) when it exits before
+// answering.
+func tryStartInProcess(t *testing.T, args []string) (url string, code int, ok bool) {
+	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
 		done <- Main(ctx, append([]string{"serve", "--addr", addr}, args...), strings.NewReader(""), io.Discard, io.Discard)
 	}()
+	url = "http://" + addr + "/"
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		res, err := http.Get(url)
+		if err == nil {
+			res.Body.Close()
+			break
+		}
+		select {
+		case code := <-done:
+			cancel()
+			return "", code, false
+		default:
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("stepd serve did not answer at %s: %v", url, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -90,23 +127,7 @@ func startInProcess(t *testing.T, args ...string) string {
 			t.Error("stepd serve did not stop")
 		}
 	})
-	url := "http://" + addr + "/"
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		res, err := http.Get(url)
-		if err == nil {
-			res.Body.Close()
-			return url
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("stepd serve exited with %d", code)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stepd serve did not answer at %s: %v", url, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return url, 0, true
 }
 
 // TestServeConsoleRoutes checks that GET / serves the console, open even

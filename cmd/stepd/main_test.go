@@ -213,3 +213,12 @@ func TestRunAppliesServerChecks(t *testing.T) {
 		t.Errorf("a definition over 1 MiB: exit %d, %q", code, errOut)
 	}
 }
+
+// TestBenchRefusesPeerFlagsWithoutPeer: the peer's flags are refused by
+// name without --peer rather than ignored.
+func TestBenchRefusesPeerFlagsWithoutPeer(t *testing.T) {
+	code, _, errOut := runMain(t, "", "bench", "--node", "/usr/bin/node", "--peer-dir", "/tmp/x")
+	if code != exitUsage || !strings.Contains(errOut, "--node") || !strings.Contains(errOut, "--peer-dir") || !strings.Contains(errOut, "--peer") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}

@@ -117,15 +117,16 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "stepd run: --input: %v\n", err)
 		return exitUsage
 	}
-	if f.name == "" {
+	fromFile := f.name == ""
+	if fromFile {
 		f.name = strings.TrimSuffix(filepath.Base(defPath), filepath.Ext(defPath))
-		if e := validate.CheckName("name", f.name); e != nil {
-			fmt.Fprintf(stderr, "stepd run: the state machine name %q taken from the file name is not one AWS accepts (%s); give one with --name\n", f.name, e.Message)
-			return exitUsage
-		}
 	}
 	if e := validate.CheckName("name", f.name); e != nil {
-		fmt.Fprintf(stderr, "stepd run: --name: %s\n", e.Message)
+		if fromFile {
+			fmt.Fprintf(stderr, "stepd run: the state machine name %q taken from the file name is not one AWS accepts (%s); give one with --name\n", f.name, e.Message)
+		} else {
+			fmt.Fprintf(stderr, "stepd run: --name: %s\n", e.Message)
+		}
 		return exitUsage
 	}
 	if f.execName != "" {

@@ -5,32 +5,19 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stepd/stepd/internal/awstest"
 
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/lambda"
 	"github.com/stepd/stepd/value"
 )
 
-// awsEnv gives the AWS SDK test credentials and no configuration files, so
-// that nothing of the machine's own AWS setup is read.
-func awsEnv(t *testing.T, region string) {
-	t.Helper()
-	none := filepath.Join(t.TempDir(), "none")
-	for k, v := range map[string]string{
-		"AWS_ACCESS_KEY_ID": "AKIDSTEPDTEST", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "",
-		"AWS_PROFILE": "", "AWS_REGION": region, "AWS_DEFAULT_REGION": "",
-		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none, "AWS_EC2_METADATA_DISABLED": "true",
-	} {
-		t.Setenv(k, v)
-	}
-}
-
 func TestNew(t *testing.T) {
-	awsEnv(t, "")
+	awstest.Env(t, "")
 	for _, tt := range []struct {
 		cfg      Config
 		function string
@@ -53,7 +40,7 @@ func TestNew(t *testing.T) {
 // TestInvoker calls a fake Lambda Invoke API: Invoke calls the function New
 // was given, InvokeFunction the function and qualifier the task names.
 func TestInvoker(t *testing.T) {
-	awsEnv(t, "")
+	awstest.Env(t, "")
 	calls := make(chan string, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)

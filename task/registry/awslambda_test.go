@@ -5,34 +5,21 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/stepd/stepd/internal/awstest"
+
 	"github.com/stepd/stepd/task"
 )
-
-// awsEnv gives the AWS SDK test credentials and no configuration files, so
-// that nothing of the machine's own AWS setup is read.
-func awsEnv(t *testing.T, region string) {
-	t.Helper()
-	none := filepath.Join(t.TempDir(), "none")
-	for k, v := range map[string]string{
-		"AWS_ACCESS_KEY_ID": "AKIDSTEPDTEST", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "",
-		"AWS_PROFILE": "", "AWS_REGION": region, "AWS_DEFAULT_REGION": "",
-		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none, "AWS_EC2_METADATA_DISABLED": "true",
-	} {
-		t.Setenv(k, v)
-	}
-}
 
 // TestAwsLambda serves functions with AwsLambda handlers against a fake
 // Lambda Invoke API on 127.0.0.1: the SDK signs each call with the
 // environment's credentials for the configured region, and results, function
 // errors and API errors come back as Step Functions reports them.
 func TestAwsLambda(t *testing.T) {
-	awsEnv(t, "")
+	awstest.Env(t, "")
 	var mu sync.Mutex
 	var calls []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +112,7 @@ func TestAwsLambda(t *testing.T) {
 // TestAwsLambdaConfiguration: a region must come from the handler or the
 // environment, and AwsLambda serves functions only.
 func TestAwsLambdaConfiguration(t *testing.T) {
-	awsEnv(t, "")
+	awstest.Env(t, "")
 	for _, tt := range []struct{ cfg, want string }{
 		{`{"Functions":{"f":{"AwsLambda":{}}}}`, "Functions.f.AwsLambda: no region"},
 		{`{"Functions":{"f":{"AwsLambda":{"Region":"us-east-1","Endpoint":"ftp://x"}}}}`, "Functions.f.AwsLambda.Endpoint: want an http or https URL"},
