@@ -123,30 +123,11 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 	if opts.Runs < 1 {
 		opts.Runs = 5
 	}
-	sm, err := asl.Parse(w.Definition)
+	run, err := prepare(w)
 	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
+		return nil, err
 	}
-	p, err := interp.Compile(sm)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
-	}
-	inv, err := invoker(sm)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
-	}
-	info := interp.Info{
-		ExecutionArn:     "arn:aws:states:us-east-1:123456789012:execution:" + w.Name + ":bench",
-		Name:             "bench",
-		StateMachineArn:  "arn:aws:states:us-east-1:123456789012:stateMachine:" + w.Name,
-		StateMachineName: w.Name,
-		StartTime:        time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		// As an Express workflow: several workloads record more than a
-		// Standard execution's 25,000 history events.
-	}
-	once := func() *interp.Execution {
-		return engine.Run(ctx, p, info, w.Input, engine.Options{Invoker: inv})
-	}
+	once := func() *interp.Execution { return run(ctx) }
 	// An untimed run counts the states entered and checks the output.
 	x := once()
 	r := &Result{Workload: w.Name, Runs: opts.Runs, Events: len(x.History()), Status: string(x.Status()), Transitions: entered(x)}
@@ -180,6 +161,35 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 	}
 	r.OK = len(r.Problems) == 0
 	return r, nil
+}
+
+// prepare compiles w once and returns a function that runs one execution
+// of it.
+func prepare(w *Workload) (func(context.Context) *interp.Execution, error) {
+	sm, err := asl.Parse(w.Definition)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
+	}
+	p, err := interp.Compile(sm)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
+	}
+	inv, err := invoker(sm)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
+	}
+	info := interp.Info{
+		ExecutionArn:     "arn:aws:states:us-east-1:123456789012:execution:" + w.Name + ":bench",
+		Name:             "bench",
+		StateMachineArn:  "arn:aws:states:us-east-1:123456789012:stateMachine:" + w.Name,
+		StateMachineName: w.Name,
+		StartTime:        time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		// As an Express workflow: several workloads record more than a
+		// Standard execution's 25,000 history events.
+	}
+	return func(ctx context.Context) *interp.Execution {
+		return engine.Run(ctx, p, info, w.Input, engine.Options{Invoker: inv})
+	}, nil
 }
 
 // Median returns the median of sorted values (0 for none).

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -45,5 +46,36 @@ func TestWorkloads(t *testing.T) {
 func TestFunctionsRejectWrongInput(t *testing.T) {
 	if _, err := functions["Increment"](nil); err == nil {
 		t.Fatal("Increment accepted a non-object input")
+	}
+}
+
+// BenchmarkWorkloads runs each workload as `stepd bench` does (compiled
+// once, Tasks answered in process, the virtual clock), for profiles and for
+// comparing two builds: go test ./bench -bench Workloads -cpuprofile.
+func BenchmarkWorkloads(b *testing.B) {
+	ws, err := Load(shared.Dir(b, "bench/workloads"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, w := range ws {
+		if w.Name == "w3-map-10k" {
+			continue // fails with States.DataLimitExceeded; w3n is the same Map
+		}
+		b.Run(w.Name, func(b *testing.B) {
+			once, err := prepare(w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			n := 0
+			for b.Loop() {
+				n += entered(once(context.Background()))
+			}
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "transitions/s")
+			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/transition")
+		})
 	}
 }
