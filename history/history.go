@@ -3,8 +3,11 @@
 // and one details object whose member name depends on the type
 // (executionStartedEventDetails, stateEnteredEventDetails, ...).
 //
-// Details are kept as ordered JSON objects exactly as the API returns them:
-// input, output and parameters are JSON text (strings), not parsed values.
+// Details are kept as ordered JSON objects as the API returns them, except
+// that the members AWS gives as JSON text (input, output, parameters,
+// assigned variables) may hold a Text: the value, encoded only when the
+// event is read (Value, AppendJSON), so that an execution whose history
+// nobody reads does not encode every state's input and output.
 package history
 
 import (
@@ -27,6 +30,80 @@ type Event struct {
 	Details     *value.Object
 }
 
+// Text is a details member that AWS gives as JSON text: its value, encoded
+// when the event is read. Values are immutable, so encoding later yields
+// the text encoding at once would have.
+type Text struct{ V any }
+
+// Detail returns the details member k as the API gives it (a Text as its
+// JSON text).
+func (e *Event) Detail(k string) (any, bool) {
+	v, ok := e.Details.Get(k)
+	return materialize(v), ok
+}
+
+// materialize turns a Text, also one nested in an object, into its JSON
+// text.
+func materialize(v any) any {
+	switch x := v.(type) {
+	case Text:
+		return value.String(x.V)
+	case *value.Object:
+		if !hasText(x) {
+			return x
+		}
+		o := value.NewObject(x.Len())
+		for k, m := range x.All {
+			o.Set(k, materialize(m))
+		}
+		return o
+	}
+	return v
+}
+
+func hasText(o *value.Object) bool {
+	for _, m := range o.All {
+		switch x := m.(type) {
+		case Text:
+			return true
+		case *value.Object:
+			if hasText(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendDetails appends o as JSON, each Text as its JSON text.
+func appendDetails(dst []byte, o *value.Object) []byte {
+	if o == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '{')
+	for i, k := range o.Keys() {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = value.AppendString(dst, k)
+		dst = append(dst, ':')
+		switch x := valueAt(o, i).(type) {
+		case Text:
+			dst = value.AppendText(dst, x.V)
+		case *value.Object:
+			dst = appendDetails(dst, x)
+		default:
+			dst = value.Append(dst, x)
+		}
+	}
+	return append(dst, '}')
+}
+
+func valueAt(o *value.Object, i int) any {
+	_, v := o.At(i)
+	return v
+}
+
 // Value returns the event as GetExecutionHistory returns it, with the
 // timestamp in epoch seconds (fractional) as the AWS JSON protocol writes it.
 // Pass withTimestamp=false to leave the timestamp out (for golden files).
@@ -39,7 +116,7 @@ func (e *Event) Value(withTimestamp bool) *value.Object {
 	o.Set("id", value.Int(e.ID))
 	o.Set("previousEventId", value.Int(e.PreviousEventID))
 	if e.DetailsName != "" {
-		o.Set(e.DetailsName, e.Details)
+		o.Set(e.DetailsName, materialize(e.Details))
 	}
 	return o
 }
@@ -64,7 +141,7 @@ func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
 		dst = append(dst, ',')
 		dst = value.AppendString(dst, e.DetailsName)
 		dst = append(dst, ':')
-		dst = value.Append(dst, e.Details)
+		dst = appendDetails(dst, e.Details)
 	}
 	return append(dst, '}')
 }

@@ -13,6 +13,8 @@ func TestAppendJSONMatchesValue(t *testing.T) {
 		{Timestamp: time.UnixMilli(1795381241738), Type: "PassStateEntered", ID: 2, DetailsName: "stateEnteredEventDetails",
 			Details: value.ObjectOf("input", `{"a":"\u00e9\n"}`, "inputDetails", value.ObjectOf("truncated", false), "name", "P")},
 		{Timestamp: time.UnixMilli(0), Type: "ParallelStateStarted", ID: 3, PreviousEventID: 2},
+		{Timestamp: time.UnixMilli(5), Type: "PassStateExited", ID: 4, PreviousEventID: 3, DetailsName: "stateExitedEventDetails",
+			Details: value.ObjectOf("assignedVariables", value.ObjectOf("x", Text{"a\"b"}), "name", "P", "output", Text{value.ObjectOf("é", []any{nil, "\n"})})},
 	}
 	for _, e := range evs {
 		for _, ts := range []bool{true, false} {
@@ -20,5 +22,21 @@ func TestAppendJSONMatchesValue(t *testing.T) {
 				t.Errorf("AppendJSON = %s\nwant %s", got, want)
 			}
 		}
+	}
+}
+
+func TestTextReadsAsJSONText(t *testing.T) {
+	t.Parallel()
+	e := &Event{Type: "PassStateExited", ID: 1, DetailsName: "stateExitedEventDetails",
+		Details: value.ObjectOf("assignedVariables", value.ObjectOf("x", Text{[]any{"y"}}), "output", Text{value.ObjectOf("a", "\"")})}
+	want := `{"type":"PassStateExited","id":1,"previousEventId":0,"stateExitedEventDetails":{"assignedVariables":{"x":"[\"y\"]"},"output":"{\"a\":\"\\\"\"}"}}`
+	if got := string(e.AppendJSON(nil, false)); got != want {
+		t.Errorf("AppendJSON = %s\nwant %s", got, want)
+	}
+	if got := value.String(e.Value(false)); got != want {
+		t.Errorf("Value = %s\nwant %s", got, want)
+	}
+	if out, _ := e.Detail("output"); out != `{"a":"\""}` {
+		t.Errorf("Detail(output) = %v", out)
 	}
 }

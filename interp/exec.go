@@ -200,7 +200,7 @@ func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Comm
 		x.rand = seededRand(info.ExecutionArn)
 	}
 	details := value.NewObject(3)
-	details.Set("input", value.String(input))
+	details.Set("input", history.Text{V: input})
 	details.Set("inputDetails", truncatedFalse())
 	if info.RoleArn != "" {
 		details.Set("roleArn", info.RoleArn)
@@ -353,7 +353,7 @@ func (x *Execution) succeed(th *thread, output any) {
 	x.status = Succeeded
 	x.output = output
 	d := value.NewObject(2)
-	d.Set("output", value.String(output))
+	d.Set("output", history.Text{V: output})
 	d.Set("outputDetails", truncatedFalse())
 	x.emit(th, "ExecutionSucceeded", "executionSucceededEventDetails", d)
 }

@@ -219,7 +219,7 @@ func TestJSONataStatesContext(t *testing.T) {
 	var outs []string
 	for _, e := range h {
 		if e.Type == "PassStateExited" {
-			o, _ := e.Details.Get("output")
+			o, _ := e.Detail("output")
 			outs = append(outs, o.(string))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/jsonata"
 	"github.com/stepd/stepd/value"
 )
@@ -212,7 +213,7 @@ func assignedDetails(o *value.Object) *value.Object {
 	d := value.NewObject(len(keys))
 	for _, k := range keys {
 		v, _ := o.Get(k)
-		d.Set(k, value.String(v))
+		d.Set(k, history.Text{V: v})
 	}
 	return d
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepd/stepd/arn"
 
+	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
@@ -188,7 +189,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		if heartbeat > 0 {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
 		}
-		d.Set("input", value.String(params))
+		d.Set("input", history.Text{V: params})
 		d.Set("inputDetails", truncatedFalse())
 		d.Set("resource", st.resource)
 		if timeout > 0 {
@@ -197,7 +198,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		x.emit(th, "ActivityScheduled", "activityScheduledEventDetails", d)
 	} else if lambdaFn {
 		d := value.NewObject(5)
-		d.Set("input", value.String(params))
+		d.Set("input", history.Text{V: params})
 		d.Set("inputDetails", truncatedFalse())
 		d.Set("resource", st.resource)
 		if timeout > 0 {
@@ -213,7 +214,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		if heartbeat > 0 {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
 		}
-		d.Set("parameters", value.String(params))
+		d.Set("parameters", history.Text{V: params})
 		d.Set("region", x.scope().Region)
 		d.Set("resource", ri.resource)
 		d.Set("resourceType", ri.resourceType)
@@ -287,8 +288,7 @@ func (th *thread) taskDone(r task.Result) {
 		th.fail(&Failure{Error: r.Error, Cause: r.Cause})
 		return
 	}
-	out := value.String(r.Output)
-	if len(out) > maxPayload {
+	if value.EncodedLen(r.Output, maxPayload) > maxPayload {
 		name := t.resource.resourceType
 		if t.lambda {
 			name = th.cur.Resource
@@ -298,7 +298,7 @@ func (th *thread) taskDone(r task.Result) {
 	}
 	if t.lambda || t.activity {
 		d := value.NewObject(2)
-		d.Set("output", out)
+		d.Set("output", history.Text{V: r.Output})
 		d.Set("outputDetails", truncatedFalse())
 		if t.activity {
 			x.emit(th, "ActivitySucceeded", "activitySucceededEventDetails", d)
@@ -307,7 +307,7 @@ func (th *thread) taskDone(r task.Result) {
 		}
 	} else {
 		d := value.NewObject(4)
-		d.Set("output", out)
+		d.Set("output", history.Text{V: r.Output})
 		d.Set("outputDetails", truncatedFalse())
 		d.Set("resource", t.resource.resource)
 		d.Set("resourceType", t.resource.resourceType)
@@ -378,7 +378,7 @@ func (th *thread) taskSubmitted(r task.Result) {
 		return
 	}
 	d := value.NewObject(4)
-	d.Set("output", value.String(r.Output))
+	d.Set("output", history.Text{V: r.Output})
 	d.Set("outputDetails", truncatedFalse())
 	d.Set("resource", t.resource.resource)
 	d.Set("resourceType", t.resource.resourceType)

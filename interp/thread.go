@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/value"
 )
 
@@ -87,7 +88,7 @@ func (th *thread) begin(st *state, input any) {
 	th.cur = st
 	th.run = stateRun{input: input}
 	d := value.NewObject(3)
-	d.Set("input", value.String(input))
+	d.Set("input", history.Text{V: input})
 	d.Set("inputDetails", truncatedFalse())
 	d.Set("name", st.name)
 	th.inspect("input", input)
@@ -188,8 +189,7 @@ func appendDigits(b []byte, n, width int) []byte {
 // exit leaves the current state with output and moves on.
 func (th *thread) exit(output any, next *state) {
 	st := th.cur
-	text := value.String(output)
-	if len(text) > maxPayload {
+	if value.EncodedLen(output, maxPayload) > maxPayload {
 		th.run.assigned = nil
 		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})
 		return
@@ -208,7 +208,7 @@ func (th *thread) exit(output any, next *state) {
 		th.run.assigned = nil
 	}
 	d.Set("name", st.name)
-	d.Set("output", text)
+	d.Set("output", history.Text{V: output})
 	d.Set("outputDetails", truncatedFalse())
 	th.x.emit(th, st.exitedEvent, "stateExitedEventDetails", d)
 	th.moveOn(output, next)

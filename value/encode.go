@@ -3,7 +3,9 @@ package value
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 const hexDigits = "0123456789abcdef"
@@ -177,4 +179,107 @@ func FromGo(v any) any {
 		return o
 	}
 	panic(fmt.Sprintf("value: cannot convert %T", v))
+}
+
+// EncodedLen returns the length of v's compact JSON encoding (what Append
+// writes) without encoding it; it stops counting once the length exceeds
+// limit (a negative limit counts everything), so a caller checking a size
+// limit walks no more of a large value than it must.
+func EncodedLen(v any, limit int) int {
+	return encodedLen(v, 0, limit)
+}
+
+func encodedLen(v any, n, limit int) int {
+	if limit >= 0 && n > limit {
+		return n
+	}
+	switch x := v.(type) {
+	case nil:
+		return n + 4
+	case bool:
+		if x {
+			return n + 4
+		}
+		return n + 5
+	case Number:
+		return n + len(x)
+	case string:
+		return n + stringLen(x)
+	case []any:
+		n += 2
+		if len(x) > 1 {
+			n += len(x) - 1
+		}
+		for _, e := range x {
+			if n = encodedLen(e, n, limit); limit >= 0 && n > limit {
+				return n
+			}
+		}
+		return n
+	case *Object:
+		n += 2
+		if len(x.keys) > 1 {
+			n += len(x.keys) - 1
+		}
+		for i, k := range x.keys {
+			n += stringLen(k) + 1
+			if n = encodedLen(x.vals[i], n, limit); limit >= 0 && n > limit {
+				return n
+			}
+		}
+		return n
+	}
+	return n + len(Append(nil, v))
+}
+
+// stringLen is the length of AppendString's literal for s.
+func stringLen(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			if c < utf8.RuneSelf {
+				n++
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				n += len("\ufffd")
+			} else {
+				n += size
+			}
+			i += size
+			continue
+		}
+		switch c {
+		case '"', '\\', '\n', '\r', '\t', '\b', '\f':
+			n += 2
+		default:
+			n += 6
+		}
+		i++
+	}
+	return n
+}
+
+// textPool holds the scratch buffers of AppendText.
+var textPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// AppendText appends, as a JSON string literal, the compact JSON text of v:
+// what AppendString(dst, String(v)) appends, without the intermediate
+// string.
+func AppendText(dst []byte, v any) []byte {
+	bp := textPool.Get().(*[]byte)
+	b := Append((*bp)[:0], v)
+	if len(b) == 0 {
+		dst = AppendString(dst, "")
+	} else {
+		dst = AppendString(dst, unsafe.String(&b[0], len(b)))
+	}
+	if cap(b) <= 64<<10 {
+		*bp = b
+		textPool.Put(bp)
+	}
+	return dst
 }

@@ -105,7 +105,39 @@ func FuzzParse(f *testing.F) {
 		if String(w) != text {
 			t.Fatalf("not stable: %q vs %q", String(w), text)
 		}
+		if n := EncodedLen(v, -1); n != len(text) {
+			t.Fatalf("EncodedLen = %d, encoding has %d bytes: %s", n, len(text), text)
+		}
+		if got, want := string(AppendText(nil, v)), string(AppendString(nil, text)); got != want {
+			t.Fatalf("AppendText = %s, want %s", got, want)
+		}
 	})
+}
+
+func TestEncodedLen(t *testing.T) {
+	big := make([]any, 1000)
+	for i := range big {
+		big[i] = "0123456789"
+	}
+	for _, v := range []any{
+		nil, true, false, Number("-1.5e3"), "", "a\"b\\c\n\r\t\b\f\x01\x1f", "\u00e9\u20ac\U0001F600", "bad \xff\xfe utf-8",
+		[]any{}, []any{nil}, []any{1, int64(2), 2.5, "x"}, NewObject(0), ObjectOf("a", nil, "\"k", []any{ObjectOf("b", false)}),
+		big,
+	} {
+		text := String(v)
+		if n := EncodedLen(v, -1); n != len(text) {
+			t.Errorf("EncodedLen(%s) = %d, want %d", text, n, len(text))
+		}
+		if n := EncodedLen(v, len(text)); n != len(text) {
+			t.Errorf("EncodedLen(%s, its length) = %d, want %d", text, n, len(text))
+		}
+		if n := EncodedLen(v, len(text)-1); len(text) > 0 && n <= len(text)-1 {
+			t.Errorf("EncodedLen(%s, one less) = %d, want more than the limit", text, n)
+		}
+		if got, want := string(AppendText([]byte("x"), v)), "x"+string(AppendString(nil, text)); got != want {
+			t.Errorf("AppendText = %s, want %s", got, want)
+		}
+	}
 }
 
 func BenchmarkParse(b *testing.B) {
