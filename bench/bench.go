@@ -267,7 +267,7 @@ func invoker(sm *asl.StateMachine) (task.Invoker, error) {
 	if err := checkFunctions(sm); err != nil {
 		return nil, err
 	}
-	return task.InvokerFunc(func(_ context.Context, req *task.Request) task.Result {
+	return task.ImmediateFunc(func(_ context.Context, req *task.Request) task.Result {
 		fn := functions[req.Resource[strings.LastIndexByte(req.Resource, ':')+1:]]
 		out, err := fn(value.AsObject(req.Input))
 		if err != nil {

@@ -106,6 +106,15 @@ func BenchmarkTaskChain1000(b *testing.B) {
 	benchRun(b, taskChain(1000), value.NewObject(0), inv)
 }
 
+// BenchmarkTaskChain1000Immediate answers the tasks at once (task.Immediate):
+// no goroutine per invocation.
+func BenchmarkTaskChain1000Immediate(b *testing.B) {
+	inv := task.ImmediateFunc(func(ctx context.Context, req *task.Request) task.Result {
+		return task.Result{Output: value.ObjectOf("ok", true)}
+	})
+	benchRun(b, taskChain(1000), value.NewObject(0), inv)
+}
+
 const jsonataTransform = `{"QueryLanguage":"JSONata","StartAt":"T","States":{
  "T":{"Type":"Pass","Output":"{% $states.input.items.{'n': name, 't': price * qty} %}","End":true}}}`
 

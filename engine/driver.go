@@ -62,7 +62,7 @@ type Config struct {
 }
 
 // Driver carries out the commands of one execution: it invokes tasks
-// (in goroutines), keeps timers on its clock, takes external inputs (stop
+// (in goroutines, or at once on its own for a task.Immediate invoker), keeps timers on its clock, takes external inputs (stop
 // requests, callbacks and heartbeats by task token, activity workers) and
 // feeds each to the interpreter, committing every step to its journal
 // before acting on it. `stepd run`, TestState and the service's Standard
@@ -86,8 +86,11 @@ type Driver struct {
 	events   chan event
 	done     chan struct{}
 	inflight map[int64]context.CancelFunc
-	timers   Timers
-	tokens   map[string]int64 // task token -> operation, for tasks that wait for one
+	// ready holds the results of tasks whose invoker answered at once
+	// (task.Immediate), called on the driver's goroutine, in order.
+	ready  []event
+	timers Timers
+	tokens map[string]int64 // task token -> operation, for tasks that wait for one
 
 	// Parking (Config.Park): ctx is Run's; mu guards parked and wake.
 	ctx       context.Context
@@ -469,6 +472,30 @@ const (
 func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, got nextResult) {
 	virtual := d.cfg.Clock == nil
 	for {
+		if len(d.ready) > 0 {
+			// Results at hand go first, but a stop, a callback or the end
+			// of ctx still gets through a long run of them.
+			select {
+			case <-ctx.Done():
+				if d.cfg.Journal != nil {
+					return in, nil, abandoned
+				}
+				return interp.Input{Kind: interp.Stop}, nil, gotInput
+			case ev := <-d.events:
+				if in, reply, ok := d.take(ev); ok {
+					return in, reply, gotInput
+				}
+				continue
+			default:
+				ev := d.ready[0]
+				d.ready[0] = event{}
+				d.ready = d.ready[1:]
+				if len(d.ready) == 0 {
+					d.ready = d.ready[:0:0]
+				}
+				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, gotInput
+			}
+		}
 		var due <-chan time.Time
 		if len(d.inflight) == 0 {
 			switch {
@@ -499,31 +526,39 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, g
 			}
 			return interp.Input{Kind: interp.Stop}, nil, gotInput
 		case ev := <-d.events:
-			out := ev.out
-			switch {
-			case out == nil:
-				d.finished(ev.id)
-				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, gotInput
-			case out.token == "":
-				return out.in, nil, gotInput
+			if in, reply, ok := d.take(ev); ok {
+				return in, reply, gotInput
 			}
-			id, ok := d.tokens[out.token]
-			if !ok {
-				if d.x.Issued(out.token) {
-					out.reply <- ErrTaskClosed
-				} else {
-					out.reply <- ErrNoTask
-				}
-				continue
-			}
-			in = out.in
-			in.ID = id
-			return in, out.reply, gotInput
 		case <-due:
 			id, _ := d.timers.Pop()
 			return interp.Input{Kind: interp.TimerFired, ID: id}, nil, gotInput
 		}
 	}
+}
+
+// take turns an event into the input to step; ok is false for a callback
+// whose token names no open task (its caller has been answered).
+func (d *Driver) take(ev event) (in interp.Input, reply chan error, ok bool) {
+	out := ev.out
+	switch {
+	case out == nil:
+		d.finished(ev.id)
+		return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, true
+	case out.token == "":
+		return out.in, nil, true
+	}
+	id, found := d.tokens[out.token]
+	if !found {
+		if d.x.Issued(out.token) {
+			out.reply <- ErrTaskClosed
+		} else {
+			out.reply <- ErrNoTask
+		}
+		return in, nil, false
+	}
+	in = out.in
+	in.ID = id
+	return in, out.reply, true
 }
 
 func (d *Driver) finished(id int64) {
@@ -559,6 +594,16 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 				if d.cfg.Submit {
 					kind = interp.TaskSubmitted
 				}
+			}
+			if d.cfg.Invoker == nil || task.IsImmediate(d.cfg.Invoker, req) {
+				// Answered at once: no goroutine, no hand-over.
+				ev := event{id: c.ID, kind: kind}
+				invoke(ctx, d.cfg.Invoker, req, &ev.res)
+				if ev.res.Failed() {
+					ev.kind = interp.TaskDone
+				}
+				d.ready = append(d.ready, ev)
+				continue
 			}
 			cctx, cancel := context.WithCancel(ctx)
 			d.inflight[c.ID] = cancel

@@ -367,3 +367,67 @@ func TestDriverParks(t *testing.T) {
 		t.Fatalf("an abandoned execution's status: %s", s)
 	}
 }
+
+// TestDriverImmediate: an invoker that answers at once (task.Immediate) is
+// called on the driver's goroutine in the order the tasks were asked for,
+// so the ten branches of a Parallel complete in branch order every time;
+// tasks on goroutines of their own complete in whatever order they finish.
+func TestDriverImmediate(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[`)
+	for i := range 10 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"StartAt":"T%d","States":{"T%d":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","Parameters":{"b":%d},"End":true}}}`, i, i, i)
+	}
+	b.WriteString(`]}}}`)
+	p := compile(t, b.String())
+	inv := task.ImmediateFunc(func(_ context.Context, req *task.Request) task.Result {
+		return task.Result{Output: req.Input}
+	})
+	for run := range 50 {
+		x := engine.Run(context.Background(), p, interp.Info{Name: "imm", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Options{Invoker: inv})
+		if x.Status() != interp.Succeeded {
+			t.Fatalf("status %s", x.Status())
+		}
+		next := 0
+		for _, e := range x.History() {
+			if e.Type != "LambdaFunctionSucceeded" {
+				continue
+			}
+			out, _ := e.Detail("output")
+			if want := fmt.Sprintf(`{"b":%d}`, next); out != want {
+				t.Fatalf("run %d: result %d is %v, want %s (results out of the order asked)", run, next, out, want)
+			}
+			next++
+		}
+	}
+}
+
+// TestDriverStopsImmediateLoop: a stop reaches an execution that loops over
+// a Task answered at once, although the driver always has a result at hand.
+func TestDriverStopsImmediateLoop(t *testing.T) {
+	p := compile(t, `{"StartAt":"T","States":{
+ "T":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","Next":"C"},
+ "C":{"Type":"Choice","Choices":[{"Variable":"$.go","BooleanEquals":true,"Next":"T"}],"Default":"End"},
+ "End":{"Type":"Succeed"}}}`)
+	var d *engine.Driver
+	calls := 0
+	inv := task.ImmediateFunc(func(_ context.Context, req *task.Request) task.Result {
+		calls++
+		switch calls {
+		case 100:
+			d.Stop("Halt", "stopped from outside")
+		case 100000:
+			return task.Result{Output: value.ObjectOf("go", false)} // the stop never arrived
+		}
+		return task.Result{Output: value.ObjectOf("go", true)}
+	})
+	d = engine.New(p, engine.Config{Invoker: inv})
+	d.Start(interp.Info{Name: "loop", StartTime: time.Unix(0, 0)}, value.NewObject(0), time.Unix(0, 0))
+	d.Run(context.Background())
+	if s := d.Execution().Status(); s != interp.Aborted || calls > 200 {
+		t.Fatalf("status %s after %d calls, want ABORTED soon after the stop (call 100)", s, calls)
+	}
+}

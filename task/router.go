@@ -57,6 +57,22 @@ func (r *Router) Handle(pattern string, inv Invoker) {
 
 // Invoke routes the request.
 func (r *Router) Invoke(ctx context.Context, req *Request) Result {
+	if inv := r.pick(req); inv != nil {
+		return inv.Invoke(ctx, req)
+	}
+	return Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler for resource %s of state %q: configure a mock for the state or a command for the resource", req.Resource, req.StateName)}
+}
+
+// Immediate reports whether the invoker that serves req answers it at once
+// (see Immediate); a request that no invoker serves is answered at once
+// with an error.
+func (r *Router) Immediate(req *Request) bool {
+	inv := r.pick(req)
+	return inv == nil || IsImmediate(inv, req)
+}
+
+// pick returns the invoker that answers req, nil when there is none.
+func (r *Router) pick(req *Request) Invoker {
 	var first Invoker
 	try := func(inv Invoker) bool {
 		if inv == nil {
@@ -70,16 +86,13 @@ func (r *Router) Invoke(ctx context.Context, req *Request) Result {
 	}
 	for _, rt := range r.routes {
 		if rt.matches(req.Resource) && try(rt.inv) {
-			return rt.inv.Invoke(ctx, req)
+			return rt.inv
 		}
 	}
 	if try(r.Fallback) {
-		return r.Fallback.Invoke(ctx, req)
+		return r.Fallback
 	}
-	if first != nil {
-		return first.Invoke(ctx, req)
-	}
-	return Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler for resource %s of state %q: configure a mock for the state or a command for the resource", req.Resource, req.StateName)}
+	return first
 }
 
 func (rt route) matches(resource string) bool {

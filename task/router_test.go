@@ -78,3 +78,24 @@ func TestRouter(t *testing.T) {
 		t.Errorf("empty router: %+v", res)
 	}
 }
+
+func TestRouterImmediate(t *testing.T) {
+	t.Parallel()
+	r := &Router{Fallback: answer("blocking fallback")}
+	r.Handle("fast", ImmediateFunc(func(context.Context, *Request) Result { return Result{Output: "fast"} }))
+	r.Handle("slow", answer("slow"))
+	if !r.Immediate(&Request{Resource: "fast"}) {
+		t.Error("a request routed to an ImmediateFunc is not immediate")
+	}
+	for _, res := range []string{"slow", "other"} {
+		if r.Immediate(&Request{Resource: res}) {
+			t.Errorf("a request for %s, routed to an invoker that may block, is immediate", res)
+		}
+	}
+	if !(&Router{}).Immediate(&Request{Resource: "x"}) {
+		t.Error("a request no invoker serves (answered with an error at once) is not immediate")
+	}
+	if IsImmediate(answer("a"), &Request{}) {
+		t.Error("an invoker without Immediate is immediate")
+	}
+}

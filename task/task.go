@@ -69,3 +69,30 @@ type InvokerFunc func(ctx context.Context, req *Request) Result
 
 // Invoke calls f.
 func (f InvokerFunc) Invoke(ctx context.Context, req *Request) Result { return f(ctx, req) }
+
+// Immediate is implemented by invokers that answer some requests at once,
+// in process: without blocking, waiting for I/O or calling back into the
+// engine (an in-process function, a mock configuration). The engine calls
+// Invoke for such a request on its own goroutine, in the order the
+// interpreter asked for the tasks, instead of starting a goroutine for each
+// invocation. An invoker that may block must report false.
+type Immediate interface {
+	Invoker
+	Immediate(req *Request) bool
+}
+
+// IsImmediate reports whether inv answers req at once (see Immediate).
+func IsImmediate(inv Invoker, req *Request) bool {
+	im, ok := inv.(Immediate)
+	return ok && im.Immediate(req)
+}
+
+// ImmediateFunc adapts a function that answers at once, without blocking,
+// to Immediate.
+type ImmediateFunc func(ctx context.Context, req *Request) Result
+
+// Invoke calls f.
+func (f ImmediateFunc) Invoke(ctx context.Context, req *Request) Result { return f(ctx, req) }
+
+// Immediate reports true: f answers every request at once.
+func (f ImmediateFunc) Immediate(*Request) bool { return true }

@@ -479,6 +479,10 @@ func (m *Invoker) Serves(req *task.Request) bool {
 	return found
 }
 
+// Immediate reports true: a mock answers from its configuration, at once
+// (a mocked run time is a Result.Delay, which the engine's clock applies).
+func (m *Invoker) Immediate(*task.Request) bool { return true }
+
 // Invoke answers the request from the mock configuration.
 func (m *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	if name, ok := m.states[req.StateName]; ok {
