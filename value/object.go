@@ -11,10 +11,46 @@ type Object struct {
 
 const indexThreshold = 12
 
-// NewObject returns an empty object with room for n members.
+// NewObject returns an empty object with room for n members. A small
+// object is one allocation: its members' room comes with it.
 func NewObject(n int) *Object {
+	switch {
+	case n <= 0:
+		return &Object{}
+	case n <= 2:
+		b := new(object2)
+		b.o.keys, b.o.vals = b.keys[:0], b.vals[:0]
+		return &b.o
+	case n <= 4:
+		b := new(object4)
+		b.o.keys, b.o.vals = b.keys[:0], b.vals[:0]
+		return &b.o
+	case n <= 6:
+		b := new(object6)
+		b.o.keys, b.o.vals = b.keys[:0], b.vals[:0]
+		return &b.o
+	}
 	return &Object{keys: make([]string, 0, n), vals: make([]any, 0, n)}
 }
+
+// Small objects with their members' room, allocated at once.
+type (
+	object2 struct {
+		o    Object
+		keys [2]string
+		vals [2]any
+	}
+	object4 struct {
+		o    Object
+		keys [4]string
+		vals [4]any
+	}
+	object6 struct {
+		o    Object
+		keys [6]string
+		vals [6]any
+	}
+)
 
 // ObjectOf builds an object from alternating keys and values:
 // ObjectOf("a", Int(1), "b", "x").
@@ -110,9 +146,9 @@ func (o *Object) Delete(k string) {
 
 // Clone returns a shallow copy that may be modified.
 func (o *Object) Clone() *Object {
-	c := &Object{keys: make([]string, len(o.keys), len(o.keys)+1), vals: make([]any, len(o.vals), len(o.vals)+1)}
-	copy(c.keys, o.keys)
-	copy(c.vals, o.vals)
+	c := NewObject(len(o.keys) + 1)
+	c.keys = append(c.keys, o.keys...)
+	c.vals = append(c.vals, o.vals...)
 	if o.idx != nil {
 		c.idx = make(map[string]int, len(o.idx)+1)
 		for k, v := range o.idx {

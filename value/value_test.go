@@ -140,6 +140,34 @@ func TestEncodedLen(t *testing.T) {
 	}
 }
 
+// TestSmallObjectOneAllocation: a small object comes with room for its
+// members, in one allocation, also when cloned; it grows past that room.
+func TestSmallObjectOneAllocation(t *testing.T) {
+	keys := []string{"a", "b", "c", "d", "e", "f"}
+	for n := 1; n <= 6; n++ {
+		allocs := testing.AllocsPerRun(100, func() {
+			o := NewObject(n)
+			for _, k := range keys[:n] {
+				o.Set(k, true)
+			}
+		})
+		if allocs != 1 {
+			t.Errorf("an object of %d members: %v allocations, want 1", n, allocs)
+		}
+	}
+	o := ObjectOf("a", true, "b", false, "c", nil)
+	if allocs := testing.AllocsPerRun(100, func() { o.Clone().Set("d", true) }); allocs != 1 {
+		t.Errorf("Clone of 3 members and a fourth: %v allocations, want 1", allocs)
+	}
+	g := NewObject(1)
+	for i := range 20 {
+		g.Set(string(rune('a'+i)), Int(int64(i)))
+	}
+	if String(g) != `{"a":0,"b":1,"c":2,"d":3,"e":4,"f":5,"g":6,"h":7,"i":8,"j":9,"k":10,"l":11,"m":12,"n":13,"o":14,"p":15,"q":16,"r":17,"s":18,"t":19}` {
+		t.Errorf("grown object %s", String(g))
+	}
+}
+
 func BenchmarkParse(b *testing.B) {
 	data := []byte(`{"store":{"book":[{"category":"reference","author":"Nigel Rees","title":"Sayings of the Century","price":8.95},{"category":"fiction","author":"Evelyn Waugh","title":"Sword of Honour","price":12.99}],"bicycle":{"color":"red","price":19.95}}}`)
 	b.ReportAllocs()
