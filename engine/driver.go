@@ -88,9 +88,10 @@ type Driver struct {
 	inflight map[int64]context.CancelFunc
 	// ready holds the results of tasks whose invoker answered at once
 	// (task.Immediate), called on the driver's goroutine, in order.
-	ready  []event
-	timers Timers
-	tokens map[string]int64 // task token -> operation, for tasks that wait for one
+	ready     []event
+	readyHead int // the next of ready to take
+	timers    Timers
+	tokens    map[string]int64 // task token -> operation, for tasks that wait for one
 
 	// Parking (Config.Park): ctx is Run's; mu guards parked and wake.
 	ctx       context.Context
@@ -472,7 +473,7 @@ const (
 func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, got nextResult) {
 	virtual := d.cfg.Clock == nil
 	for {
-		if len(d.ready) > 0 {
+		if d.readyHead < len(d.ready) {
 			// Results at hand go first, but a stop, a callback or the end
 			// of ctx still gets through a long run of them.
 			select {
@@ -487,11 +488,11 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, g
 				}
 				continue
 			default:
-				ev := d.ready[0]
-				d.ready[0] = event{}
-				d.ready = d.ready[1:]
-				if len(d.ready) == 0 {
-					d.ready = d.ready[:0:0]
+				ev := d.ready[d.readyHead]
+				d.ready[d.readyHead] = event{}
+				d.readyHead++
+				if d.readyHead == len(d.ready) {
+					d.ready, d.readyHead = d.ready[:0], 0
 				}
 				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, gotInput
 			}

@@ -28,6 +28,20 @@ type Event struct {
 	// (e.g. ParallelStateStarted).
 	DetailsName string
 	Details     *value.Object
+	// TextMembers marks the members of Details (bit i for the i-th) that
+	// hold a value AWS gives as its JSON text, like a Text but without
+	// boxing one (see MarkText).
+	TextMembers uint32
+}
+
+// MarkText marks the details member k as holding a value that AWS gives
+// as its JSON text.
+func (e *Event) MarkText(k string) {
+	for i, kk := range e.Details.Keys() {
+		if kk == k && i < 32 {
+			e.TextMembers |= 1 << i
+		}
+	}
 }
 
 // Text is a details member that AWS gives as JSON text: its value, encoded
@@ -38,8 +52,36 @@ type Text struct{ V any }
 // Detail returns the details member k as the API gives it (a Text as its
 // JSON text).
 func (e *Event) Detail(k string) (any, bool) {
-	v, ok := e.Details.Get(k)
-	return materialize(v), ok
+	for i, kk := range e.Details.Keys() {
+		if kk == k {
+			_, v := e.Details.At(i)
+			if e.isText(i) {
+				return value.String(v), true
+			}
+			return materialize(v), true
+		}
+	}
+	return nil, false
+}
+
+func (e *Event) isText(i int) bool { return i < 32 && e.TextMembers&(1<<i) != 0 }
+
+// details returns Details as the API gives them, its text members as JSON
+// text.
+func (e *Event) details() *value.Object {
+	if e.TextMembers == 0 {
+		return materialize(e.Details).(*value.Object)
+	}
+	o := value.NewObject(e.Details.Len())
+	for i, k := range e.Details.Keys() {
+		_, v := e.Details.At(i)
+		if e.isText(i) {
+			o.Set(k, value.String(v))
+		} else {
+			o.Set(k, materialize(v))
+		}
+	}
+	return o
 }
 
 // materialize turns a Text, also one nested in an object, into its JSON
@@ -75,8 +117,9 @@ func hasText(o *value.Object) bool {
 	return false
 }
 
-// appendDetails appends o as JSON, each Text as its JSON text.
-func appendDetails(dst []byte, o *value.Object) []byte {
+// appendDetails appends o as JSON, each Text and each member marked in
+// text as its JSON text.
+func appendDetails(dst []byte, o *value.Object, text uint32) []byte {
 	if o == nil {
 		return append(dst, "null"...)
 	}
@@ -87,11 +130,16 @@ func appendDetails(dst []byte, o *value.Object) []byte {
 		}
 		dst = value.AppendString(dst, k)
 		dst = append(dst, ':')
-		switch x := valueAt(o, i).(type) {
+		v := valueAt(o, i)
+		if i < 32 && text&(1<<i) != 0 {
+			dst = value.AppendText(dst, v)
+			continue
+		}
+		switch x := v.(type) {
 		case Text:
 			dst = value.AppendText(dst, x.V)
 		case *value.Object:
-			dst = appendDetails(dst, x)
+			dst = appendDetails(dst, x, 0)
 		default:
 			dst = value.Append(dst, x)
 		}
@@ -116,7 +164,7 @@ func (e *Event) Value(withTimestamp bool) *value.Object {
 	o.Set("id", value.Int(e.ID))
 	o.Set("previousEventId", value.Int(e.PreviousEventID))
 	if e.DetailsName != "" {
-		o.Set(e.DetailsName, materialize(e.Details))
+		o.Set(e.DetailsName, e.details())
 	}
 	return o
 }
@@ -141,7 +189,7 @@ func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
 		dst = append(dst, ',')
 		dst = value.AppendString(dst, e.DetailsName)
 		dst = append(dst, ':')
-		dst = appendDetails(dst, e.Details)
+		dst = appendDetails(dst, e.Details, e.TextMembers)
 	}
 	return append(dst, '}')
 }

@@ -40,3 +40,23 @@ func TestTextReadsAsJSONText(t *testing.T) {
 		t.Errorf("Detail(output) = %v", out)
 	}
 }
+
+func TestMarkText(t *testing.T) {
+	t.Parallel()
+	e := &Event{Type: "TaskScheduled", ID: 3, PreviousEventID: 2, DetailsName: "taskScheduledEventDetails",
+		Details: value.ObjectOf("parameters", value.ObjectOf("a", []any{"b\n"}), "region", "us-east-1", "resource", "x")}
+	e.MarkText("parameters")
+	want := `{"type":"TaskScheduled","id":3,"previousEventId":2,"taskScheduledEventDetails":{"parameters":"{\"a\":[\"b\\n\"]}","region":"us-east-1","resource":"x"}}`
+	if got := string(e.AppendJSON(nil, false)); got != want {
+		t.Errorf("AppendJSON = %s\nwant %s", got, want)
+	}
+	if got := value.String(e.Value(false)); got != want {
+		t.Errorf("Value = %s\nwant %s", got, want)
+	}
+	if p, _ := e.Detail("parameters"); p != `{"a":["b\n"]}` {
+		t.Errorf("Detail(parameters) = %v", p)
+	}
+	if r, _ := e.Detail("region"); r != "us-east-1" {
+		t.Errorf("Detail(region) = %v", r)
+	}
+}

@@ -124,7 +124,13 @@ type Execution struct {
 	root *thread
 	ops  map[int64]*op
 	opID int64
-	cmds []Command
+	cmds []Command // the commands of this step; those of earlier steps precede them in the array
+
+	// slab holds the events to come, allocated a batch at a time.
+	slab []history.Event
+	// timeText is the last time formatted for the Context object.
+	timeAt   time.Time
+	timeText string
 
 	status Status
 	output any
@@ -200,12 +206,12 @@ func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Comm
 		x.rand = seededRand(info.ExecutionArn)
 	}
 	details := value.NewObject(3)
-	details.Set("input", history.Text{V: input})
+	details.Set("input", input)
 	details.Set("inputDetails", truncatedFalse())
 	if info.RoleArn != "" {
 		details.Set("roleArn", info.RoleArn)
 	}
-	x.emit(nil, "ExecutionStarted", "executionStartedEventDetails", details)
+	x.emitText(nil, "ExecutionStarted", "executionStartedEventDetails", details, "input")
 	if p.Def.HasTimeout {
 		x.timer(nil, opExecTimeout, now.Add(time.Duration(p.Def.TimeoutSeconds)*time.Second))
 	}
@@ -303,9 +309,24 @@ func (x *Execution) History() []*history.Event { return x.events }
 // Info returns the execution's identity.
 func (x *Execution) Info() Info { return x.info }
 
+// command asks the engine for c. The commands of a step are appended to
+// an array that the next steps go on filling, so that a step's commands
+// cost no allocation of their own.
+func (x *Execution) command(c Command) {
+	if cap(x.cmds) == 0 {
+		x.cmds = make([]Command, 0, 16)
+	}
+	x.cmds = append(x.cmds, c)
+}
+
+// takeCommands returns the step's commands: the returned slice is never
+// written again (its capacity ends with it).
 func (x *Execution) takeCommands() []Command {
-	c := x.cmds
-	x.cmds = nil
+	c := x.cmds[:len(x.cmds):len(x.cmds)]
+	x.cmds = x.cmds[len(x.cmds):]
+	if len(c) == 0 {
+		c = nil
+	}
 	if x.status != Running {
 		// Withdraw everything still outstanding, in the order it was asked
 		// for.
@@ -333,12 +354,28 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 		return &history.Event{Type: typ, ID: th.last}
 	}
 	x.nextID++
-	e := &history.Event{Timestamp: x.now, Type: typ, ID: x.nextID, DetailsName: detailsName, Details: details}
+	if len(x.slab) == 0 {
+		x.slab = make([]history.Event, 32)
+	}
+	e := &x.slab[0]
+	x.slab = x.slab[1:]
+	*e = history.Event{Timestamp: x.now, Type: typ, ID: x.nextID, DetailsName: detailsName, Details: details}
 	if th != nil {
 		e.PreviousEventID = th.last
 		th.last = e.ID
 	}
 	x.events = append(x.events, e)
+	return e
+}
+
+// emitText appends an event whose details member text holds a value that
+// AWS gives as its JSON text (a state's input or output, a task's
+// parameters): it is encoded when the event is read.
+func (x *Execution) emitText(th *thread, typ, detailsName string, details *value.Object, text string) *history.Event {
+	e := x.emit(th, typ, detailsName, details)
+	if e.Details == details {
+		e.MarkText(text)
+	}
 	return e
 }
 
@@ -353,9 +390,9 @@ func (x *Execution) succeed(th *thread, output any) {
 	x.status = Succeeded
 	x.output = output
 	d := value.NewObject(2)
-	d.Set("output", history.Text{V: output})
+	d.Set("output", output)
 	d.Set("outputDetails", truncatedFalse())
-	x.emit(th, "ExecutionSucceeded", "executionSucceededEventDetails", d)
+	x.emitText(th, "ExecutionSucceeded", "executionSucceededEventDetails", d, "output")
 }
 
 func (x *Execution) fail(th *thread, f *Failure) {
@@ -407,6 +444,8 @@ type op struct {
 	// after a restart (Pending).
 	req *task.Request
 	at  time.Time
+	// request is where a task op keeps its request (req points at it).
+	request task.Request
 }
 
 type opKind uint8
@@ -435,7 +474,7 @@ func (x *Execution) newOp(th *thread, kind opKind) *op {
 func (x *Execution) timer(th *thread, kind opKind, at time.Time) *op {
 	o := x.newOp(th, kind)
 	o.at = at
-	x.cmds = append(x.cmds, Command{Kind: StartTimer, ID: o.id, At: at})
+	x.command(Command{Kind: StartTimer, ID: o.id, At: at})
 	return o
 }
 
@@ -448,9 +487,9 @@ func (x *Execution) cancel(o *op) {
 	}
 	delete(x.ops, o.id)
 	if o.kind == opTask {
-		x.cmds = append(x.cmds, Command{Kind: CancelTask, ID: o.id})
+		x.command(Command{Kind: CancelTask, ID: o.id})
 	} else {
-		x.cmds = append(x.cmds, Command{Kind: CancelTimer, ID: o.id})
+		x.command(Command{Kind: CancelTimer, ID: o.id})
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stepd/stepd/arn"
 
-	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
@@ -189,16 +188,16 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		if heartbeat > 0 {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
 		}
-		d.Set("input", history.Text{V: params})
+		d.Set("input", params)
 		d.Set("inputDetails", truncatedFalse())
 		d.Set("resource", st.resource)
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
-		x.emit(th, "ActivityScheduled", "activityScheduledEventDetails", d)
+		x.emitText(th, "ActivityScheduled", "activityScheduledEventDetails", d, "input")
 	} else if lambdaFn {
 		d := value.NewObject(5)
-		d.Set("input", history.Text{V: params})
+		d.Set("input", params)
 		d.Set("inputDetails", truncatedFalse())
 		d.Set("resource", st.resource)
 		if timeout > 0 {
@@ -207,24 +206,26 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		if heartbeat > 0 {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
 		}
-		x.emit(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", d)
+		x.emitText(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", d, "input")
 		x.emit(th, "LambdaFunctionStarted", "", nil)
 	} else {
 		d := value.NewObject(6)
 		if heartbeat > 0 {
 			d.Set("heartbeatInSeconds", value.Int(heartbeat))
 		}
-		d.Set("parameters", history.Text{V: params})
+		d.Set("parameters", params)
 		d.Set("region", x.scope().Region)
 		d.Set("resource", ri.resource)
 		d.Set("resourceType", ri.resourceType)
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
-		x.emit(th, "TaskScheduled", "taskScheduledEventDetails", d)
+		x.emitText(th, "TaskScheduled", "taskScheduledEventDetails", d, "parameters")
 		x.emit(th, "TaskStarted", "taskStartedEventDetails", value.ObjectOf("resource", ri.resource, "resourceType", ri.resourceType))
 	}
-	req := &task.Request{
+	t.taskOp = x.newOp(th, opTask)
+	req := &t.taskOp.request
+	*req = task.Request{
 		Resource:         st.Resource,
 		StateName:        st.Name,
 		StateMachineName: x.info.StateMachineName,
@@ -235,9 +236,8 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		TaskToken:        t.token,
 	}
 	x.attempts[st]++
-	t.taskOp = x.newOp(th, opTask)
 	t.taskOp.req = req
-	x.cmds = append(x.cmds, Command{Kind: Invoke, ID: t.taskOp.id, Request: req})
+	x.command(Command{Kind: Invoke, ID: t.taskOp.id, Request: req})
 	t.timeoutOp, t.heartbeatOp = nil, nil
 	if timeout > 0 {
 		t.timeoutOp = x.timer(th, opTaskTimeout, x.now.Add(time.Duration(timeout)*time.Second))
@@ -298,20 +298,20 @@ func (th *thread) taskDone(r task.Result) {
 	}
 	if t.lambda || t.activity {
 		d := value.NewObject(2)
-		d.Set("output", history.Text{V: r.Output})
+		d.Set("output", r.Output)
 		d.Set("outputDetails", truncatedFalse())
 		if t.activity {
-			x.emit(th, "ActivitySucceeded", "activitySucceededEventDetails", d)
+			x.emitText(th, "ActivitySucceeded", "activitySucceededEventDetails", d, "output")
 		} else {
-			x.emit(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d)
+			x.emitText(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d, "output")
 		}
 	} else {
 		d := value.NewObject(4)
-		d.Set("output", history.Text{V: r.Output})
+		d.Set("output", r.Output)
 		d.Set("outputDetails", truncatedFalse())
 		d.Set("resource", t.resource.resource)
 		d.Set("resourceType", t.resource.resourceType)
-		x.emit(th, "TaskSucceeded", "taskSucceededEventDetails", d)
+		x.emitText(th, "TaskSucceeded", "taskSucceededEventDetails", d, "output")
 	}
 	th.taskResult(r.Output)
 }
@@ -378,12 +378,12 @@ func (th *thread) taskSubmitted(r task.Result) {
 		return
 	}
 	d := value.NewObject(4)
-	d.Set("output", history.Text{V: r.Output})
+	d.Set("output", r.Output)
 	d.Set("outputDetails", truncatedFalse())
 	d.Set("resource", t.resource.resource)
 	d.Set("resourceType", t.resource.resourceType)
 	t.started = true
-	th.x.emit(th, "TaskSubmitted", "taskSubmittedEventDetails", d)
+	th.x.emitText(th, "TaskSubmitted", "taskSubmittedEventDetails", d, "output")
 }
 
 // activityStarted records that a worker took the activity task, once per

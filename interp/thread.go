@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/stepd/stepd/history"
 	"github.com/stepd/stepd/value"
 )
 
@@ -88,11 +87,11 @@ func (th *thread) begin(st *state, input any) {
 	th.cur = st
 	th.run = stateRun{input: input}
 	d := value.NewObject(3)
-	d.Set("input", history.Text{V: input})
+	d.Set("input", input)
 	d.Set("inputDetails", truncatedFalse())
 	d.Set("name", st.name)
 	th.inspect("input", input)
-	e := th.x.emit(th, st.enteredEvent, "stateEnteredEventDetails", d)
+	e := th.x.emitText(th, st.enteredEvent, "stateEnteredEventDetails", d, "input")
 	th.run.enteredID = e.ID
 	th.run.enteredPrev = e.PreviousEventID
 	th.run.enteredAt = th.x.now
@@ -121,9 +120,9 @@ func (th *thread) contextObject() any {
 	st := value.NewObject(3)
 	if th.cur != nil {
 		st.Set("Name", th.cur.name)
-		st.Set("EnteredTime", formatTime(th.run.enteredAt))
+		st.Set("EnteredTime", x.formatTime(th.run.enteredAt))
 		if th.cur.Type == "Task" || th.cur.Type == "Parallel" || th.cur.Type == "Map" {
-			st.Set("RetryCount", value.Int(int64(th.run.retryCount)))
+			st.Set("RetryCount", count(th.run.retryCount))
 		}
 	}
 	c.Set("State", st)
@@ -132,7 +131,7 @@ func (th *thread) contextObject() any {
 		c.Set("Task", value.ObjectOf("Token", token))
 	}
 	if th.item != nil {
-		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", value.Int(int64(th.item.index)), "Value", th.item.value)))
+		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", count(th.item.index), "Value", th.item.value)))
 	}
 	if t := x.test; t != nil && t.Context != nil {
 		// TestState's context stands for the whole Context object (an
@@ -144,6 +143,31 @@ func (th *thread) contextObject() any {
 		return given
 	}
 	return c
+}
+
+// formatTime is formatTime, remembering the last time it formatted: the
+// states of a step share its time.
+func (x *Execution) formatTime(t time.Time) string {
+	if !t.Equal(x.timeAt) || x.timeText == "" {
+		x.timeAt, x.timeText = t, formatTime(t)
+	}
+	return x.timeText
+}
+
+// counts are small counts as JSON numbers, boxed once.
+var counts = func() (c [64]any) {
+	for i := range c {
+		c[i] = value.Int(int64(i))
+	}
+	return c
+}()
+
+// count returns n as a JSON number.
+func count(n int) any {
+	if n >= 0 && n < len(counts) {
+		return counts[n]
+	}
+	return value.Int(int64(n))
 }
 
 // formatTime renders t as AWS does in the Context object, in UTC with
@@ -208,9 +232,9 @@ func (th *thread) exit(output any, next *state) {
 		th.run.assigned = nil
 	}
 	d.Set("name", st.name)
-	d.Set("output", history.Text{V: output})
+	d.Set("output", output)
 	d.Set("outputDetails", truncatedFalse())
-	th.x.emit(th, st.exitedEvent, "stateExitedEventDetails", d)
+	th.x.emitText(th, st.exitedEvent, "stateExitedEventDetails", d, "output")
 	th.moveOn(output, next)
 }
 
