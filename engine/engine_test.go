@@ -175,4 +175,14 @@ func TestStateOutputLimit(t *testing.T) {
 	if x.Status() != interp.Failed || x.Failure().Error != "States.DataLimitExceeded" {
 		t.Fatalf("status %s %v", x.Status(), x.Failure())
 	}
+	// An object within the limit passes through a Choice; one that a Pass
+	// makes larger than the limit out of it fails.
+	half := strings.Repeat("b", 200*1024)
+	x = run(t, `{"StartAt":"A","States":{
+ "A":{"Type":"Pass","Result":{"a":"`+half+`"},"Next":"C"},
+ "C":{"Type":"Choice","Choices":[{"Variable":"$.a","IsPresent":true,"Next":"B"}]},
+ "B":{"Type":"Pass","Parameters":{"a.$":"$.a","b.$":"$.a"},"End":true}}}`, nil)
+	if x.Status() != interp.Failed || x.Failure().Error != "States.DataLimitExceeded" {
+		t.Fatalf("object over the limit: status %s %v", x.Status(), x.Failure())
+	}
 }

@@ -131,6 +131,8 @@ type Execution struct {
 	// timeText is the last time formatted for the Context object.
 	timeAt   time.Time
 	timeText string
+	// sized is the object last found within maxPayload.
+	sized *value.Object
 
 	status Status
 	output any

@@ -39,6 +39,10 @@ type state struct {
 	// name and resource are Name and Resource as values for event
 	// details, boxed once rather than for every event.
 	name, resource any
+	// A Task's resource, parsed once: what its events name, and whether it
+	// waits for a task token (an activity or .waitForTaskToken).
+	rinfo                     resourceInfo
+	lambdaFn, token, activity bool
 }
 
 type catcher struct {
@@ -68,7 +72,12 @@ func compileMachine(sm *asl.StateMachine) (*machine, error) {
 	m := &machine{sm: sm, states: make(map[string]*state, len(sm.States))}
 	for _, name := range sm.Names {
 		st := sm.States[name]
-		m.states[name] = &state{State: st, enteredEvent: st.Type + "StateEntered", exitedEvent: st.Type + "StateExited", name: st.Name, resource: st.Resource}
+		s := &state{State: st, enteredEvent: st.Type + "StateEntered", exitedEvent: st.Type + "StateExited", name: st.Name, resource: st.Resource}
+		if st.Type == "Task" {
+			s.rinfo, s.lambdaFn = parseResource(st.Resource)
+			s.token, s.activity = needsToken(st.Resource), isActivity(st.Resource)
+		}
+		m.states[name] = s
 	}
 	for _, name := range sm.Names {
 		if err := m.compileState(m.states[name]); err != nil {

@@ -19,6 +19,14 @@ type resourceInfo struct {
 	resource     string // for events: "invoke", or the full ARN for Lambda functions
 	resourceType string // "lambda", "dynamodb", ...
 	pattern      string // "", "sync", "sync:2", "waitForTaskToken"
+	// resource and resourceType as values for event details, boxed once.
+	resourceV, resourceTypeV any
+}
+
+// boxed returns ri with its values for event details.
+func (ri resourceInfo) boxed() resourceInfo {
+	ri.resourceV, ri.resourceTypeV = ri.resource, ri.resourceType
+	return ri
 }
 
 // isActivity reports whether a Resource is an activity ARN.
@@ -105,7 +113,7 @@ func (x *Execution) Issued(token string) bool {
 
 func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 	if strings.HasPrefix(res, "arn:aws:lambda:") || strings.Contains(res, ":lambda:") && strings.Contains(res, ":function:") {
-		return resourceInfo{resource: res, resourceType: "lambda"}, true
+		return resourceInfo{resource: res, resourceType: "lambda"}.boxed(), true
 	}
 	// arn:aws:states:::service:action[.pattern]
 	parts := strings.SplitN(res, ":", 7)
@@ -132,9 +140,9 @@ func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 				svc, action = "aws-sdk:"+action[:j], action[j+1:]
 			}
 		}
-		return resourceInfo{resource: action, resourceType: svc, pattern: pattern}, false
+		return resourceInfo{resource: action, resourceType: svc, pattern: pattern}.boxed(), false
 	}
-	return resourceInfo{resource: res, resourceType: ""}, false
+	return resourceInfo{resource: res, resourceType: ""}.boxed(), false
 }
 
 // runTask runs a Task state: it asks the engine to invoke the resource
@@ -168,9 +176,9 @@ func (th *thread) runTask() {
 func (th *thread) prepareToken() {
 	th.run.task = taskRun{} // a new attempt
 	t := &th.run.task
-	if res := th.cur.Resource; needsToken(res) {
+	if th.cur.token {
 		t.token = th.x.newToken()
-		t.activity = isActivity(res)
+		t.activity = th.cur.activity
 	}
 }
 
@@ -179,7 +187,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	t := &th.run.task
 	st := th.cur
 	x := th.x
-	ri, lambdaFn := parseResource(st.Resource)
+	ri, lambdaFn := st.rinfo, st.lambdaFn
 	t.lambda = lambdaFn
 	t.resource = ri
 	t.heartbeatSecs = heartbeat
@@ -215,13 +223,13 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		}
 		d.Set("parameters", params)
 		d.Set("region", x.scope().Region)
-		d.Set("resource", ri.resource)
-		d.Set("resourceType", ri.resourceType)
+		d.Set("resource", ri.resourceV)
+		d.Set("resourceType", ri.resourceTypeV)
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
 		x.emitText(th, "TaskScheduled", "taskScheduledEventDetails", d, "parameters")
-		x.emit(th, "TaskStarted", "taskStartedEventDetails", value.ObjectOf("resource", ri.resource, "resourceType", ri.resourceType))
+		x.emit(th, "TaskStarted", "taskStartedEventDetails", value.ObjectOf("resource", ri.resourceV, "resourceType", ri.resourceTypeV))
 	}
 	t.taskOp = x.newOp(th, opTask)
 	req := &t.taskOp.request
@@ -256,6 +264,24 @@ func (x *Execution) scope() arn.Scope {
 // maxPayload is AWS's limit on a state's input or output.
 const maxPayload = 256 * 1024
 
+// withinLimit reports whether v's JSON text is within maxPayload. The
+// object last found within it is remembered: a state that passes its
+// input on (a Choice, a Task without result processing) costs no second
+// walk. Values are immutable, so the same object has the same size.
+func (x *Execution) withinLimit(v any) bool {
+	o, _ := v.(*value.Object)
+	if o != nil && o == x.sized {
+		return true
+	}
+	if value.EncodedLen(v, maxPayload) > maxPayload {
+		return false
+	}
+	if o != nil {
+		x.sized = o
+	}
+	return true
+}
+
 func (th *thread) taskDone(r task.Result) {
 	t := &th.run.task
 	x := th.x
@@ -281,14 +307,14 @@ func (th *thread) taskDone(r task.Result) {
 		case t.lambda:
 			x.emit(th, "LambdaFunctionFailed", "lambdaFunctionFailedEventDetails", d2)
 		default:
-			d2.Set("resource", t.resource.resource)
-			d2.Set("resourceType", t.resource.resourceType)
+			d2.Set("resource", t.resource.resourceV)
+			d2.Set("resourceType", t.resource.resourceTypeV)
 			x.emit(th, "TaskFailed", "taskFailedEventDetails", d2)
 		}
 		th.fail(&Failure{Error: r.Error, Cause: r.Cause})
 		return
 	}
-	if value.EncodedLen(r.Output, maxPayload) > maxPayload {
+	if !x.withinLimit(r.Output) {
 		name := t.resource.resourceType
 		if t.lambda {
 			name = th.cur.Resource
@@ -309,8 +335,8 @@ func (th *thread) taskDone(r task.Result) {
 		d := value.NewObject(4)
 		d.Set("output", r.Output)
 		d.Set("outputDetails", truncatedFalse())
-		d.Set("resource", t.resource.resource)
-		d.Set("resourceType", t.resource.resourceType)
+		d.Set("resource", t.resource.resourceV)
+		d.Set("resourceType", t.resource.resourceTypeV)
 		x.emitText(th, "TaskSucceeded", "taskSucceededEventDetails", d, "output")
 	}
 	th.taskResult(r.Output)
@@ -354,8 +380,8 @@ func (th *thread) taskTimedOut(name string) {
 		x.emit(th, "LambdaFunctionTimedOut", "lambdaFunctionTimedOutEventDetails", errorDetails(f))
 	default:
 		d := errorDetails(f)
-		d.Set("resource", t.resource.resource)
-		d.Set("resourceType", t.resource.resourceType)
+		d.Set("resource", t.resource.resourceV)
+		d.Set("resourceType", t.resource.resourceTypeV)
 		x.emit(th, "TaskTimedOut", "taskTimedOutEventDetails", d)
 	}
 	th.fail(f)
@@ -380,8 +406,8 @@ func (th *thread) taskSubmitted(r task.Result) {
 	d := value.NewObject(4)
 	d.Set("output", r.Output)
 	d.Set("outputDetails", truncatedFalse())
-	d.Set("resource", t.resource.resource)
-	d.Set("resourceType", t.resource.resourceType)
+	d.Set("resource", t.resource.resourceV)
+	d.Set("resourceType", t.resource.resourceTypeV)
 	t.started = true
 	th.x.emitText(th, "TaskSubmitted", "taskSubmittedEventDetails", d, "output")
 }
