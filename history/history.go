@@ -32,6 +32,32 @@ type Event struct {
 	// hold a value AWS gives as its JSON text, like a Text but without
 	// boxing one (see MarkText).
 	TextMembers uint32
+	// Form, when set, stands for Details: the details are Form's members
+	// with the values in Vals, kept in the event rather than in an object
+	// of their own (the most frequent events are built this way).
+	Form *Form
+	Vals [4]any
+}
+
+// Form is the shape of a kind of details: its members' names in order (at
+// most four), and which of them (bit i for the i-th) hold a value AWS gives
+// as its JSON text.
+type Form struct {
+	Keys []string
+	Text uint32
+}
+
+// members returns the details as an object and the members that hold JSON
+// text.
+func (e *Event) members() (*value.Object, uint32) {
+	if e.Form == nil {
+		return e.Details, e.TextMembers
+	}
+	o := value.NewObject(len(e.Form.Keys))
+	for i, k := range e.Form.Keys {
+		o.Set(k, e.Vals[i])
+	}
+	return o, e.Form.Text
 }
 
 // MarkText marks the details member k as holding a value that AWS gives
@@ -52,10 +78,11 @@ type Text struct{ V any }
 // Detail returns the details member k as the API gives it (a Text as its
 // JSON text).
 func (e *Event) Detail(k string) (any, bool) {
-	for i, kk := range e.Details.Keys() {
+	d, text := e.members()
+	for i, kk := range d.Keys() {
 		if kk == k {
-			_, v := e.Details.At(i)
-			if e.isText(i) {
+			_, v := d.At(i)
+			if isText(text, i) {
 				return value.String(v), true
 			}
 			return materialize(v), true
@@ -64,18 +91,19 @@ func (e *Event) Detail(k string) (any, bool) {
 	return nil, false
 }
 
-func (e *Event) isText(i int) bool { return i < 32 && e.TextMembers&(1<<i) != 0 }
+func isText(text uint32, i int) bool { return i < 32 && text&(1<<i) != 0 }
 
 // details returns Details as the API gives them, its text members as JSON
 // text.
 func (e *Event) details() *value.Object {
-	if e.TextMembers == 0 {
-		return materialize(e.Details).(*value.Object)
+	d, text := e.members()
+	if text == 0 {
+		return materialize(d).(*value.Object)
 	}
-	o := value.NewObject(e.Details.Len())
-	for i, k := range e.Details.Keys() {
-		_, v := e.Details.At(i)
-		if e.isText(i) {
+	o := value.NewObject(d.Len())
+	for i, k := range d.Keys() {
+		_, v := d.At(i)
+		if isText(text, i) {
 			o.Set(k, value.String(v))
 		} else {
 			o.Set(k, materialize(v))
@@ -130,21 +158,24 @@ func appendDetails(dst []byte, o *value.Object, text uint32) []byte {
 		}
 		dst = value.AppendString(dst, k)
 		dst = append(dst, ':')
-		v := valueAt(o, i)
-		if i < 32 && text&(1<<i) != 0 {
-			dst = value.AppendText(dst, v)
-			continue
-		}
-		switch x := v.(type) {
-		case Text:
-			dst = value.AppendText(dst, x.V)
-		case *value.Object:
-			dst = appendDetails(dst, x, 0)
-		default:
-			dst = value.Append(dst, x)
-		}
+		dst = appendMember(dst, valueAt(o, i), isText(text, i))
 	}
 	return append(dst, '}')
+}
+
+// appendMember appends a details member's value: as its JSON text when
+// text is set or it is a Text.
+func appendMember(dst []byte, v any, text bool) []byte {
+	if text {
+		return value.AppendText(dst, v)
+	}
+	switch x := v.(type) {
+	case Text:
+		return value.AppendText(dst, x.V)
+	case *value.Object:
+		return appendDetails(dst, x, 0)
+	}
+	return value.Append(dst, v)
 }
 
 func valueAt(o *value.Object, i int) any {
@@ -189,7 +220,20 @@ func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
 		dst = append(dst, ',')
 		dst = value.AppendString(dst, e.DetailsName)
 		dst = append(dst, ':')
-		dst = appendDetails(dst, e.Details, e.TextMembers)
+		if f := e.Form; f != nil {
+			dst = append(dst, '{')
+			for i, k := range f.Keys {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = value.AppendString(dst, k)
+				dst = append(dst, ':')
+				dst = appendMember(dst, e.Vals[i], isText(f.Text, i))
+			}
+			dst = append(dst, '}')
+		} else {
+			dst = appendDetails(dst, e.Details, e.TextMembers)
+		}
 	}
 	return append(dst, '}')
 }

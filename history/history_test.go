@@ -60,3 +60,23 @@ func TestMarkText(t *testing.T) {
 		t.Errorf("Detail(region) = %v", r)
 	}
 }
+
+func TestForm(t *testing.T) {
+	t.Parallel()
+	form := &Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1}
+	e := &Event{Type: "PassStateEntered", ID: 2, PreviousEventID: 1, DetailsName: "stateEnteredEventDetails", Form: form,
+		Vals: [4]any{value.ObjectOf("a", "\""), value.ObjectOf("truncated", false), "P"}}
+	want := `{"type":"PassStateEntered","id":2,"previousEventId":1,"stateEnteredEventDetails":{"input":"{\"a\":\"\\\"\"}","inputDetails":{"truncated":false},"name":"P"}}`
+	if got := string(e.AppendJSON(nil, false)); got != want {
+		t.Errorf("AppendJSON = %s\nwant %s", got, want)
+	}
+	if got := value.String(e.Value(false)); got != want {
+		t.Errorf("Value = %s\nwant %s", got, want)
+	}
+	if in, _ := e.Detail("input"); in != `{"a":"\""}` {
+		t.Errorf("Detail(input) = %v", in)
+	}
+	if n, _ := e.Detail("name"); n != "P" {
+		t.Errorf("Detail(name) = %v", n)
+	}
+}

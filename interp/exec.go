@@ -381,6 +381,27 @@ func (x *Execution) emitText(th *thread, typ, detailsName string, details *value
 	return e
 }
 
+// The forms of the most frequent events' details (see history.Form).
+var (
+	enteredForm         = &history.Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1}
+	exitedForm          = &history.Form{Keys: []string{"name", "output", "outputDetails"}, Text: 1 << 1}
+	lambdaScheduledForm = &history.Form{Keys: []string{"input", "inputDetails", "resource"}, Text: 1}
+	taskStartedForm     = &history.Form{Keys: []string{"resource", "resourceType"}}
+	succeededForm       = &history.Form{Keys: []string{"output", "outputDetails"}, Text: 1}
+	taskSucceededForm   = &history.Form{Keys: []string{"output", "outputDetails", "resource", "resourceType"}, Text: 1}
+)
+
+// emitForm appends an event whose details have form f, with the values
+// v0… of its members (as many as it has).
+func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2, v3 any) *history.Event {
+	e := x.emit(th, typ, detailsName, nil)
+	if !(th != nil && th.silent) {
+		e.Form = f
+		e.Vals = [4]any{v0, v1, v2, v3}
+	}
+	return e
+}
+
 // truncatedFalse is the inputDetails or outputDetails of an event whose
 // payload is whole. Events are written once and never changed, so they
 // all share one object.

@@ -203,6 +203,9 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
 		x.emitText(th, "ActivityScheduled", "activityScheduledEventDetails", d, "input")
+	} else if lambdaFn && timeout <= 0 && heartbeat <= 0 {
+		x.emitForm(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", lambdaScheduledForm, params, truncatedFalse(), st.resource, nil)
+		x.emit(th, "LambdaFunctionStarted", "", nil)
 	} else if lambdaFn {
 		d := value.NewObject(5)
 		d.Set("input", params)
@@ -229,7 +232,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
 		x.emitText(th, "TaskScheduled", "taskScheduledEventDetails", d, "parameters")
-		x.emit(th, "TaskStarted", "taskStartedEventDetails", value.ObjectOf("resource", ri.resourceV, "resourceType", ri.resourceTypeV))
+		x.emitForm(th, "TaskStarted", "taskStartedEventDetails", taskStartedForm, ri.resourceV, ri.resourceTypeV, nil, nil)
 	}
 	t.taskOp = x.newOp(th, opTask)
 	req := &t.taskOp.request
@@ -322,22 +325,13 @@ func (th *thread) taskDone(r task.Result) {
 		th.taskDone(task.Result{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", name)})
 		return
 	}
-	if t.lambda || t.activity {
-		d := value.NewObject(2)
-		d.Set("output", r.Output)
-		d.Set("outputDetails", truncatedFalse())
-		if t.activity {
-			x.emitText(th, "ActivitySucceeded", "activitySucceededEventDetails", d, "output")
-		} else {
-			x.emitText(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", d, "output")
-		}
-	} else {
-		d := value.NewObject(4)
-		d.Set("output", r.Output)
-		d.Set("outputDetails", truncatedFalse())
-		d.Set("resource", t.resource.resourceV)
-		d.Set("resourceType", t.resource.resourceTypeV)
-		x.emitText(th, "TaskSucceeded", "taskSucceededEventDetails", d, "output")
+	switch {
+	case t.activity:
+		x.emitForm(th, "ActivitySucceeded", "activitySucceededEventDetails", succeededForm, r.Output, truncatedFalse(), nil, nil)
+	case t.lambda:
+		x.emitForm(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", succeededForm, r.Output, truncatedFalse(), nil, nil)
+	default:
+		x.emitForm(th, "TaskSucceeded", "taskSucceededEventDetails", taskSucceededForm, r.Output, truncatedFalse(), t.resource.resourceV, t.resource.resourceTypeV)
 	}
 	th.taskResult(r.Output)
 }

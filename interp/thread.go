@@ -86,12 +86,8 @@ func (th *thread) begin(st *state, input any) {
 	th.gen++
 	th.cur = st
 	th.run = stateRun{input: input}
-	d := value.NewObject(3)
-	d.Set("input", input)
-	d.Set("inputDetails", truncatedFalse())
-	d.Set("name", st.name)
 	th.inspect("input", input)
-	e := th.x.emitText(th, st.enteredEvent, "stateEnteredEventDetails", d, "input")
+	e := th.x.emitForm(th, st.enteredEvent, "stateEnteredEventDetails", enteredForm, input, truncatedFalse(), st.name, nil)
 	th.run.enteredID = e.ID
 	th.run.enteredPrev = e.PreviousEventID
 	th.run.enteredAt = th.x.now
@@ -218,11 +214,12 @@ func (th *thread) exit(output any, next *state) {
 		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})
 		return
 	}
-	n := 3
-	if th.run.assigned != nil {
-		n = 5
+	if th.run.assigned == nil {
+		th.x.emitForm(th, st.exitedEvent, "stateExitedEventDetails", exitedForm, st.name, output, truncatedFalse(), nil)
+		th.moveOn(output, next)
+		return
 	}
-	d := value.NewObject(n)
+	d := value.NewObject(5)
 	if a := th.run.assigned; a != nil {
 		for k, v := range a.All {
 			th.setVar(k, v)
