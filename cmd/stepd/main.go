@@ -47,8 +47,10 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	}
 	switch args[0] {
 	case "run":
+		setGCPercent(inProcessGCPercent)
 		return runCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "test":
+		setGCPercent(inProcessGCPercent)
 		return testCommand(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout, stderr)
@@ -57,6 +59,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	case "test-state":
 		return testStateCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "bench":
+		setGCPercent(inProcessGCPercent)
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
