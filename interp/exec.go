@@ -359,9 +359,9 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 	if len(x.slab) == 0 {
 		x.slab = make([]history.Event, 32)
 	}
-	e := &x.slab[0]
+	e := &x.slab[0] // zero: set the fields one by one, not the whole struct
 	x.slab = x.slab[1:]
-	*e = history.Event{Timestamp: x.now, Type: typ, ID: x.nextID, DetailsName: detailsName, Details: details}
+	e.Timestamp, e.Type, e.ID, e.DetailsName, e.Details = x.now, typ, x.nextID, detailsName, details
 	if th != nil {
 		e.PreviousEventID = th.last
 		th.last = e.ID

@@ -217,6 +217,13 @@ func encodedLen(v any, n, limit int) int {
 		}
 		return n
 	case *Object:
+		// An object remembers its length once counted in full: a state's
+		// output that shares members with its input counts only what is
+		// new.
+		if size := x.size.Load(); size > 0 {
+			return n + int(size)
+		}
+		start := n
 		n += 2
 		if len(x.keys) > 1 {
 			n += len(x.keys) - 1
@@ -227,6 +234,7 @@ func encodedLen(v any, n, limit int) int {
 				return n
 			}
 		}
+		x.size.Store(int64(n - start))
 		return n
 	}
 	return n + len(Append(nil, v))

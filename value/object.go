@@ -1,12 +1,19 @@
 package value
 
+import "sync/atomic"
+
 // Object is a JSON object whose members keep their insertion order.
 // Keys are unique: setting an existing key replaces its value in place.
-// Treat an Object as immutable once it has been shared.
+// Treat an Object as immutable once it has been shared: EncodedLen
+// remembers the length it counted (Set and Delete on the object forget it,
+// but not a change to a member object).
 type Object struct {
 	keys []string
 	vals []any
 	idx  map[string]int // built lazily for larger objects
+	// size is the length of the object's JSON text once EncodedLen has
+	// counted it (0: not yet); Set and Delete forget it.
+	size atomic.Int64
 }
 
 const indexThreshold = 12
@@ -109,6 +116,7 @@ func (o *Object) Has(k string) bool { return o.find(k) >= 0 }
 // Set adds or replaces the member k. Only call it on an object you are
 // building.
 func (o *Object) Set(k string, v any) {
+	o.size.Store(0)
 	if i := o.find(k); i >= 0 {
 		o.vals[i] = v
 		return
@@ -131,6 +139,7 @@ func (o *Object) Delete(k string) {
 	if i < 0 {
 		return
 	}
+	o.size.Store(0)
 	o.keys = append(o.keys[:i], o.keys[i+1:]...)
 	o.vals = append(o.vals[:i], o.vals[i+1:]...)
 	if o.idx != nil {

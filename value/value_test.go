@@ -142,6 +142,28 @@ func TestEncodedLen(t *testing.T) {
 
 // TestSmallObjectOneAllocation: a small object comes with room for its
 // members, in one allocation, also when cloned; it grows past that room.
+// TestEncodedLenRemembered: an object remembers its counted length, and
+// forgets it when it is changed (while it is being built).
+func TestEncodedLenRemembered(t *testing.T) {
+	inner := ObjectOf("a", "x")
+	o := ObjectOf("in", inner)
+	for _, change := range []func(){
+		func() {},
+		func() { o.Set("b", []any{"yy", nil}) },
+		func() { o.Set("c", Number("1.5")) },
+		func() { o.Set("in", "replaced") },
+		func() { o.Delete("b") },
+		func() { inner.Set("b", true) }, // no longer in o
+	} {
+		change()
+		for _, v := range []any{o, inner} {
+			if n, want := EncodedLen(v, -1), len(String(v)); n != want {
+				t.Fatalf("EncodedLen(%s) = %d, want %d", String(v), n, want)
+			}
+		}
+	}
+}
+
 func TestSmallObjectOneAllocation(t *testing.T) {
 	keys := []string{"a", "b", "c", "d", "e", "f"}
 	for n := 1; n <= 6; n++ {
