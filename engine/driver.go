@@ -606,6 +606,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 				d.ready = append(d.ready, ev)
 				continue
 			}
+			req.ContextObject() // built here: it reads the execution
 			cctx, cancel := context.WithCancel(ctx)
 			d.inflight[c.ID] = cancel
 			go d.runTask(cctx, c.ID, req, kind)

@@ -431,3 +431,46 @@ func TestDriverStopsImmediateLoop(t *testing.T) {
 		t.Fatalf("status %s after %d calls, want ABORTED soon after the stop (call 100)", s, calls)
 	}
 }
+
+// TestTaskContextObject: the Context object a task reads is the one of its
+// attempt, whether its invoker answers at once or on a goroutine of its
+// own (-race checks that building it there does not race the driver).
+func TestTaskContextObject(t *testing.T) {
+	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f",
+ "Retry":[{"ErrorEquals":["States.ALL"],"IntervalSeconds":1,"MaxAttempts":3}],"End":true}}}`)
+	for _, immediate := range []bool{true, false} {
+		var mu sync.Mutex
+		var seen []string
+		answer := func(_ context.Context, req *task.Request) task.Result {
+			c := value.AsObject(req.ContextObject())
+			st, _ := c.Get("State")
+			ex, _ := c.Get("Execution")
+			id, _ := value.AsObject(ex).Get("Id")
+			mu.Lock()
+			seen = append(seen, value.String(st)+" "+id.(string))
+			n := len(seen)
+			mu.Unlock()
+			if n < 3 {
+				return task.Result{Error: "Boom"}
+			}
+			return task.Result{Output: true}
+		}
+		var inv task.Invoker = task.InvokerFunc(answer)
+		if immediate {
+			inv = task.ImmediateFunc(answer)
+		}
+		arn := "arn:aws:states:us-east-1:123456789012:execution:m:e"
+		x := engine.Run(context.Background(), p, interp.Info{ExecutionArn: arn, Name: "e", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Options{Invoker: inv})
+		if x.Status() != interp.Succeeded {
+			t.Fatalf("immediate %v: status %s", immediate, x.Status())
+		}
+		want := []string{
+			`{"Name":"T","EnteredTime":"1970-01-01T00:00:00.000Z","RetryCount":0} ` + arn,
+			`{"Name":"T","EnteredTime":"1970-01-01T00:00:00.000Z","RetryCount":1} ` + arn,
+			`{"Name":"T","EnteredTime":"1970-01-01T00:00:00.000Z","RetryCount":2} ` + arn,
+		}
+		if !reflect.DeepEqual(seen, want) {
+			t.Errorf("immediate %v: contexts\n%q\nwant\n%q", immediate, seen, want)
+		}
+	}
+}

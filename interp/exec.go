@@ -467,9 +467,16 @@ type op struct {
 	// after a restart (Pending).
 	req *task.Request
 	at  time.Time
-	// request is where a task op keeps its request (req points at it).
+	// request is where a task op keeps its request (req points at it),
+	// and ctx what its Context object is built from when it is read.
 	request task.Request
+	ctx     contextAt
 }
+
+// ContextObject builds the Context object of a task op's request, as it
+// was when the task was scheduled (task.Request.ContextFrom). It reads the
+// execution: call it where the execution is stepped, never concurrently.
+func (o *op) ContextObject() any { return o.x.contextObject(o.ctx) }
 
 type opKind uint8
 

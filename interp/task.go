@@ -243,9 +243,10 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		TestCase:         x.info.TestCase,
 		Input:            params,
 		Attempt:          x.attempts[st],
-		Context:          th.contextObject(),
+		ContextFrom:      t.taskOp,
 		TaskToken:        t.token,
 	}
+	t.taskOp.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
 	x.attempts[st]++
 	t.taskOp.req = req
 	x.command(Command{Kind: Invoke, ID: t.taskOp.id, Request: req})

@@ -94,9 +94,22 @@ func (th *thread) begin(st *state, input any) {
 	th.runState()
 }
 
+// contextAt is what a thread's Context object depends on, at one moment.
+type contextAt struct {
+	cur       *state
+	enteredAt time.Time
+	retry     int
+	token     string
+	item      *mapItem
+}
+
 // contextObject builds $$ for the current state.
 func (th *thread) contextObject() any {
-	x := th.x
+	return th.x.contextObject(contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item})
+}
+
+// contextObject builds $$ as it was at a.
+func (x *Execution) contextObject(a contextAt) any {
 	if x.ctxExecution == nil {
 		e := value.NewObject(6)
 		e.Set("Id", x.info.ExecutionArn)
@@ -114,20 +127,20 @@ func (th *thread) contextObject() any {
 	c.Set("Execution", x.ctxExecution)
 	c.Set("StateMachine", x.ctxStateMachine)
 	st := value.NewObject(3)
-	if th.cur != nil {
-		st.Set("Name", th.cur.name)
-		st.Set("EnteredTime", x.formatTime(th.run.enteredAt))
-		if th.cur.Type == "Task" || th.cur.Type == "Parallel" || th.cur.Type == "Map" {
-			st.Set("RetryCount", count(th.run.retryCount))
+	if a.cur != nil {
+		st.Set("Name", a.cur.name)
+		st.Set("EnteredTime", x.formatTime(a.enteredAt))
+		if a.cur.Type == "Task" || a.cur.Type == "Parallel" || a.cur.Type == "Map" {
+			st.Set("RetryCount", count(a.retry))
 		}
 	}
 	c.Set("State", st)
-	token := th.token()
+	token := a.token
 	if token != "" {
 		c.Set("Task", value.ObjectOf("Token", token))
 	}
-	if th.item != nil {
-		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", count(th.item.index), "Value", th.item.value)))
+	if a.item != nil {
+		c.Set("Map", value.ObjectOf("Item", value.ObjectOf("Index", count(a.item.index), "Value", a.item.value)))
 	}
 	if t := x.test; t != nil && t.Context != nil {
 		// TestState's context stands for the whole Context object (an

@@ -35,8 +35,24 @@ type Request struct {
 	// Attempt counts invocations of this state in this execution, from 0.
 	// Mocks use it to select a response.
 	Attempt int
-	// Context is the Context object ($$) at invocation, a JSON value.
+	// Context is the Context object ($$) at invocation, a JSON value. Read
+	// it with ContextObject: it is nil while ContextFrom has not built it.
 	Context any
+	// ContextFrom, when set, builds the Context object when it is first
+	// read, so that an invocation that never reads it does not pay for it.
+	// An engine calls ContextObject before handing the request to another
+	// goroutine.
+	ContextFrom interface{ ContextObject() any }
+}
+
+// ContextObject returns the Context object ($$) at invocation: Context,
+// built by ContextFrom on the first call. Not safe for concurrent use
+// before that first call.
+func (r *Request) ContextObject() any {
+	if r.Context == nil && r.ContextFrom != nil {
+		r.Context = r.ContextFrom.ContextObject()
+	}
+	return r.Context
 }
 
 // Result is what an invocation produced.

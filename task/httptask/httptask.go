@@ -309,7 +309,7 @@ func (h *Invoker) region(req *task.Request) string {
 		return h.Region
 	}
 	// $$.StateMachine.Id or $$.Execution.Id: arn:<partition>:states:<region>:...
-	if ctx, ok := req.Context.(*value.Object); ok {
+	if ctx, ok := req.ContextObject().(*value.Object); ok {
 		for _, k := range []string{"StateMachine", "Execution"} {
 			o, _ := ctx.Get(k)
 			if o, ok := o.(*value.Object); ok {

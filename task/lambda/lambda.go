@@ -109,7 +109,7 @@ type Call struct {
 // CallOf recognises a Lambda task.
 func CallOf(req *task.Request) (Call, bool) {
 	c := Call{region: "us-east-1", account: "111111111111"}
-	if ref, ok := accountOf(req.Context); ok {
+	if ref, ok := accountOf(req.ContextObject()); ok {
 		c.region, c.account = ref.Region, ref.Account
 	}
 	switch {
