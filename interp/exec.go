@@ -138,8 +138,9 @@ type Execution struct {
 	output any
 	err    *Failure
 
-	// attempts counts task invocations per state, for mock selection.
-	attempts map[*state]int
+	// attempts counts task invocations per Task state (by its index), for
+	// mock selection.
+	attempts []int
 
 	// $$.Execution and $$.StateMachine, made once per execution
 	ctxExecution, ctxStateMachine *value.Object
@@ -203,7 +204,7 @@ func (x *Execution) drain() {
 // Start begins an execution of p with the given input at time now and
 // returns it with the first commands.
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
-	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}, rand: info.Rand}
+	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, rand: info.Rand}
 	if x.rand == nil {
 		x.rand = seededRand(info.ExecutionArn)
 	}

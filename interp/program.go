@@ -12,6 +12,9 @@ import (
 type Program struct {
 	Def  *asl.StateMachine
 	root *machine
+	// tasks counts the Task states, nested ones included; each has an
+	// index below it (state.task) for per-execution counters.
+	tasks int
 }
 
 type machine struct {
@@ -43,6 +46,7 @@ type state struct {
 	// waits for a task token (an activity or .waitForTaskToken).
 	rinfo                     resourceInfo
 	lambdaFn, token, activity bool
+	task                      int // the index of a Task state in its Program
 }
 
 type catcher struct {
@@ -56,7 +60,26 @@ func Compile(sm *asl.StateMachine) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Program{Def: sm, root: m}, nil
+	p := &Program{Def: sm, root: m}
+	p.numberTasks(m)
+	return p, nil
+}
+
+// numberTasks gives each Task state of m and its nested machines an index.
+func (p *Program) numberTasks(m *machine) {
+	for _, name := range m.sm.Names {
+		s := m.states[name]
+		if s.Type == "Task" {
+			s.task = p.tasks
+			p.tasks++
+		}
+		for _, b := range s.branches {
+			p.numberTasks(b)
+		}
+		if s.processor != nil {
+			p.numberTasks(s.processor)
+		}
+	}
 }
 
 // CompileError names the state and field that failed to compile.

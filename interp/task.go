@@ -242,12 +242,12 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		StateMachineName: x.info.StateMachineName,
 		TestCase:         x.info.TestCase,
 		Input:            params,
-		Attempt:          x.attempts[st],
+		Attempt:          x.attempt(st),
 		ContextFrom:      t.taskOp,
 		TaskToken:        t.token,
 	}
 	t.taskOp.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
-	x.attempts[st]++
+	x.attempts[st.task]++
 	t.taskOp.req = req
 	x.command(Command{Kind: Invoke, ID: t.taskOp.id, Request: req})
 	t.timeoutOp, t.heartbeatOp = nil, nil
@@ -257,6 +257,14 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	if heartbeat > 0 {
 		t.heartbeatOp = x.timer(th, opHeartbeat, x.now.Add(time.Duration(heartbeat)*time.Second))
 	}
+}
+
+// attempt returns the number of invocations of the Task state st so far.
+func (x *Execution) attempt(st *state) int {
+	if x.attempts == nil {
+		x.attempts = make([]int, x.prog.tasks)
+	}
+	return x.attempts[st.task]
 }
 
 // scope is the region and account of the execution's ARNs, with AWS's
