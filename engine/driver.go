@@ -475,13 +475,19 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, g
 	for {
 		if d.readyHead < len(d.ready) {
 			// Results at hand go first, but a stop, a callback or the end
-			// of ctx still gets through a long run of them.
-			select {
-			case <-ctx.Done():
-				if d.cfg.Journal != nil {
-					return in, nil, abandoned
+			// of ctx still gets through a long run of them. (Two selects
+			// of one case each cost less than one of two.)
+			if done := ctx.Done(); done != nil {
+				select {
+				case <-done:
+					if d.cfg.Journal != nil {
+						return in, nil, abandoned
+					}
+					return interp.Input{Kind: interp.Stop}, nil, gotInput
+				default:
 				}
-				return interp.Input{Kind: interp.Stop}, nil, gotInput
+			}
+			select {
 			case ev := <-d.events:
 				if in, reply, ok := d.take(ev); ok {
 					return in, reply, gotInput

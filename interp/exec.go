@@ -126,8 +126,10 @@ type Execution struct {
 	opID int64
 	cmds []Command // the commands of this step; those of earlier steps precede them in the array
 
-	// slab holds the events to come, allocated a batch at a time.
-	slab []history.Event
+	// slab holds the events to come, and opSlab the ops, allocated a batch
+	// at a time.
+	slab   []history.Event
+	opSlab []op
 	// timeText is the last time formatted for the Context object.
 	timeAt   time.Time
 	timeText string
@@ -494,7 +496,12 @@ const (
 
 func (x *Execution) newOp(th *thread, kind opKind) *op {
 	x.opID++
-	o := &op{id: x.opID, kind: kind, th: th, x: x}
+	if len(x.opSlab) == 0 {
+		x.opSlab = make([]op, 16)
+	}
+	o := &x.opSlab[0] // zero: set the fields one by one
+	x.opSlab = x.opSlab[1:]
+	o.id, o.kind, o.th, o.x = x.opID, kind, th, x
 	if th != nil {
 		o.gen = th.gen
 	}
