@@ -399,8 +399,19 @@ var (
 func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2, v3 any) *history.Event {
 	e := x.emit(th, typ, detailsName, nil)
 	if !(th != nil && th.silent) {
+		// One by one, and only those set: the event is zero, and an array
+		// copied whole goes through bulk write barriers.
 		e.Form = f
-		e.Vals = [4]any{v0, v1, v2, v3}
+		e.Vals[0] = v0
+		if v1 != nil {
+			e.Vals[1] = v1
+		}
+		if v2 != nil {
+			e.Vals[2] = v2
+		}
+		if v3 != nil {
+			e.Vals[3] = v3
+		}
 	}
 	return e
 }
