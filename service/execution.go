@@ -370,7 +370,7 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 // History returns a page of an execution's history. The token is the id
 // of the last event returned.
 func (s *Service) History(ctx context.Context, arn string, token string, limit int, reverse bool) ([]store.Event, string, error) {
-	if _, err := s.DescribeExecution(ctx, arn); err != nil {
+	if err := checkARN(arn, "execution"); err != nil {
 		return nil, "", err
 	}
 	var after int64
@@ -383,6 +383,9 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 		limit = 1000
 	}
 	evs, err := s.storeFor(arn).Events(ctx, arn, after, limit+1, reverse)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, "", errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+	}
 	if err != nil {
 		return nil, "", err
 	}

@@ -119,7 +119,10 @@ type Store interface {
 	CreateExecution(ctx context.Context, e *Execution, first *Step) error
 	GetExecution(ctx context.Context, arn string) (*Execution, error)
 	// ListExecutions lists the executions of a state machine, newest
-	// first; status filters when not empty.
+	// first; status filters when not empty. Listed executions are
+	// summaries: their ARN, names, type, status and start and stop dates
+	// are set, and a store may leave every other field empty (a list
+	// never needs definitions, inputs or outputs).
 	ListExecutions(ctx context.Context, stateMachineARN, status string, page Page) (list []*Execution, next string, err error)
 	// AppendStep commits the next step of an execution: its Seq must be
 	// one more than the last committed step's, and the execution's

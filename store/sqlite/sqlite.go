@@ -767,11 +767,16 @@ func scanExec(row scanner) (*store.Execution, error) {
 	return &e, nil
 }
 
-// scanExecKey scans an execution followed by its row key.
-func scanExecKey(row scanner) (execKeyed, error) {
+// listColumns are the summary columns that ListExecutions reads (the
+// store contract leaves definitions, inputs and outputs out of a list),
+// followed by the row key.
+const listColumns = `arn, name, state_machine_arn, state_machine_name, type, status, started, stopped, seq`
+
+// scanListed scans an execution's summary (listColumns).
+func scanListed(row scanner) (execKeyed, error) {
 	var e store.Execution
 	var started, stopped, key int64
-	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped, &key); err != nil {
+	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Type, &e.Status, &started, &stopped, &key); err != nil {
 		return execKeyed{}, err
 	}
 	e.Started, e.Stopped = fromNanos(started), fromNanos(stopped)
@@ -799,7 +804,7 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
 	limit := pageLimit(p)
 	filter := filterHash(smARN, status)
-	q := `SELECT ` + execColumns + `, seq FROM executions WHERE state_machine_arn=?`
+	q := `SELECT ` + listColumns + ` FROM executions WHERE state_machine_arn=?`
 	args := []any{smARN}
 	if status != "" {
 		q += ` AND status=?`
@@ -814,7 +819,7 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 		args = append(args, before)
 	}
 	q += ` ORDER BY seq DESC LIMIT ?`
-	rows, err := query(ctx, s.db, scanExecKey, q, append(args, limit+1)...)
+	rows, err := query(ctx, s.db, scanListed, q, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}
