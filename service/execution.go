@@ -140,7 +140,7 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		inv = m
 	}
 	arn := e.ARN
-	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log,
+	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log, Budget: s.cfg.Budget,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
 		Park: true, OnEnd: func() { s.ended(arn) },
