@@ -256,8 +256,10 @@ func thousands(n int64) string {
 }
 
 // watch samples the time and the bytes the process has allocated, every
-// millisecond while an evaluation that has taken a step runs, so that an
-// evaluation's checks cost a few atomic loads. It sleeps while none runs.
+// millisecond while evaluations that have taken a step run, so that an
+// evaluation's checks cost a few atomic loads. It sleeps once none has run
+// for watchIdle, so that a busy server does not wake it for every
+// evaluation.
 var watch watcher
 
 type watcher struct {
@@ -265,13 +267,18 @@ type watcher struct {
 	seq    atomic.Uint64 // samples taken
 	now    atomic.Int64  // UnixNano of the last sample
 	allocs atomic.Uint64 // bytes allocated by the process at the last sample
+	asleep atomic.Bool
 
 	once sync.Once
 	wake chan struct{}
 }
 
-// watchPeriod is how often the watcher samples.
-const watchPeriod = time.Millisecond
+// watchPeriod is how often the watcher samples; after watchIdle periods
+// without an evaluation it sleeps.
+const (
+	watchPeriod = time.Millisecond
+	watchIdle   = 100
+)
 
 // enter registers a running evaluation and returns the sample count.
 func (w *watcher) enter() uint64 {
@@ -279,11 +286,9 @@ func (w *watcher) enter() uint64 {
 		w.wake = make(chan struct{}, 1)
 		go w.run()
 	})
-	if w.active.Add(1) == 1 {
-		select {
-		case w.wake <- struct{}{}:
-		default:
-		}
+	w.active.Add(1)
+	if w.asleep.Load() && w.asleep.CompareAndSwap(true, false) {
+		w.wake <- struct{}{}
 	}
 	return w.seq.Load()
 }
@@ -294,10 +299,20 @@ func (w *watcher) run() {
 	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	t := time.NewTicker(watchPeriod)
 	defer t.Stop()
+	idle := 0
 	for {
-		if w.active.Load() == 0 {
+		if w.active.Load() > 0 {
+			idle = 0
+		} else if idle++; idle > watchIdle {
 			t.Stop()
-			<-w.wake
+			w.asleep.Store(true)
+			if w.active.Load() == 0 || !w.asleep.CompareAndSwap(true, false) {
+				// Asleep: an evaluation that enters wakes it. (If one
+				// entered meanwhile and claimed the wake, its token is
+				// in the channel already.)
+				<-w.wake
+			}
+			idle = 0
 			t.Reset(watchPeriod)
 		}
 		metrics.Read(sample)
