@@ -59,6 +59,8 @@ type Config struct {
 	// ended, or it was abandoned (Run's context ended, a commit failed for
 	// good).
 	OnEnd func()
+	// Budget bounds each evaluation (zero fields: the defaults).
+	Budget Budget
 }
 
 // Driver carries out the commands of one execution: it invokes tasks
@@ -75,6 +77,7 @@ type Driver struct {
 	now time.Time // the virtual clock's time
 
 	rand     *recorder
+	meter    *meter
 	seq      int64
 	lastSeen int    // events already committed
 	buf      []byte // the events' JSON of the step being committed (the journal keeps none of it)
@@ -134,7 +137,8 @@ func New(p *interp.Program, cfg Config) *Driver {
 	if cfg.Park {
 		queue = 2 // a server's executions mostly wait: keep them small
 	}
-	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{}}
+	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{},
+		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil)}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -144,7 +148,9 @@ func New(p *interp.Program, cfg Config) *Driver {
 func (d *Driver) Start(info interp.Info, input any, now time.Time) *store.Step {
 	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
 	info.Rand = d.rand
+	d.meterInfo(&info)
 	d.arn, d.now = info.ExecutionArn, now
+	d.meter.step(now)
 	x, cmds := d.p.Start(info, input, now)
 	d.x, d.pending = x, cmds
 	if d.cfg.Journal == nil {
@@ -165,6 +171,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	}
 	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
 	info.Rand = d.rand
+	d.meterInfo(&info)
 	d.arn = info.ExecutionArn
 	first, err := DecodeInput(steps[0].Input)
 	if err != nil {
@@ -174,6 +181,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 		return errors.New("step 0: not a start record")
 	}
 	d.rand.replay(first.Rand)
+	d.meter.replay(steps[0].At, first.Clock, first.Interrupts)
 	x, _ := d.p.Start(info, input, steps[0].At)
 	for _, st := range steps[1:] {
 		rec, err := DecodeInput(st.Input)
@@ -184,9 +192,11 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 			return fmt.Errorf("step %d: a start record after the start", st.Seq)
 		}
 		d.rand.replay(rec.Rand)
+		d.meter.replay(st.At, rec.Clock, rec.Interrupts)
 		x.Step(st.At, rec.Input)
 	}
 	d.rand.live()
+	d.meter.live()
 	last := steps[len(steps)-1]
 	d.x, d.seq, d.now = x, int64(len(steps)), last.At
 	d.lastSeen = len(x.History())
@@ -201,6 +211,14 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	return nil
 }
 
+// meterInfo gives the execution the driver's meter and budget.
+func (d *Driver) meterInfo(info *interp.Info) {
+	info.Meter = d.meter
+	if info.Budget == (interp.Budget{}) {
+		info.Budget = interp.Budget{ValueBytes: d.cfg.Budget.ValueBytes, PathNodes: d.cfg.Budget.PathNodes}
+	}
+}
+
 // Execution returns the execution; read it only before Run or once Done.
 func (d *Driver) Execution() *interp.Execution { return d.x }
 
@@ -208,8 +226,10 @@ func (d *Driver) Execution() *interp.Execution { return d.x }
 func (d *Driver) Done() <-chan struct{} { return d.done }
 
 // Stop asks the execution to stop (ABORTED, with error and cause); it
-// does not wait.
+// does not wait. A JSONata evaluation running meanwhile is interrupted,
+// and the execution ends in the step that ran it.
 func (d *Driver) Stop(errName, cause string) {
+	d.meter.stop.CompareAndSwap(nil, &interp.Interrupt{Stop: true, Name: errName, Cause: cause})
 	d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
 }
 
@@ -374,6 +394,7 @@ func (d *Driver) loop() {
 		if in.Kind == interp.TaskDone {
 			d.removeToken(in.ID)
 		}
+		d.meter.step(now)
 		cmds := d.x.Step(now, in)
 		if d.cfg.Journal != nil {
 			err := d.commit(ctx, d.step(d.seq, now, &in), reply)
@@ -633,8 +654,10 @@ func (d *Driver) step(seq int64, at time.Time, in *interp.Input) *store.Step {
 	evs := x.History()[d.lastSeen:]
 	d.lastSeen = len(x.History())
 	st := &store.Step{ExecutionARN: d.arn, Seq: seq, At: at, Status: string(x.Status())}
-	if drawn := d.rand.take(); in != nil || len(drawn) > 0 {
-		d.inBuf = EncodeInput(d.inBuf[:0], in, drawn)
+	drawn := d.rand.take()
+	readings, interrupts := d.meter.take()
+	if in != nil || len(drawn) > 0 || len(readings) > 0 || len(interrupts) > 0 {
+		d.inBuf = encodeRecord(d.inBuf[:0], in, drawn, readings, interrupts)
 		st.Input = d.inBuf
 	}
 	// One buffer holds every event of the step; each event's JSON is a

@@ -20,6 +20,13 @@ import (
 //	{"v":1,"kind":"TaskDone","id":7,"output":{...},"rand":[17,42]}
 //	{"v":1,"kind":"Start","rand":[...]}   (step 0, only when it drew)
 //
+// and, when the step's evaluations took time or were interrupted, what the
+// meter reported: the clock readings that moved the time ([call,
+// nanoseconds after the step's time]) and the interrupted evaluations:
+//
+//	"clock":[[3,3400125000]],"interrupts":[{"eval":2,"cause":"..."}]
+//	"interrupts":[{"eval":0,"stop":true,"error":"E","cause":"C"}]
+//
 // Version 0 (legacy; no "v") kept the kind as interp.InputKind's number
 // and no random values: legacyKinds freezes that numbering, so reordering
 // interp's constants cannot change what an old record means.
@@ -69,12 +76,20 @@ type Record struct {
 	// Rand holds the random values drawn during the step, in order; nil
 	// in a legacy record.
 	Rand []uint64
+	// Clock and Interrupts hold what the meter reported during the step.
+	Clock      []ClockReading
+	Interrupts []InterruptRecord
 }
 
 // EncodeInput appends the version 1 record of a step to b: in is the
 // interpreter input (nil for step 0, the start) and rand the values drawn
 // during the step.
 func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
+	return encodeRecord(b, in, rand, nil, nil)
+}
+
+// encodeRecord is EncodeInput with what the meter reported.
+func encodeRecord(b []byte, in *interp.Input, rand []uint64, clock []ClockReading, interrupts []InterruptRecord) []byte {
 	b = append(b, `{"v":1,"kind":"`...)
 	if in == nil {
 		b = append(b, startKind...)
@@ -98,6 +113,38 @@ func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
 				b = append(b, ',')
 			}
 			b = strconv.AppendUint(b, r, 10)
+		}
+		b = append(b, ']')
+	}
+	if len(clock) > 0 {
+		b = append(b, `,"clock":[`...)
+		for i, r := range clock {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(r.Call), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(r.Offset), 10)
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	if len(interrupts) > 0 {
+		b = append(b, `,"interrupts":[`...)
+		for i, r := range interrupts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"eval":`...)
+			b = strconv.AppendInt(b, int64(r.Eval), 10)
+			if r.Stop {
+				b = append(b, `,"stop":true,"error":`...)
+				b = value.AppendString(b, r.Name)
+			}
+			b = append(b, `,"cause":`...)
+			b = value.AppendString(b, r.Cause)
+			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
@@ -150,6 +197,13 @@ func DecodeInput(b []byte) (Record, error) {
 		DelayMs int64           `json:"delayMs"`
 		Worker  string          `json:"worker"`
 		Rand    []uint64        `json:"rand"`
+		Clock   [][2]int64      `json:"clock"`
+		Intr    []struct {
+			Eval  int    `json:"eval"`
+			Stop  bool   `json:"stop"`
+			Error string `json:"error"`
+			Cause string `json:"cause"`
+		} `json:"interrupts"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return Record{}, fmt.Errorf("decoding a step input: %w", err)
@@ -173,6 +227,12 @@ func DecodeInput(b []byte) (Record, error) {
 		rec.Rand = raw.Rand
 		if rec.Rand == nil {
 			rec.Rand = []uint64{}
+		}
+		for _, c := range raw.Clock {
+			rec.Clock = append(rec.Clock, ClockReading{Call: int(c[0]), Offset: time.Duration(c[1])})
+		}
+		for _, r := range raw.Intr {
+			rec.Interrupts = append(rec.Interrupts, InterruptRecord{Eval: r.Eval, Interrupt: interp.Interrupt{Stop: r.Stop, Name: r.Error, Cause: r.Cause}})
 		}
 	default:
 		return Record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)

@@ -53,6 +53,11 @@ type Info struct {
 	// Rand is the execution's source of random values. Nil means a source
 	// seeded from ExecutionArn: deterministic, for tests.
 	Rand Rand
+	// Meter, when set, times events and bounds and interrupts JSONata
+	// evaluations (see Meter).
+	Meter Meter
+	// Budget bounds what JSONPath paths and intrinsic functions produce.
+	Budget Budget
 }
 
 // CommandKind tells the engine what to do.
@@ -143,6 +148,8 @@ type Execution struct {
 	// rand is the source of every random value (Info.Rand, or one seeded
 	// from the execution ARN).
 	rand Rand
+	// meter is Info.Meter (nil: none).
+	meter Meter
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -195,7 +202,7 @@ func (x *Execution) drain() {
 // Start begins an execution of p with the given input at time now and
 // returns it with the first commands.
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
-	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}, rand: info.Rand}
+	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, attempts: map[*state]int{}, rand: info.Rand, meter: info.Meter}
 	if x.rand == nil {
 		x.rand = seededRand(info.ExecutionArn)
 	}
@@ -332,6 +339,7 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 	if th != nil && th.silent {
 		return &history.Event{Type: typ, ID: th.last}
 	}
+	x.clockNow()
 	x.nextID++
 	e := &history.Event{Timestamp: x.now, Type: typ, ID: x.nextID, DetailsName: detailsName, Details: details}
 	if th != nil {

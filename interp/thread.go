@@ -188,8 +188,10 @@ func appendDigits(b []byte, n, width int) []byte {
 // exit leaves the current state with output and moves on.
 func (th *thread) exit(output any, next *state) {
 	st := th.cur
-	text := value.String(output)
-	if len(text) > maxPayload {
+	// Encoding stops past the limit: a value that shares one large part
+	// many times may stand for far more JSON than it holds.
+	buf, within := value.AppendWithin(nil, output, maxPayload)
+	if !within {
 		th.run.assigned = nil
 		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})
 		return
@@ -208,7 +210,7 @@ func (th *thread) exit(output any, next *state) {
 		th.run.assigned = nil
 	}
 	d.Set("name", st.name)
-	d.Set("output", text)
+	d.Set("output", string(buf))
 	d.Set("outputDetails", truncatedFalse())
 	th.x.emit(th, st.exitedEvent, "stateExitedEventDetails", d)
 	th.moveOn(output, next)

@@ -140,7 +140,7 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		inv = m
 	}
 	arn := e.ARN
-	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log,
+	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log, Budget: s.cfg.Budget,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
 		Park: true, OnEnd: func() { s.ended(arn) },
@@ -315,12 +315,14 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 	if d == nil {
 		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
 	}
+	// The stop interrupts an evaluation running meanwhile; the answer
+	// waits until the execution has ended (its end committed), so that
+	// it carries the stop date.
 	d.Stop(errName, cause)
 	select {
 	case <-d.Done():
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case <-time.After(10 * time.Second):
 	}
 	return s.DescribeExecution(ctx, arn)
 }

@@ -63,6 +63,9 @@ type Config struct {
 	// for DescribeExecution and GetExecutionHistory (AWS keeps none); the
 	// oldest are forgotten beyond it. 0 or less means DefaultKeepExpress.
 	KeepExpress int
+	// Budget bounds each evaluation of every execution (zero fields: the
+	// defaults; see engine.Budget).
+	Budget engine.Budget
 }
 
 // DefaultKeepExpress is the default of Config.KeepExpress.
