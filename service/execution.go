@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stepd/stepd/arn"
@@ -176,6 +178,13 @@ func (s *Service) register(arn string, d *engine.Driver) {
 	s.mu.Unlock()
 }
 
+// unregister forgets a registered driver that never ran.
+func (s *Service) unregister(arn string) {
+	s.mu.Lock()
+	delete(s.running, arn)
+	s.mu.Unlock()
+}
+
 // start runs a registered driver.
 func (s *Service) start(arn string, d *engine.Driver) {
 	s.wg.Add(1)
@@ -221,23 +230,52 @@ func (s *Service) enqueueActivity(d *engine.Driver, id int64, req *task.Request)
 // parent's re-dispatched .sync task finds its child's driver and waits for
 // it, whichever of the two the store lists first.
 func (s *Service) Resume(ctx context.Context) (int, error) {
-	open, err := s.store.RunningExecutions(ctx)
-	if err != nil {
-		return 0, err
-	}
 	type resumed struct {
 		arn string
 		d   *engine.Driver
 	}
-	var all []resumed
-	for _, e := range open {
-		d, err := s.rebuild(ctx, e)
-		if err != nil {
-			s.log.Error("cannot resume execution", "execution", e.ARN, "err", err)
-			continue
+	type job struct {
+		e     *store.Execution
+		steps []*store.Step
+	}
+	// One scan of the store feeds a replayer per core.
+	jobs := make(chan job, 256)
+	var (
+		mu  sync.Mutex
+		all []resumed
+		wg  sync.WaitGroup
+	)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range jobs {
+				d, err := s.rebuild(ctx, j.e, j.steps)
+				if err != nil {
+					s.log.Error("cannot resume execution", "execution", j.e.ARN, "err", err)
+					continue
+				}
+				s.register(j.e.ARN, d)
+				mu.Lock()
+				all = append(all, resumed{j.e.ARN, d})
+				mu.Unlock()
+			}
+		})
+	}
+	err := store.ScanRunning(ctx, s.store, func(e *store.Execution, steps []*store.Step) error {
+		select {
+		case jobs <- job{e, steps}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		s.register(e.ARN, d)
-		all = append(all, resumed{e.ARN, d})
+	})
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		// Nothing runs: a later Resume starts afresh.
+		for _, x := range all {
+			s.unregister(x.arn)
+		}
+		return 0, fmt.Errorf("reading the running executions: %w", err)
 	}
 	for _, x := range all {
 		s.start(x.arn, x.d)
@@ -247,14 +285,13 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 
 // rebuild replays an execution's committed steps into a new driver, which
 // re-dispatches the outstanding operations when it runs.
-func (s *Service) rebuild(ctx context.Context, e *store.Execution) (*engine.Driver, error) {
+func (s *Service) rebuild(ctx context.Context, e *store.Execution, steps []*store.Step) (*engine.Driver, error) {
 	p, err := s.program(e.Definition)
 	if err != nil {
 		return nil, err
 	}
-	steps, err := s.store.Steps(ctx, e.ARN)
-	if err != nil || len(steps) == 0 {
-		return nil, fmt.Errorf("no steps: %v", err)
+	if len(steps) == 0 {
+		return nil, errors.New("no steps")
 	}
 	d, err := s.newDriver(e, p, s.store)
 	if err != nil {

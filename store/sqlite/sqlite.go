@@ -873,6 +873,80 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 	}, `SELECT seq, at, input, events, status, output, error, cause, stopped FROM step_log WHERE exec=? ORDER BY seq`, exec)
 }
 
+// ScanRunning implements store.RunningScanner: in one read transaction,
+// the running executions in row-key order and, beside them, their steps in
+// (execution, Seq) order, which the step index yields without sorting;
+// each execution is handed over with its steps as soon as they are read.
+// A step's events are not read: their ids are the row's range.
+func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*store.Step) error) error {
+	tx, err := s.db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	execs, err := tx.QueryContext(ctx, `SELECT `+execColumns+`, seq FROM executions WHERE status='RUNNING' ORDER BY seq`)
+	if err != nil {
+		return err
+	}
+	defer execs.Close()
+	steps, err := tx.QueryContext(ctx, `SELECT s.exec, s.seq, s.at, s.input, s.first_event, s.last_event
+		FROM executions e JOIN step_log s ON s.exec = e.seq WHERE e.status='RUNNING' ORDER BY s.exec, s.seq`)
+	if err != nil {
+		return err
+	}
+	defer steps.Close()
+	// next is the step read ahead: the first of the next execution.
+	var next *store.Step
+	var nextExec int64
+	readStep := func() error {
+		st := &store.Step{}
+		var at, first, last int64
+		if err := steps.Scan(&nextExec, &st.Seq, &at, &st.Input, &first, &last); err != nil {
+			return err
+		}
+		st.At = fromNanos(at)
+		if last >= first {
+			st.Events = make([]store.Event, last-first+1)
+			for i := range st.Events {
+				st.Events[i].ID = first + int64(i)
+			}
+		}
+		next = st
+		return nil
+	}
+	if steps.Next() {
+		if err := readStep(); err != nil {
+			return err
+		}
+	}
+	for execs.Next() {
+		x, err := scanExecKey(execs)
+		if err != nil {
+			return err
+		}
+		var list []*store.Step
+		for next != nil && nextExec <= x.key {
+			if nextExec == x.key {
+				next.ExecutionARN = x.e.ARN
+				list = append(list, next)
+			}
+			next = nil
+			if steps.Next() {
+				if err := readStep(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := fn(x.e, list); err != nil {
+			return err
+		}
+	}
+	if err := execs.Err(); err != nil {
+		return err
+	}
+	return steps.Err()
+}
+
 // Events implements store.Store. The rows' event ranges grow with Seq, so
 // the first row of a page is found by binary search over Seq and the page
 // is read from there in key order.

@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Summary", func(t *testing.T) { summary(t, open(t)) })
 	t.Run("ConcurrentMixed", func(t *testing.T) { concurrentMixed(t, open(t)) })
 	t.Run("CallerBuffers", func(t *testing.T) { callerBuffers(t, open(t)) })
+	t.Run("Running", func(t *testing.T) { running(t, open(t)) })
 	t.Run("Secret", func(t *testing.T) { secret(t, open(t), open(t)) })
 }
 
