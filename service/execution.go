@@ -200,8 +200,16 @@ func (s *Service) ended(arn string) {
 	s.wg.Done()
 }
 
-// driver returns the execution's driver in this process, or nil.
+// driver returns the execution's driver in this process, or nil; a
+// dormant execution is woken (rebuilt and run) first.
 func (s *Service) driver(arn string) *engine.Driver {
+	s.mu.Lock()
+	d, z := s.running[arn], s.dormant[arn]
+	s.mu.Unlock()
+	if d != nil || z == nil {
+		return d
+	}
+	s.wakeUp(arn, z)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.running[arn]
@@ -226,9 +234,16 @@ func (s *Service) enqueueActivity(d *engine.Driver, id int64, req *task.Request)
 // each one by replaying its committed inputs through the interpreter, then
 // re-dispatching its outstanding tasks and timers.
 //
-// Every execution is rebuilt and registered before any resumes, so that a
-// parent's re-dispatched .sync task finds its child's driver and waits for
-// it, whichever of the two the store lists first.
+// An execution whose last step says it waits only for timers
+// (store.Step.Wake) stays dormant: it is registered but not rebuilt until
+// its first timer is due or an input for it arrives (a stop, a callback, a
+// caller waiting for it), so that a restart with many executions parked in
+// Waits neither replays nor holds them. Describe and History answer from
+// the store meanwhile.
+//
+// Every execution is registered before any resumes, so that a parent's
+// re-dispatched .sync task finds its child's driver and waits for it,
+// whichever of the two the store lists first.
 func (s *Service) Resume(ctx context.Context) (int, error) {
 	type resumed struct {
 		arn string
@@ -241,9 +256,10 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	// One scan of the store feeds a replayer per core.
 	jobs := make(chan job, 256)
 	var (
-		mu  sync.Mutex
-		all []resumed
-		wg  sync.WaitGroup
+		mu      sync.Mutex
+		all     []resumed
+		wg      sync.WaitGroup
+		dormant []string
 	)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
@@ -260,7 +276,21 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 			}
 		})
 	}
+	_, realClock := s.clock.(engine.RealClock)
+	defs := map[string]string{} // one copy of each definition's text
 	err := store.ScanRunning(ctx, s.store, func(e *store.Execution, steps []*store.Step) error {
+		if d, ok := defs[e.Definition]; ok {
+			e.Definition = d
+		} else {
+			defs[e.Definition] = e.Definition
+		}
+		if n := len(steps); realClock && n > 0 && !steps[n-1].Wake.IsZero() {
+			s.mu.Lock()
+			s.dormant[e.ARN] = &sleeper{e: e, wake: steps[n-1].Wake}
+			s.mu.Unlock()
+			dormant = append(dormant, e.ARN)
+			return nil
+		}
 		select {
 		case jobs <- job{e, steps}:
 			return nil
@@ -275,12 +305,79 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 		for _, x := range all {
 			s.unregister(x.arn)
 		}
+		s.mu.Lock()
+		for _, arn := range dormant {
+			delete(s.dormant, arn)
+		}
+		s.mu.Unlock()
 		return 0, fmt.Errorf("reading the running executions: %w", err)
 	}
 	for _, x := range all {
 		s.start(x.arn, x.d)
 	}
-	return len(all), nil
+	s.mu.Lock()
+	for _, arn := range dormant {
+		if z := s.dormant[arn]; z != nil {
+			s.arm(arn, z, time.Until(z.wake))
+		}
+	}
+	s.mu.Unlock()
+	return len(all) + len(dormant), nil
+}
+
+// sleeper is a dormant execution (see Resume): its summary, when its first
+// timer is due, and the timer that wakes it then.
+type sleeper struct {
+	e     *store.Execution
+	wake  time.Time
+	timer *time.Timer
+	once  sync.Once
+}
+
+// arm sets z's timer to wake it after d. s.mu is held.
+func (s *Service) arm(arn string, z *sleeper, d time.Duration) {
+	z.timer = time.AfterFunc(d, func() { s.wakeUp(arn, z) })
+}
+
+// wakeUp rebuilds the dormant execution z by replaying its steps, and runs
+// it; once only. A store that cannot be read is tried again a second later.
+func (s *Service) wakeUp(arn string, z *sleeper) {
+	z.once.Do(func() {
+		s.mu.Lock()
+		if z.timer != nil {
+			z.timer.Stop()
+		}
+		s.mu.Unlock()
+		steps, err := s.store.Steps(s.ctx, arn)
+		if err != nil {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.ctx.Err() != nil || s.dormant[arn] != z {
+				return
+			}
+			s.log.Error("cannot read a dormant execution's steps; retrying", "execution", arn, "err", err)
+			again := &sleeper{e: z.e, wake: z.wake}
+			s.dormant[arn] = again
+			s.arm(arn, again, time.Second)
+			return
+		}
+		d, err := s.rebuild(s.ctx, z.e, steps)
+		s.mu.Lock()
+		if s.dormant[arn] == z {
+			delete(s.dormant, arn)
+		}
+		if err != nil || s.ctx.Err() != nil {
+			s.mu.Unlock()
+			if err != nil {
+				s.log.Error("cannot resume execution", "execution", arn, "err", err)
+			}
+			return
+		}
+		s.running[arn] = d
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go d.Run(s.ctx)
+	})
 }
 
 // rebuild replays an execution's committed steps into a new driver, which

@@ -87,6 +87,11 @@ type Step struct {
 	Output       string
 	Error, Cause string
 	Stopped      time.Time
+	// Wake, when not zero, says that after this step the execution waits
+	// only for timers, the first due at Wake: no task runs and no task
+	// token or activity is outstanding. A restart need not rebuild such an
+	// execution until then, or until an input for it arrives.
+	Wake time.Time
 }
 
 // Page asks for one page of a list: Token is empty for the first page or a
@@ -163,8 +168,8 @@ type RunningScanner interface {
 	// ScanRunning calls fn for every RUNNING execution, in the order
 	// RunningExecutions lists them, with its steps in order, from one
 	// consistent view of the store. A step holds what replay reads: its
-	// Seq, At and Input, and its events' IDs (Events has one entry per
-	// event, without Type or JSON); the summary fields are left empty.
+	// Seq, At, Input and Wake, and its events' IDs (Events has one entry
+	// per event, without Type or JSON); the summary fields are left empty.
 	// fn may keep what it is given. The scan stops at fn's first error,
 	// which it returns.
 	ScanRunning(ctx context.Context, fn func(e *Execution, steps []*Step) error) error

@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS step_log (
 	id INTEGER PRIMARY KEY, exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
 	first_event INTEGER NOT NULL, last_event INTEGER NOT NULL,
 	status TEXT NOT NULL, stopped INTEGER NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, output TEXT NOT NULL,
-	input BLOB, events BLOB NOT NULL);
+	input BLOB, events BLOB NOT NULL, wake INTEGER NOT NULL DEFAULT 0);
 CREATE UNIQUE INDEX IF NOT EXISTS step_log_by_exec ON step_log (exec, seq);
 CREATE TABLE IF NOT EXISTS activities (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
@@ -166,7 +166,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
 			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0
@@ -189,6 +189,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return err
+	}
+	// step_log before Step.Wake.
+	var wake int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('step_log') WHERE name='wake'`).Scan(&wake); err != nil {
+		return err
+	}
+	if wake == 0 {
+		if _, err := db.ExecContext(ctx, `ALTER TABLE step_log ADD COLUMN wake INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
 	}
 	var old int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='steps'`).Scan(&old); err != nil || old == 0 {
@@ -633,7 +643,7 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	}
 	s.scratch = appendEvents(s.scratch[:0], st.Events)
 	if _, err := s.stmt(tx, s.insStep).Exec(c.key, st.Seq, nanos(st.At), st.Input, first, last, s.scratch,
-		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)); err != nil {
+		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped), nanos(st.Wake)); err != nil {
 		return err
 	}
 	status := c.status
@@ -862,15 +872,15 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 	}
 	return query(ctx, s.db, func(row scanner) (*store.Step, error) {
 		st := &store.Step{ExecutionARN: arn}
-		var at, stopped int64
+		var at, stopped, wake int64
 		var evs []byte
-		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped); err != nil {
+		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped, &wake); err != nil {
 			return nil, err
 		}
-		st.At, st.Stopped = fromNanos(at), fromNanos(stopped)
+		st.At, st.Stopped, st.Wake = fromNanos(at), fromNanos(stopped), fromNanos(wake)
 		st.Events, err = decodeEvents(evs)
 		return st, err
-	}, `SELECT seq, at, input, events, status, output, error, cause, stopped FROM step_log WHERE exec=? ORDER BY seq`, exec)
+	}, `SELECT seq, at, input, events, status, output, error, cause, stopped, wake FROM step_log WHERE exec=? ORDER BY seq`, exec)
 }
 
 // ScanRunning implements store.RunningScanner: in one read transaction,
@@ -889,7 +899,7 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 		return err
 	}
 	defer execs.Close()
-	steps, err := tx.QueryContext(ctx, `SELECT s.exec, s.seq, s.at, s.input, s.first_event, s.last_event
+	steps, err := tx.QueryContext(ctx, `SELECT s.exec, s.seq, s.at, s.input, s.first_event, s.last_event, s.wake
 		FROM executions e JOIN step_log s ON s.exec = e.seq WHERE e.status='RUNNING' ORDER BY s.exec, s.seq`)
 	if err != nil {
 		return err
@@ -900,11 +910,11 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 	var nextExec int64
 	readStep := func() error {
 		st := &store.Step{}
-		var at, first, last int64
-		if err := steps.Scan(&nextExec, &st.Seq, &at, &st.Input, &first, &last); err != nil {
+		var at, first, last, wake int64
+		if err := steps.Scan(&nextExec, &st.Seq, &at, &st.Input, &first, &last, &wake); err != nil {
 			return err
 		}
-		st.At = fromNanos(at)
+		st.At, st.Wake = fromNanos(at), fromNanos(wake)
 		if last >= first {
 			st.Events = make([]store.Event, last-first+1)
 			for i := range st.Events {

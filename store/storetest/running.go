@@ -89,10 +89,11 @@ func running(t *testing.T, s store.Store) {
 }
 
 // checkReplayStep reports the fields of got that differ from want among
-// those store.RunningScanner promises: Seq, At, Input and the events' IDs.
+// those store.RunningScanner promises: Seq, At, Input, Wake and the
+// events' IDs.
 func checkReplayStep(t *testing.T, what string, got, want *store.Step) {
 	t.Helper()
-	if got.ExecutionARN != want.ExecutionARN || got.Seq != want.Seq || !got.At.Equal(want.At) || !bytes.Equal(got.Input, want.Input) {
+	if got.ExecutionARN != want.ExecutionARN || got.Seq != want.Seq || !got.At.Equal(want.At) || !bytes.Equal(got.Input, want.Input) || !got.Wake.Equal(want.Wake) {
 		t.Errorf("%s:\n got %+v\nwant %+v", what, got, want)
 	}
 	if len(got.Events) != len(want.Events) {

@@ -39,6 +39,8 @@ func step(arn string, seq int64, firstID int64, n int, status string) *store.Ste
 	}
 	if status != "RUNNING" {
 		st.Output, st.Stopped = `{"done":true}`, st.At
+	} else if seq%2 == 1 {
+		st.Wake = st.At.Add(time.Hour + 123*time.Nanosecond) // waits for a timer
 	}
 	return st
 }
