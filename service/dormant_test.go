@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task"
@@ -160,4 +161,56 @@ func TestResumeDormant(t *testing.T) {
 func isCode(err error, code string) bool {
 	se, ok := err.(*service.Error)
 	return ok && se.Code == code
+}
+
+// ownClock is the wall clock under another type: a clock the service
+// cannot set timers on for dormant executions.
+type ownClock struct{ engine.RealClock }
+
+// TestResumeWithOwnClock: with a clock other than the real one, an
+// execution waiting for a timer is rebuilt at once (its steps read, as the
+// scan gave only the last) and still completes.
+func TestResumeWithOwnClock(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	path := filepath.Join(t.TempDir(), "stepd.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(service.Config{Store: st})
+	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "w", RoleARN: "arn:aws:iam::123456789012:role/r",
+		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":1,"ResultPath":"$.p","Next":"W"},"W":{"Type":"Wait","Seconds":2,"End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "x", Input: `{}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		evs, _, err := svc.History(ctx, e.ARN, "", 1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) == 1 && evs[0].Type == "WaitStateEntered" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	svc.Close()
+	st.Close()
+	if st, err = sqlite.Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc = service.New(service.Config{Store: st, Clock: ownClock{}})
+	defer svc.Close()
+	if n, err := svc.Resume(ctx); err != nil || n != 1 || svc.Dormant() != 0 {
+		t.Fatalf("Resume = %d, %v, %d dormant; want 1, none dormant", n, err, svc.Dormant())
+	}
+	if got, err := svc.Wait(ctx, e.ARN); err != nil || got.Status != "SUCCEEDED" || got.Output != `{"p":1}` {
+		t.Fatalf("after the Wait: %+v %v", got, err)
+	}
 }

@@ -264,7 +264,16 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for j := range jobs {
-				d, err := s.rebuild(ctx, j.e, j.steps)
+				var err error
+				if j.steps == nil {
+					// The scan gave only its last step (it waits for a
+					// timer), but this clock cannot let it sleep.
+					j.steps, err = s.store.Steps(ctx, j.e.ARN)
+				}
+				var d *engine.Driver
+				if err == nil {
+					d, err = s.rebuild(ctx, j.e, j.steps)
+				}
 				if err != nil {
 					s.log.Error("cannot resume execution", "execution", j.e.ARN, "err", err)
 					continue
@@ -284,12 +293,16 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 		} else {
 			defs[e.Definition] = e.Definition
 		}
-		if n := len(steps); realClock && n > 0 && !steps[n-1].Wake.IsZero() {
-			s.mu.Lock()
-			s.dormant[e.ARN] = &sleeper{e: e, wake: steps[n-1].Wake}
-			s.mu.Unlock()
-			dormant = append(dormant, e.ARN)
-			return nil
+		if n := len(steps); n > 0 && !steps[n-1].Wake.IsZero() {
+			if !realClock {
+				steps = nil // read them all
+			} else {
+				s.mu.Lock()
+				s.dormant[e.ARN] = &sleeper{e: e, wake: steps[n-1].Wake}
+				s.mu.Unlock()
+				dormant = append(dormant, e.ARN)
+				return nil
+			}
 		}
 		select {
 		case jobs <- job{e, steps}:

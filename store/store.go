@@ -167,11 +167,13 @@ type Store interface {
 type RunningScanner interface {
 	// ScanRunning calls fn for every RUNNING execution, in the order
 	// RunningExecutions lists them, with its steps in order, from one
-	// consistent view of the store. A step holds what replay reads: its
-	// Seq, At, Input and Wake, and its events' IDs (Events has one entry
-	// per event, without Type or JSON); the summary fields are left empty.
-	// fn may keep what it is given. The scan stops at fn's first error,
-	// which it returns.
+	// consistent view of the store; an execution whose last step has a
+	// Wake comes with that step alone (it need not be rebuilt before then;
+	// Steps reads the others). A step holds what replay reads: its Seq,
+	// At, Input and Wake, and its events' IDs (Events has one entry per
+	// event, without Type or JSON); the summary fields are left empty. fn
+	// may keep what it is given. The scan stops at fn's first error, which
+	// it returns.
 	ScanRunning(ctx context.Context, fn func(e *Execution, steps []*Step) error) error
 }
 
@@ -190,6 +192,9 @@ func ScanRunning(ctx context.Context, s Store, fn func(e *Execution, steps []*St
 		steps, err := s.Steps(ctx, e.ARN)
 		if err != nil {
 			return fmt.Errorf("the steps of execution %s: %w", e.ARN, err)
+		}
+		if n := len(steps); n > 0 && !steps[n-1].Wake.IsZero() {
+			steps = steps[n-1:]
 		}
 		if err := fn(e, steps); err != nil {
 			return err

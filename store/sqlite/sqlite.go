@@ -887,20 +887,27 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 // the running executions in row-key order and, beside them, their steps in
 // (execution, Seq) order, which the step index yields without sorting;
 // each execution is handed over with its steps as soon as they are read.
-// A step's events are not read: their ids are the row's range.
+// Of an execution whose last step has a wake time only that step is read,
+// and of a step's events only their ids (the row's range).
 func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*store.Step) error) error {
 	tx, err := s.db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	execs, err := tx.QueryContext(ctx, `SELECT `+execColumns+`, seq FROM executions WHERE status='RUNNING' ORDER BY seq`)
+	// A running execution has no output, error, cause or stop time: only
+	// the other columns are read.
+	execs, err := tx.QueryContext(ctx, `SELECT arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, started, seq
+		FROM executions WHERE status='RUNNING' ORDER BY seq`)
 	if err != nil {
 		return err
 	}
 	defer execs.Close()
 	steps, err := tx.QueryContext(ctx, `SELECT s.exec, s.seq, s.at, s.input, s.first_event, s.last_event, s.wake
-		FROM executions e JOIN step_log s ON s.exec = e.seq WHERE e.status='RUNNING' ORDER BY s.exec, s.seq`)
+		FROM executions e
+		JOIN step_log l ON l.exec = e.seq AND l.seq = (SELECT MAX(seq) FROM step_log WHERE exec = e.seq)
+		JOIN step_log s ON s.exec = e.seq AND (l.wake = 0 OR s.seq = l.seq)
+		WHERE e.status='RUNNING' ORDER BY s.exec, s.seq`)
 	if err != nil {
 		return err
 	}
@@ -930,10 +937,13 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 		}
 	}
 	for execs.Next() {
-		x, err := scanExecKey(execs)
-		if err != nil {
+		x := execKeyed{e: &store.Execution{Status: "RUNNING"}}
+		var started int64
+		e := x.e
+		if err := execs.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &started, &x.key); err != nil {
 			return err
 		}
+		e.Started = fromNanos(started)
 		var list []*store.Step
 		for next != nil && nextExec <= x.key {
 			if nextExec == x.key {
