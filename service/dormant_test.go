@@ -85,15 +85,14 @@ func TestResumeDormant(t *testing.T) {
 	answer(svc)
 	stopped := start(long, "stopped")
 	answer(svc)
-	closedToken := ""
 	called := start(long, "called")
-	closedToken = answer(svc)
+	closedToken := answer(svc)
 	waited := start(soon, "waited")
 	answer(svc)
 	for _, arn := range []string{wakes, stopped, called, waited} {
 		parked(svc, arn)
 	}
-	asking := start(long, "asking") // left waiting for its callback
+	start(long, "asking") // left waiting for its callback
 	token := <-tokens
 	svc.Close()
 	if err := st.Close(); err != nil {
@@ -155,7 +154,6 @@ func TestResumeDormant(t *testing.T) {
 	if e, err := svc.DescribeExecution(ctx, called); err != nil || e.Status != "RUNNING" {
 		t.Errorf("the execution called back: %+v %v", e, err)
 	}
-	_ = asking
 }
 
 func isCode(err error, code string) bool {
