@@ -157,6 +157,7 @@ func (d *Driver) Start(info interp.Info, input any, now time.Time) *store.Step {
 		return nil
 	}
 	st := d.step(0, now, nil)
+	st.Wake = d.wakeAt(cmds)
 	d.seq = 1
 	return st
 }
@@ -397,7 +398,9 @@ func (d *Driver) loop() {
 		d.meter.step(now)
 		cmds := d.x.Step(now, in)
 		if d.cfg.Journal != nil {
-			err := d.commit(ctx, d.step(d.seq, now, &in), reply)
+			st := d.step(d.seq, now, &in)
+			st.Wake = d.wakeAt(cmds)
+			err := d.commit(ctx, st, reply)
 			if err != nil {
 				d.cfg.Log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", d.arn, "err", err)
 				d.end()
@@ -645,6 +648,23 @@ func panicked(p any) task.Result {
 //go:noinline
 func NoHandler(req *task.Request) task.Result {
 	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s", req.Resource, req.StateName)}
+}
+
+// wakeAt is the Wake of the step that returned cmds (store.Step.Wake): the
+// first timer's due time when, once cmds are carried out, the execution
+// waits only for timers; zero otherwise. It answers zero, to be safe,
+// while a task is still in flight or its token outstanding.
+func (d *Driver) wakeAt(cmds []interp.Command) time.Time {
+	if d.x.Status() != interp.Running || len(d.inflight) > 0 || len(d.tokens) > 0 {
+		return time.Time{}
+	}
+	for _, c := range cmds {
+		if c.Kind == interp.Invoke {
+			return time.Time{}
+		}
+	}
+	at, _ := d.x.TimersOnly()
+	return at
 }
 
 // step builds the journal's step for the events produced since the last

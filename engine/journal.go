@@ -187,6 +187,105 @@ func DecodeInput(b []byte) (Record, error) {
 	if len(b) == 0 {
 		return Record{Start: true}, nil
 	}
+	if f, ok := fastFields(b); ok {
+		return f.record()
+	}
+	return slowFields(b)
+}
+
+// fields are the members of a record, decoded.
+type fields struct {
+	version   int // 0: legacy
+	kind      string
+	id        int64
+	output    any
+	hasOutput bool
+	errName   string
+	cause     string
+	delayMs   int64
+	worker    string
+	rand      []uint64
+}
+
+// fastFields decodes a record as EncodeInput writes it — version 1, only
+// its own members, each of its own type — with value.Parse: no reflection,
+// and the output is parsed once. Anything else (a legacy record, another
+// member, a member of another type, bad JSON) is left to slowFields, whose
+// decoding and errors define the format.
+func fastFields(b []byte) (fields, bool) {
+	v, err := value.Parse(b)
+	if err != nil {
+		return fields{}, false
+	}
+	o, ok := v.(*value.Object)
+	if !ok {
+		return fields{}, false
+	}
+	f := fields{rand: []uint64{}}
+	for k, x := range o.All {
+		switch k {
+		case "v":
+			if n, ok := x.(value.Number); !ok || n != "1" {
+				return fields{}, false
+			}
+			f.version = 1
+		case "kind":
+			if f.kind, ok = x.(string); !ok {
+				return fields{}, false
+			}
+		case "id", "delayMs":
+			n, ok := x.(value.Number)
+			if !ok {
+				return fields{}, false
+			}
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				return fields{}, false
+			}
+			if k == "id" {
+				f.id = i
+			} else {
+				f.delayMs = i
+			}
+		case "output":
+			f.output, f.hasOutput = x, true
+		case "error", "cause", "worker":
+			str, ok := x.(string)
+			if !ok {
+				return fields{}, false
+			}
+			switch k {
+			case "error":
+				f.errName = str
+			case "cause":
+				f.cause = str
+			default:
+				f.worker = str
+			}
+		case "rand":
+			list, ok := x.([]any)
+			if !ok {
+				return fields{}, false
+			}
+			f.rand = make([]uint64, len(list))
+			for i, r := range list {
+				n, ok := r.(value.Number)
+				if !ok {
+					return fields{}, false
+				}
+				if f.rand[i], err = strconv.ParseUint(string(n), 10, 64); err != nil {
+					return fields{}, false
+				}
+			}
+		default:
+			return fields{}, false
+		}
+	}
+	return f, f.version == 1
+}
+
+// slowFields decodes a record of either version with encoding/json.
+func slowFields(b []byte) (Record, error) {
 	var raw struct {
 		V       *int            `json:"v"`
 		Kind    json.RawMessage `json:"kind"`
@@ -208,25 +307,24 @@ func DecodeInput(b []byte) (Record, error) {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return Record{}, fmt.Errorf("decoding a step input: %w", err)
 	}
-	var rec Record
-	var name string
+	f := fields{id: raw.ID, errName: raw.Error, cause: raw.Cause, delayMs: raw.DelayMs, worker: raw.Worker}
 	switch {
 	case raw.V == nil:
 		var n int
 		if err := json.Unmarshal(raw.Kind, &n); err != nil {
 			return Record{}, fmt.Errorf("decoding a legacy step input: kind %s: %w", raw.Kind, err)
 		}
-		if name = legacyKinds[n]; name == "" {
+		if f.kind = legacyKinds[n]; f.kind == "" {
 			return Record{}, fmt.Errorf("decoding a legacy step input: unknown kind %d", n)
 		}
 	case *raw.V == 1:
-		rec.Version = 1
-		if err := json.Unmarshal(raw.Kind, &name); err != nil {
+		f.version = 1
+		if err := json.Unmarshal(raw.Kind, &f.kind); err != nil {
 			return Record{}, fmt.Errorf("decoding a step input: kind %s: %w", raw.Kind, err)
 		}
-		rec.Rand = raw.Rand
-		if rec.Rand == nil {
-			rec.Rand = []uint64{}
+		f.rand = raw.Rand
+		if f.rand == nil {
+			f.rand = []uint64{}
 		}
 		for _, c := range raw.Clock {
 			rec.Clock = append(rec.Clock, ClockReading{Call: int(c[0]), Offset: time.Duration(c[1])})
@@ -237,29 +335,38 @@ func DecodeInput(b []byte) (Record, error) {
 	default:
 		return Record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
 	}
-	if name == startKind && rec.Version > 0 {
+	if len(raw.Output) > 0 {
+		v, err := value.Parse(raw.Output)
+		if err != nil {
+			return Record{}, fmt.Errorf("decoding a step input's output: %w", err)
+		}
+		f.output, f.hasOutput = v, true
+	}
+	return f.record()
+}
+
+// record makes the record of decoded fields.
+func (f *fields) record() (Record, error) {
+	rec := Record{Version: f.version, Rand: f.rand}
+	if f.kind == startKind && f.version > 0 {
 		rec.Start = true
 		return rec, nil
 	}
-	kind, ok := kindsByName[name]
+	kind, ok := kindsByName[f.kind]
 	if !ok {
-		return Record{}, fmt.Errorf("decoding a step input: unknown kind %q", name)
+		return Record{}, fmt.Errorf("decoding a step input: unknown kind %q", f.kind)
 	}
-	in := interp.Input{Kind: kind, ID: raw.ID}
+	in := interp.Input{Kind: kind, ID: f.id}
 	switch kind {
 	case interp.TaskDone, interp.TaskSubmitted:
-		in.Result = task.Result{Error: raw.Error, Cause: raw.Cause, Delay: time.Duration(raw.DelayMs) * time.Millisecond}
-		if len(raw.Output) > 0 {
-			v, err := value.Parse(raw.Output)
-			if err != nil {
-				return Record{}, fmt.Errorf("decoding a step input's output: %w", err)
-			}
-			in.Result.Output = v
+		in.Result = task.Result{Error: f.errName, Cause: f.cause, Delay: time.Duration(f.delayMs) * time.Millisecond}
+		if f.hasOutput {
+			in.Result.Output = f.output
 		}
 	case interp.Stop:
-		in.Error, in.Cause = raw.Error, raw.Cause
+		in.Error, in.Cause = f.errName, f.cause
 	case interp.TaskStarted:
-		in.Worker = raw.Worker
+		in.Worker = f.worker
 	}
 	rec.Input = in
 	return rec, nil

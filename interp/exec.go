@@ -295,6 +295,21 @@ func (x *Execution) Pending() []Command {
 	return out
 }
 
+// TimersOnly reports whether every outstanding operation is a timer (no
+// task is outstanding, and at least one timer is), and the earliest due
+// time among them: a cheaper question than Pending's.
+func (x *Execution) TimersOnly() (first time.Time, ok bool) {
+	for _, o := range x.ops {
+		if o.req != nil {
+			return time.Time{}, false
+		}
+		if !ok || o.at.Before(first) {
+			first, ok = o.at, true
+		}
+	}
+	return first, ok
+}
+
 // Status returns the execution status.
 func (x *Execution) Status() Status { return x.status }
 

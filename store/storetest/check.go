@@ -39,7 +39,8 @@ func checkListed(t *testing.T, what string, got, want *store.Execution) {
 func checkStep(t *testing.T, what string, got, want *store.Step) {
 	t.Helper()
 	if got.ExecutionARN != want.ExecutionARN || got.Seq != want.Seq || !got.At.Equal(want.At) || !bytes.Equal(got.Input, want.Input) ||
-		got.Status != want.Status || got.Output != want.Output || got.Error != want.Error || got.Cause != want.Cause || !got.Stopped.Equal(want.Stopped) {
+		got.Status != want.Status || got.Output != want.Output || got.Error != want.Error || got.Cause != want.Cause || !got.Stopped.Equal(want.Stopped) ||
+		!got.Wake.Equal(want.Wake) {
 		t.Errorf("%s:\n got %+v\nwant %+v", what, got, want)
 	}
 	if len(got.Events) != len(want.Events) {
