@@ -205,6 +205,8 @@ type fields struct {
 	delayMs   int64
 	worker    string
 	rand      []uint64
+	clock     []ClockReading
+	intr      []InterruptRecord
 }
 
 // fastFields decodes a record as EncodeInput writes it — version 1, only
@@ -277,11 +279,96 @@ func fastFields(b []byte) (fields, bool) {
 					return fields{}, false
 				}
 			}
+		case "clock":
+			if f.clock, ok = fastClock(x); !ok {
+				return fields{}, false
+			}
+		case "interrupts":
+			if f.intr, ok = fastInterrupts(x); !ok {
+				return fields{}, false
+			}
 		default:
 			return fields{}, false
 		}
 	}
 	return f, f.version == 1
+}
+
+// fastClock decodes a record's clock readings: [[call, offset ns], …].
+func fastClock(x any) ([]ClockReading, bool) {
+	list, ok := x.([]any)
+	if !ok || len(list) == 0 {
+		return nil, ok
+	}
+	out := make([]ClockReading, len(list))
+	for i, r := range list {
+		pair, ok := r.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, false
+		}
+		call, ok1 := fastInt(pair[0])
+		off, ok2 := fastInt(pair[1])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		out[i] = ClockReading{Call: int(call), Offset: time.Duration(off)}
+	}
+	return out, true
+}
+
+// fastInterrupts decodes a record's interrupted evaluations:
+// [{"eval":n,"stop":true,"error":"…","cause":"…"}, …].
+func fastInterrupts(x any) ([]InterruptRecord, bool) {
+	list, ok := x.([]any)
+	if !ok || len(list) == 0 {
+		return nil, ok
+	}
+	out := make([]InterruptRecord, len(list))
+	for i, r := range list {
+		o, ok := r.(*value.Object)
+		if !ok {
+			return nil, false
+		}
+		for k, m := range o.All {
+			switch k {
+			case "eval":
+				n, ok := fastInt(m)
+				if !ok {
+					return nil, false
+				}
+				out[i].Eval = int(n)
+			case "stop":
+				b, ok := m.(bool)
+				if !ok {
+					return nil, false
+				}
+				out[i].Stop = b
+			case "error", "cause":
+				str, ok := m.(string)
+				if !ok {
+					return nil, false
+				}
+				if k == "error" {
+					out[i].Name = str
+				} else {
+					out[i].Cause = str
+				}
+			default:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// fastInt is a JSON integer.
+func fastInt(x any) (int64, bool) {
+	n, ok := x.(value.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
 }
 
 // slowFields decodes a record of either version with encoding/json.
@@ -327,10 +414,10 @@ func slowFields(b []byte) (Record, error) {
 			f.rand = []uint64{}
 		}
 		for _, c := range raw.Clock {
-			rec.Clock = append(rec.Clock, ClockReading{Call: int(c[0]), Offset: time.Duration(c[1])})
+			f.clock = append(f.clock, ClockReading{Call: int(c[0]), Offset: time.Duration(c[1])})
 		}
 		for _, r := range raw.Intr {
-			rec.Interrupts = append(rec.Interrupts, InterruptRecord{Eval: r.Eval, Interrupt: interp.Interrupt{Stop: r.Stop, Name: r.Error, Cause: r.Cause}})
+			f.intr = append(f.intr, InterruptRecord{Eval: r.Eval, Interrupt: interp.Interrupt{Stop: r.Stop, Name: r.Error, Cause: r.Cause}})
 		}
 	default:
 		return Record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
@@ -347,7 +434,7 @@ func slowFields(b []byte) (Record, error) {
 
 // record makes the record of decoded fields.
 func (f *fields) record() (Record, error) {
-	rec := Record{Version: f.version, Rand: f.rand}
+	rec := Record{Version: f.version, Rand: f.rand, Clock: f.clock, Interrupts: f.intr}
 	if f.kind == startKind && f.version > 0 {
 		rec.Start = true
 		return rec, nil

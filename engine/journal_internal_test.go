@@ -3,6 +3,7 @@ package engine
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
@@ -21,6 +22,9 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Add([]byte(`{"v":1,"kind":"TaskDone","id":-3,"output":null,"delayMs":20}`))
 	f.Add([]byte(`{"v":1,"kind":"Stop","error":"\ud800x","cause":"\udc00\ud800"}`))
 	f.Add([]byte("{\"v\":1,\"kind\":\"Stop\",\"error\":\"\xff\xfe\",\"cause\":\"\xed\xa0\x80\"}"))
+	f.Add([]byte(`{"v":1,"kind":"Start","clock":[[1,3400125000]]}`))
+	f.Add([]byte(`{"v":1,"kind":"TimerFired","id":2,"clock":[[0,1000000],[4,2000000000]],"interrupts":[{"eval":3,"cause":"the evaluation exceeded its budget of 100 steps."}]}`))
+	f.Add([]byte(`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}],"clock":[]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fast, ok := fastFields(b)
 		if !ok {
@@ -57,6 +61,19 @@ func TestEncodedRecordsDecodeFast(t *testing.T) {
 		if _, ok := fastFields(b); !ok {
 			t.Errorf("%s does not take the fast path", b)
 		}
+	}
+	// With the meter's clock readings and interrupted evaluations.
+	b := encodeRecord(nil, &interp.Input{Kind: interp.TimerFired, ID: 2}, nil,
+		[]ClockReading{{Call: 1, Offset: 3 * time.Millisecond}},
+		[]InterruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "E", Cause: "c \"q\""}}, {Eval: 2, Interrupt: interp.Interrupt{Cause: "budget"}}})
+	f, ok := fastFields(b)
+	if !ok {
+		t.Fatalf("%s does not take the fast path", b)
+	}
+	got, err := f.record()
+	want, werr := slowFields(b)
+	if err != nil || werr != nil || !sameRecord(got, want) || len(got.Clock) != 1 || len(got.Interrupts) != 2 {
+		t.Errorf("%s: fast %+v %v, slow %+v %v", b, got, err, want, werr)
 	}
 }
 
