@@ -18,7 +18,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepd/stepd/internal/uuid"
@@ -41,6 +43,8 @@ type Handler struct {
 	// whose Host is not loopback is refused (DNS rebinding).
 	AllowHosts []string
 	ops        map[string]func(ctx context.Context, body []byte) (any, error)
+	// requests counts the requests served (ReleaseWhenIdle watches it).
+	requests atomic.Int64
 }
 
 // New returns a handler for svc.
@@ -95,6 +99,7 @@ func validation(format string, args ...any) error {
 
 // ServeHTTP implements http.Handler.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.requests.Add(1)
 	if r.Method != http.MethodPost {
 		writeError(w, &apiError{status: 404, code: "UnknownOperationException", message: "the Step Functions API takes POST requests"})
 		return
@@ -197,4 +202,30 @@ func pageOf(token string, max int) (store.Page, error) {
 		return store.Page{}, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000", max)
 	}
 	return store.Page{Token: token, Limit: max}, nil
+}
+
+// ReleaseWhenIdle returns the memory the process no longer uses to the
+// operating system once the API has served no request for idle after a
+// burst of requests, until ctx ends. Go's runtime returns freed memory
+// only gradually, and stepd serve runs its collector with a high target,
+// so without this a server keeps the peak of its last burst for minutes.
+// A release costs one full collection, at most once per idle period.
+func (h *Handler) ReleaseWhenIdle(ctx context.Context, idle time.Duration) {
+	t := time.NewTicker(idle / 4)
+	defer t.Stop()
+	last, since, released := h.requests.Load(), time.Now(), true
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			switch n := h.requests.Load(); {
+			case n != last:
+				last, since, released = n, now, false
+			case !released && now.Sub(since) >= idle:
+				debug.FreeOSMemory()
+				released = true
+			}
+		}
+	}
 }

@@ -120,7 +120,7 @@ func (h *Handler) listStateMachines(ctx context.Context, body []byte) (any, erro
 // listPage answers a List operation: it decodes body into in (which embeds
 // page), checks it, reads one page with list and returns its items under
 // key, with nextToken when there is a next page.
-func listPage[T any](body []byte, in any, page *listInput, key string, list func(store.Page) ([]T, string, error), item func(T) map[string]any, checks ...func() error) (any, error) {
+func listPage[T, I any](body []byte, in any, page *listInput, key string, list func(store.Page) ([]T, string, error), item func(T) I, checks ...func() error) (any, error) {
 	if err := decode(body, in); err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func listPage[T any](body []byte, in any, page *listInput, key string, list func
 	if err != nil {
 		return nil, err
 	}
-	items := make([]map[string]any, 0, len(got))
+	items := make([]I, 0, len(got))
 	for _, v := range got {
 		items = append(items, item(v))
 	}
@@ -200,23 +200,43 @@ func (h *Handler) startExecution(ctx context.Context, body []byte) (any, error) 
 	return map[string]any{"executionArn": e.ARN, "startDate": epoch(e.Started)}, nil
 }
 
-func executionOutput(e *store.Execution) map[string]any {
-	out := map[string]any{
-		"executionArn": e.ARN, "stateMachineArn": e.StateMachineARN, "name": e.Name, "status": e.Status,
-		"startDate": epoch(e.Started), "input": e.Input, "inputDetails": map[string]bool{"included": true},
-	}
-	if !e.Stopped.IsZero() {
-		out["stopDate"] = epoch(e.Stopped)
-	}
+// executionDescription is DescribeExecution's and StartSyncExecution's
+// answer.
+type executionDescription struct {
+	ExecutionArn    string           `json:"executionArn"`
+	StateMachineArn string           `json:"stateMachineArn"`
+	Name            string           `json:"name"`
+	Status          string           `json:"status"`
+	StartDate       *float64         `json:"startDate"`
+	StopDate        *float64         `json:"stopDate,omitempty"`
+	Input           string           `json:"input"`
+	InputDetails    includedDetails  `json:"inputDetails"`
+	Output          *string          `json:"output,omitempty"`
+	OutputDetails   *includedDetails `json:"outputDetails,omitempty"`
+	Error           string           `json:"error,omitempty"`
+	Cause           string           `json:"cause,omitempty"`
+	// DescribeExecution's only.
+	RedriveCount  *int   `json:"redriveCount,omitempty"`
+	RedriveStatus string `json:"redriveStatus,omitempty"`
+	// StartSyncExecution's only.
+	BillingDetails *billingDetails `json:"billingDetails,omitempty"`
+}
+
+type includedDetails struct {
+	Included bool `json:"included"`
+}
+
+type billingDetails struct {
+	BilledMemoryUsedInMB         int `json:"billedMemoryUsedInMB"`
+	BilledDurationInMilliseconds int `json:"billedDurationInMilliseconds"`
+}
+
+func executionOutput(e *store.Execution) *executionDescription {
+	out := &executionDescription{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
+		StartDate: epoch(e.Started), StopDate: epoch(e.Stopped), Input: e.Input, InputDetails: includedDetails{true},
+		Error: e.Error, Cause: e.Cause}
 	if e.Status == "SUCCEEDED" {
-		out["output"] = e.Output
-		out["outputDetails"] = map[string]bool{"included": true}
-	}
-	if e.Error != "" {
-		out["error"] = e.Error
-	}
-	if e.Cause != "" {
-		out["cause"] = e.Cause
+		out.Output, out.OutputDetails = &e.Output, &includedDetails{true}
 	}
 	return out
 }
@@ -231,7 +251,7 @@ func (h *Handler) startSyncExecution(ctx context.Context, body []byte) (any, err
 		return nil, err
 	}
 	out := executionOutput(e)
-	out["billingDetails"] = map[string]int{"billedMemoryUsedInMB": 64, "billedDurationInMilliseconds": 100}
+	out.BillingDetails = &billingDetails{BilledMemoryUsedInMB: 64, BilledDurationInMilliseconds: 100}
 	return out, nil
 }
 
@@ -245,8 +265,7 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 		return nil, err
 	}
 	out := executionOutput(e)
-	out["redriveCount"] = 0
-	out["redriveStatus"] = "NOT_REDRIVABLE"
+	out.RedriveCount, out.RedriveStatus = new(int), "NOT_REDRIVABLE"
 	return out, nil
 }
 
@@ -258,13 +277,20 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 	}
 	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
 		return h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
-	}, func(e *store.Execution) map[string]any {
-		item := map[string]any{"executionArn": e.ARN, "stateMachineArn": e.StateMachineARN, "name": e.Name, "status": e.Status, "startDate": epoch(e.Started)}
-		if !e.Stopped.IsZero() {
-			item["stopDate"] = epoch(e.Stopped)
-		}
-		return item
+	}, func(e *store.Execution) executionItem {
+		return executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
+			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped)}
 	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
+}
+
+// executionItem is an execution in ListExecutions' answer.
+type executionItem struct {
+	ExecutionArn    string   `json:"executionArn"`
+	StateMachineArn string   `json:"stateMachineArn"`
+	Name            string   `json:"name"`
+	Status          string   `json:"status"`
+	StartDate       *float64 `json:"startDate"`
+	StopDate        *float64 `json:"stopDate,omitempty"`
 }
 
 func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {

@@ -59,6 +59,8 @@ type Config struct {
 	// ended, or it was abandoned (Run's context ended, a commit failed for
 	// good).
 	OnEnd func()
+	// Budget bounds each evaluation (zero fields: the defaults).
+	Budget Budget
 }
 
 // Driver carries out the commands of one execution: it invokes tasks
@@ -75,6 +77,7 @@ type Driver struct {
 	now time.Time // the virtual clock's time
 
 	rand     *recorder
+	meter    *meter
 	seq      int64
 	lastSeen int    // events already committed
 	buf      []byte // the events' JSON of the step being committed (the journal keeps none of it)
@@ -138,7 +141,8 @@ func New(p *interp.Program, cfg Config) *Driver {
 	if cfg.Park {
 		queue = 2 // a server's executions mostly wait: keep them small
 	}
-	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{}}
+	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{},
+		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil)}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -148,13 +152,16 @@ func New(p *interp.Program, cfg Config) *Driver {
 func (d *Driver) Start(info interp.Info, input any, now time.Time) *store.Step {
 	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
 	info.Rand = d.rand
+	d.meterInfo(&info)
 	d.arn, d.now = info.ExecutionArn, now
+	d.meter.step(now)
 	x, cmds := d.p.Start(info, input, now)
 	d.x, d.pending = x, cmds
 	if d.cfg.Journal == nil {
 		return nil
 	}
 	st := d.step(0, now, nil)
+	st.Wake = d.wakeAt(cmds)
 	d.seq = 1
 	return st
 }
@@ -169,6 +176,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	}
 	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
 	info.Rand = d.rand
+	d.meterInfo(&info)
 	d.arn = info.ExecutionArn
 	first, err := DecodeInput(steps[0].Input)
 	if err != nil {
@@ -178,6 +186,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 		return errors.New("step 0: not a start record")
 	}
 	d.rand.replay(first.Rand)
+	d.meter.replay(steps[0].At, first.Clock, first.Interrupts)
 	x, _ := d.p.Start(info, input, steps[0].At)
 	for _, st := range steps[1:] {
 		rec, err := DecodeInput(st.Input)
@@ -188,9 +197,11 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 			return fmt.Errorf("step %d: a start record after the start", st.Seq)
 		}
 		d.rand.replay(rec.Rand)
+		d.meter.replay(st.At, rec.Clock, rec.Interrupts)
 		x.Step(st.At, rec.Input)
 	}
 	d.rand.live()
+	d.meter.live()
 	last := steps[len(steps)-1]
 	d.x, d.seq, d.now = x, int64(len(steps)), last.At
 	d.lastSeen = len(x.History())
@@ -205,6 +216,14 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	return nil
 }
 
+// meterInfo gives the execution the driver's meter and budget.
+func (d *Driver) meterInfo(info *interp.Info) {
+	info.Meter = d.meter
+	if info.Budget == (interp.Budget{}) {
+		info.Budget = interp.Budget{ValueBytes: d.cfg.Budget.ValueBytes, PathNodes: d.cfg.Budget.PathNodes}
+	}
+}
+
 // Execution returns the execution; read it only before Run or once Done.
 func (d *Driver) Execution() *interp.Execution { return d.x }
 
@@ -212,8 +231,10 @@ func (d *Driver) Execution() *interp.Execution { return d.x }
 func (d *Driver) Done() <-chan struct{} { return d.done }
 
 // Stop asks the execution to stop (ABORTED, with error and cause); it
-// does not wait.
+// does not wait. A JSONata evaluation running meanwhile is interrupted,
+// and the execution ends in the step that ran it.
 func (d *Driver) Stop(errName, cause string) {
+	d.meter.stop.CompareAndSwap(nil, &interp.Interrupt{Stop: true, Name: errName, Cause: cause})
 	d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
 }
 
@@ -378,9 +399,12 @@ func (d *Driver) loop() {
 		if in.Kind == interp.TaskDone {
 			d.removeToken(in.ID)
 		}
+		d.meter.step(now)
 		cmds := d.x.Step(now, in)
 		if d.cfg.Journal != nil {
-			err := d.commit(ctx, d.step(d.seq, now, &in), reply)
+			st := d.step(d.seq, now, &in)
+			st.Wake = d.wakeAt(cmds)
+			err := d.commit(ctx, st, reply)
 			if err != nil {
 				d.cfg.Log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", d.arn, "err", err)
 				d.end()
@@ -679,6 +703,23 @@ func NoHandler(req *task.Request) task.Result {
 	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no task handler is configured for resource %s of state %s", req.Resource, req.StateName)}
 }
 
+// wakeAt is the Wake of the step that returned cmds (store.Step.Wake): the
+// first timer's due time when, once cmds are carried out, the execution
+// waits only for timers; zero otherwise. It answers zero, to be safe,
+// while a task is still in flight or its token outstanding.
+func (d *Driver) wakeAt(cmds []interp.Command) time.Time {
+	if d.x.Status() != interp.Running || len(d.inflight) > 0 || len(d.tokens) > 0 {
+		return time.Time{}
+	}
+	for _, c := range cmds {
+		if c.Kind == interp.Invoke {
+			return time.Time{}
+		}
+	}
+	at, _ := d.x.TimersOnly()
+	return at
+}
+
 // step builds the journal's step for the events produced since the last
 // one; in is nil for the start.
 func (d *Driver) step(seq int64, at time.Time, in *interp.Input) *store.Step {
@@ -686,8 +727,10 @@ func (d *Driver) step(seq int64, at time.Time, in *interp.Input) *store.Step {
 	evs := x.History()[d.lastSeen:]
 	d.lastSeen = len(x.History())
 	st := &store.Step{ExecutionARN: d.arn, Seq: seq, At: at, Status: string(x.Status())}
-	if drawn := d.rand.take(); in != nil || len(drawn) > 0 {
-		d.inBuf = EncodeInput(d.inBuf[:0], in, drawn)
+	drawn := d.rand.take()
+	readings, interrupts := d.meter.take()
+	if in != nil || len(drawn) > 0 || len(readings) > 0 || len(interrupts) > 0 {
+		d.inBuf = encodeRecord(d.inBuf[:0], in, drawn, readings, interrupts)
 		st.Input = d.inBuf
 	}
 	// One buffer holds every event of the step; each event's JSON is a

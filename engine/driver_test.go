@@ -474,3 +474,53 @@ func TestTaskContextObject(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverRecordsWake: a step after which the execution waits only for
+// timers records the first one's due time (store.Step.Wake); a step after
+// which a task runs, or the execution has ended, records none.
+func TestDriverRecordsWake(t *testing.T) {
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		return task.Result{Output: value.ObjectOf("from", req.StateName)}
+	})
+	start := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		name, def string
+		deferred  bool
+		want      []time.Duration // each step's Wake after the start; -1 for none
+	}{
+		{"task, wait, task", journalDef, false, []time.Duration{-1, 30 * time.Second, -1, -1}},
+		{"deferred start", `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":5,"End":true}}}`, true,
+			[]time.Duration{0, 5 * time.Second, -1}},
+		{"a task beside a wait", `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[
+			{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":5,"End":true}}},
+			{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","End":true}}}]}}}`, false,
+			[]time.Duration{-1, 5 * time.Second, -1}},
+		{"two waits", `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[
+			{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":9,"End":true}}},
+			{"StartAt":"V","States":{"V":{"Type":"Wait","Seconds":4,"End":true}}}]}}}`, false,
+			[]time.Duration{4 * time.Second, 9 * time.Second, -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := compile(t, tc.def)
+			info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: start, Defer: tc.deferred}
+			j := &journal{}
+			d := engine.New(p, engine.Config{Invoker: inv, Journal: j})
+			j.keep(d.Start(info, value.NewObject(0), start))
+			d.Run(context.Background())
+			if s := d.Execution().Status(); s != interp.Succeeded {
+				t.Fatalf("status %s", s)
+			}
+			var got []time.Duration
+			for _, st := range j.steps {
+				if st.Wake.IsZero() {
+					got = append(got, -1)
+				} else {
+					got = append(got, st.Wake.Sub(start))
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("wake of each step %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

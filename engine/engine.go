@@ -42,6 +42,8 @@ type Options struct {
 	// Clock is the time source. Nil means a virtual clock starting at the
 	// execution's start time.
 	Clock Clock
+	// Budget bounds each evaluation (zero fields: the defaults).
+	Budget Budget
 }
 
 // Run executes p to completion and returns the finished execution.
@@ -55,7 +57,7 @@ func Run(ctx context.Context, p *interp.Program, info interp.Info, input any, op
 		now = time.Now()
 		info.StartTime = now
 	}
-	d := New(p, Config{Invoker: opts.Invoker, Clock: opts.Clock})
+	d := New(p, Config{Invoker: opts.Invoker, Clock: opts.Clock, Budget: opts.Budget})
 	d.Start(info, input, now)
 	d.Run(ctx)
 	return d.Execution()

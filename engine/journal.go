@@ -20,6 +20,13 @@ import (
 //	{"v":1,"kind":"TaskDone","id":7,"output":{...},"rand":[17,42]}
 //	{"v":1,"kind":"Start","rand":[...]}   (step 0, only when it drew)
 //
+// and, when the step's evaluations took time or were interrupted, what the
+// meter reported: the clock readings that moved the time ([call,
+// nanoseconds after the step's time]) and the interrupted evaluations:
+//
+//	"clock":[[3,3400125000]],"interrupts":[{"eval":2,"cause":"..."}]
+//	"interrupts":[{"eval":0,"stop":true,"error":"E","cause":"C"}]
+//
 // Version 0 (legacy; no "v") kept the kind as interp.InputKind's number
 // and no random values: legacyKinds freezes that numbering, so reordering
 // interp's constants cannot change what an old record means.
@@ -69,12 +76,20 @@ type Record struct {
 	// Rand holds the random values drawn during the step, in order; nil
 	// in a legacy record.
 	Rand []uint64
+	// Clock and Interrupts hold what the meter reported during the step.
+	Clock      []ClockReading
+	Interrupts []InterruptRecord
 }
 
 // EncodeInput appends the version 1 record of a step to b: in is the
 // interpreter input (nil for step 0, the start) and rand the values drawn
 // during the step.
 func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
+	return encodeRecord(b, in, rand, nil, nil)
+}
+
+// encodeRecord is EncodeInput with what the meter reported.
+func encodeRecord(b []byte, in *interp.Input, rand []uint64, clock []ClockReading, interrupts []InterruptRecord) []byte {
 	b = append(b, `{"v":1,"kind":"`...)
 	if in == nil {
 		b = append(b, startKind...)
@@ -98,6 +113,38 @@ func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
 				b = append(b, ',')
 			}
 			b = strconv.AppendUint(b, r, 10)
+		}
+		b = append(b, ']')
+	}
+	if len(clock) > 0 {
+		b = append(b, `,"clock":[`...)
+		for i, r := range clock {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(r.Call), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(r.Offset), 10)
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	if len(interrupts) > 0 {
+		b = append(b, `,"interrupts":[`...)
+		for i, r := range interrupts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"eval":`...)
+			b = strconv.AppendInt(b, int64(r.Eval), 10)
+			if r.Stop {
+				b = append(b, `,"stop":true,"error":`...)
+				b = value.AppendString(b, r.Name)
+			}
+			b = append(b, `,"cause":`...)
+			b = value.AppendString(b, r.Cause)
+			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
@@ -140,6 +187,192 @@ func DecodeInput(b []byte) (Record, error) {
 	if len(b) == 0 {
 		return Record{Start: true}, nil
 	}
+	if f, ok := fastFields(b); ok {
+		return f.record()
+	}
+	return slowFields(b)
+}
+
+// fields are the members of a record, decoded.
+type fields struct {
+	version   int // 0: legacy
+	kind      string
+	id        int64
+	output    any
+	hasOutput bool
+	errName   string
+	cause     string
+	delayMs   int64
+	worker    string
+	rand      []uint64
+	clock     []ClockReading
+	intr      []InterruptRecord
+}
+
+// fastFields decodes a record as EncodeInput writes it — version 1, only
+// its own members, each of its own type — with value.Parse: no reflection,
+// and the output is parsed once. Anything else (a legacy record, another
+// member, a member of another type, bad JSON) is left to slowFields, whose
+// decoding and errors define the format.
+func fastFields(b []byte) (fields, bool) {
+	v, err := value.Parse(b)
+	if err != nil {
+		return fields{}, false
+	}
+	o, ok := v.(*value.Object)
+	if !ok {
+		return fields{}, false
+	}
+	f := fields{rand: []uint64{}}
+	for k, x := range o.All {
+		switch k {
+		case "v":
+			if n, ok := x.(value.Number); !ok || n != "1" {
+				return fields{}, false
+			}
+			f.version = 1
+		case "kind":
+			if f.kind, ok = x.(string); !ok {
+				return fields{}, false
+			}
+		case "id", "delayMs":
+			n, ok := x.(value.Number)
+			if !ok {
+				return fields{}, false
+			}
+			i, err := strconv.ParseInt(string(n), 10, 64)
+			if err != nil {
+				return fields{}, false
+			}
+			if k == "id" {
+				f.id = i
+			} else {
+				f.delayMs = i
+			}
+		case "output":
+			f.output, f.hasOutput = x, true
+		case "error", "cause", "worker":
+			str, ok := x.(string)
+			if !ok {
+				return fields{}, false
+			}
+			switch k {
+			case "error":
+				f.errName = str
+			case "cause":
+				f.cause = str
+			default:
+				f.worker = str
+			}
+		case "rand":
+			list, ok := x.([]any)
+			if !ok {
+				return fields{}, false
+			}
+			f.rand = make([]uint64, len(list))
+			for i, r := range list {
+				n, ok := r.(value.Number)
+				if !ok {
+					return fields{}, false
+				}
+				if f.rand[i], err = strconv.ParseUint(string(n), 10, 64); err != nil {
+					return fields{}, false
+				}
+			}
+		case "clock":
+			if f.clock, ok = fastClock(x); !ok {
+				return fields{}, false
+			}
+		case "interrupts":
+			if f.intr, ok = fastInterrupts(x); !ok {
+				return fields{}, false
+			}
+		default:
+			return fields{}, false
+		}
+	}
+	return f, f.version == 1
+}
+
+// fastClock decodes a record's clock readings: [[call, offset ns], …].
+func fastClock(x any) ([]ClockReading, bool) {
+	list, ok := x.([]any)
+	if !ok || len(list) == 0 {
+		return nil, ok
+	}
+	out := make([]ClockReading, len(list))
+	for i, r := range list {
+		pair, ok := r.([]any)
+		if !ok || len(pair) != 2 {
+			return nil, false
+		}
+		call, ok1 := fastInt(pair[0])
+		off, ok2 := fastInt(pair[1])
+		if !ok1 || !ok2 {
+			return nil, false
+		}
+		out[i] = ClockReading{Call: int(call), Offset: time.Duration(off)}
+	}
+	return out, true
+}
+
+// fastInterrupts decodes a record's interrupted evaluations:
+// [{"eval":n,"stop":true,"error":"…","cause":"…"}, …].
+func fastInterrupts(x any) ([]InterruptRecord, bool) {
+	list, ok := x.([]any)
+	if !ok || len(list) == 0 {
+		return nil, ok
+	}
+	out := make([]InterruptRecord, len(list))
+	for i, r := range list {
+		o, ok := r.(*value.Object)
+		if !ok {
+			return nil, false
+		}
+		for k, m := range o.All {
+			switch k {
+			case "eval":
+				n, ok := fastInt(m)
+				if !ok {
+					return nil, false
+				}
+				out[i].Eval = int(n)
+			case "stop":
+				b, ok := m.(bool)
+				if !ok {
+					return nil, false
+				}
+				out[i].Stop = b
+			case "error", "cause":
+				str, ok := m.(string)
+				if !ok {
+					return nil, false
+				}
+				if k == "error" {
+					out[i].Name = str
+				} else {
+					out[i].Cause = str
+				}
+			default:
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+// fastInt is a JSON integer.
+func fastInt(x any) (int64, bool) {
+	n, ok := x.(value.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	return i, err == nil
+}
+
+// slowFields decodes a record of either version with encoding/json.
+func slowFields(b []byte) (Record, error) {
 	var raw struct {
 		V       *int            `json:"v"`
 		Kind    json.RawMessage `json:"kind"`
@@ -150,56 +383,77 @@ func DecodeInput(b []byte) (Record, error) {
 		DelayMs int64           `json:"delayMs"`
 		Worker  string          `json:"worker"`
 		Rand    []uint64        `json:"rand"`
+		Clock   [][2]int64      `json:"clock"`
+		Intr    []struct {
+			Eval  int    `json:"eval"`
+			Stop  bool   `json:"stop"`
+			Error string `json:"error"`
+			Cause string `json:"cause"`
+		} `json:"interrupts"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return Record{}, fmt.Errorf("decoding a step input: %w", err)
 	}
-	var rec Record
-	var name string
+	f := fields{id: raw.ID, errName: raw.Error, cause: raw.Cause, delayMs: raw.DelayMs, worker: raw.Worker}
 	switch {
 	case raw.V == nil:
 		var n int
 		if err := json.Unmarshal(raw.Kind, &n); err != nil {
 			return Record{}, fmt.Errorf("decoding a legacy step input: kind %s: %w", raw.Kind, err)
 		}
-		if name = legacyKinds[n]; name == "" {
+		if f.kind = legacyKinds[n]; f.kind == "" {
 			return Record{}, fmt.Errorf("decoding a legacy step input: unknown kind %d", n)
 		}
 	case *raw.V == 1:
-		rec.Version = 1
-		if err := json.Unmarshal(raw.Kind, &name); err != nil {
+		f.version = 1
+		if err := json.Unmarshal(raw.Kind, &f.kind); err != nil {
 			return Record{}, fmt.Errorf("decoding a step input: kind %s: %w", raw.Kind, err)
 		}
-		rec.Rand = raw.Rand
-		if rec.Rand == nil {
-			rec.Rand = []uint64{}
+		f.rand = raw.Rand
+		if f.rand == nil {
+			f.rand = []uint64{}
+		}
+		for _, c := range raw.Clock {
+			f.clock = append(f.clock, ClockReading{Call: int(c[0]), Offset: time.Duration(c[1])})
+		}
+		for _, r := range raw.Intr {
+			f.intr = append(f.intr, InterruptRecord{Eval: r.Eval, Interrupt: interp.Interrupt{Stop: r.Stop, Name: r.Error, Cause: r.Cause}})
 		}
 	default:
 		return Record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
 	}
-	if name == startKind && rec.Version > 0 {
+	if len(raw.Output) > 0 {
+		v, err := value.Parse(raw.Output)
+		if err != nil {
+			return Record{}, fmt.Errorf("decoding a step input's output: %w", err)
+		}
+		f.output, f.hasOutput = v, true
+	}
+	return f.record()
+}
+
+// record makes the record of decoded fields.
+func (f *fields) record() (Record, error) {
+	rec := Record{Version: f.version, Rand: f.rand, Clock: f.clock, Interrupts: f.intr}
+	if f.kind == startKind && f.version > 0 {
 		rec.Start = true
 		return rec, nil
 	}
-	kind, ok := kindsByName[name]
+	kind, ok := kindsByName[f.kind]
 	if !ok {
-		return Record{}, fmt.Errorf("decoding a step input: unknown kind %q", name)
+		return Record{}, fmt.Errorf("decoding a step input: unknown kind %q", f.kind)
 	}
-	in := interp.Input{Kind: kind, ID: raw.ID}
+	in := interp.Input{Kind: kind, ID: f.id}
 	switch kind {
 	case interp.TaskDone, interp.TaskSubmitted:
-		in.Result = task.Result{Error: raw.Error, Cause: raw.Cause, Delay: time.Duration(raw.DelayMs) * time.Millisecond}
-		if len(raw.Output) > 0 {
-			v, err := value.Parse(raw.Output)
-			if err != nil {
-				return Record{}, fmt.Errorf("decoding a step input's output: %w", err)
-			}
-			in.Result.Output = v
+		in.Result = task.Result{Error: f.errName, Cause: f.cause, Delay: time.Duration(f.delayMs) * time.Millisecond}
+		if f.hasOutput {
+			in.Result.Output = f.output
 		}
 	case interp.Stop:
-		in.Error, in.Cause = raw.Error, raw.Cause
+		in.Error, in.Cause = f.errName, f.cause
 	case interp.TaskStarted:
-		in.Worker = raw.Worker
+		in.Worker = f.worker
 	}
 	rec.Input = in
 	return rec, nil

@@ -53,6 +53,11 @@ type Info struct {
 	// Rand is the execution's source of random values. Nil means a source
 	// seeded from ExecutionArn: deterministic, for tests.
 	Rand Rand
+	// Meter, when set, times events and bounds and interrupts JSONata
+	// evaluations (see Meter).
+	Meter Meter
+	// Budget bounds what JSONPath paths and intrinsic functions produce.
+	Budget Budget
 }
 
 // CommandKind tells the engine what to do.
@@ -154,6 +159,8 @@ type Execution struct {
 	// rand is the source of every random value (Info.Rand, or one seeded
 	// from the execution ARN).
 	rand Rand
+	// meter is Info.Meter (nil: none).
+	meter Meter
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -206,7 +213,7 @@ func (x *Execution) drain() {
 // Start begins an execution of p with the given input at time now and
 // returns it with the first commands.
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
-	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, rand: info.Rand}
+	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, rand: info.Rand, meter: info.Meter}
 	if x.rand == nil {
 		x.rand = seededRand(info.ExecutionArn)
 	}
@@ -299,6 +306,21 @@ func (x *Execution) Pending() []Command {
 	return out
 }
 
+// TimersOnly reports whether every outstanding operation is a timer (no
+// task is outstanding, and at least one timer is), and the earliest due
+// time among them: a cheaper question than Pending's.
+func (x *Execution) TimersOnly() (first time.Time, ok bool) {
+	for _, o := range x.ops {
+		if o.req != nil {
+			return time.Time{}, false
+		}
+		if !ok || o.at.Before(first) {
+			first, ok = o.at, true
+		}
+	}
+	return first, ok
+}
+
 // Status returns the execution status.
 func (x *Execution) Status() Status { return x.status }
 
@@ -358,6 +380,7 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 	if th != nil && th.silent {
 		return &history.Event{Type: typ, ID: th.last}
 	}
+	x.clockNow()
 	x.nextID++
 	if len(x.slab) == 0 {
 		x.slab = make([]history.Event, 32)

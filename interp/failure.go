@@ -18,6 +18,9 @@ type Failure struct {
 	// an EvaluationFailed event naming the field (location).
 	evaluation bool
 	location   string
+	// abort marks a stop request that interrupted an evaluation: the
+	// execution ends ABORTED with Error and Cause.
+	abort bool
 }
 
 func (f *Failure) String() string {
@@ -91,6 +94,12 @@ func isTaskError(name string) bool {
 
 // fail handles a failure of the current state: retry, catch, or propagate.
 func (th *thread) fail(f *Failure) {
+	if f.abort {
+		if th.x.status == Running {
+			th.x.abort(f.Error, f.Cause)
+		}
+		return
+	}
 	st := th.cur
 	if f.evaluation {
 		th.evaluationFailed(f)
@@ -188,6 +197,12 @@ func (th *thread) evaluationFailed(f *Failure) {
 
 // propagate ends the thread with a failure.
 func (th *thread) propagate(f *Failure) {
+	if f.abort {
+		if th.x.status == Running {
+			th.x.abort(f.Error, f.Cause)
+		}
+		return
+	}
 	if f.evaluation {
 		th.evaluationFailed(f)
 	}

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -174,7 +173,10 @@ func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars ma
 	if t == nil {
 		return nil, false, nil
 	}
-	v, err := t.EvalWith(context.Background(), vars, jsonata.Options{Rand: th.x.rand})
+	v, err := t.EvalWith(th.x.evalContext(), vars, jsonata.Options{Rand: th.x.rand})
+	if in := th.x.evalEnd(); in != nil {
+		return nil, true, th.interrupted(name, in)
+	}
 	if err != nil {
 		return nil, true, th.queryFailure(name, err)
 	}
@@ -487,7 +489,10 @@ func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Fai
 	if e.context {
 		states.Set("context", ch.contextObjectFor(th))
 	}
-	v, err := t.EvalWith(context.Background(), th.jvars(states), jsonata.Options{Rand: th.x.rand})
+	v, err := t.EvalWith(th.x.evalContext(), th.jvars(states), jsonata.Options{Rand: th.x.rand})
+	if in := th.x.evalEnd(); in != nil {
+		return nil, th.interrupted("ItemSelector", in)
+	}
 	if err != nil {
 		return nil, th.queryFailure("ItemSelector", err)
 	}

@@ -182,7 +182,7 @@ func compileResultPath(f asl.PathField) (*jsonpath.Path, bool, error) {
 // env returns the JSONPath evaluation environment over input for the
 // thread's current state.
 func (th *thread) env(input any) *env {
-	return &env{input: input, vars: th.vars, rand: th.x.rand, th: th}
+	return &env{input: input, vars: th.vars, rand: th.x.rand, th: th, budget: th.x.info.Budget}
 }
 
 func (e *jsonPathEval) input(th *thread) (any, *Failure) {
@@ -403,6 +403,9 @@ func (e *jsonPathEval) failure(th *thread) *Failure {
 func (th *thread) evalRefOrCall(r *ref, field string, e *env) (any, *Failure) {
 	v, err := r.get(e)
 	if err != nil {
+		if f := th.budgetFailure(err); f != nil {
+			return nil, f
+		}
 		if r.call != nil {
 			return nil, &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(err)}
 		}
@@ -614,6 +617,9 @@ func (th *thread) evalPayload(p *payload, input any) (any, *Failure) {
 	if err == nil {
 		return v, nil
 	}
+	if f := th.budgetFailure(err); f != nil {
+		return nil, f
+	}
 	var pe *payloadError
 	if errors.As(err, &pe) {
 		if pe.name == ErrIntrinsicFailure {
@@ -655,6 +661,9 @@ func (th *thread) assign(p *payload, input any) *Failure {
 }
 
 func (th *thread) payloadFailure(err error, input any) *Failure {
+	if f := th.budgetFailure(err); f != nil {
+		return f
+	}
 	var pe *payloadError
 	if errors.As(err, &pe) && pe.name == ErrIntrinsicFailure {
 		return &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(pe.err)}

@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/stepd/stepd/intrinsic"
@@ -45,6 +47,8 @@ type env struct {
 	input any
 	vars  *scope
 	rand  Rand
+	// budget bounds what paths and functions produce
+	budget Budget
 
 	th      *thread // whose state's Context object $$ is
 	item    *thread // a Map iteration whose $$.Map.Item $$ has (ItemSelector)
@@ -69,7 +73,11 @@ func (e *env) Rand() intrinsic.Rand { return e.rand }
 
 func (r *ref) get(e *env) (any, error) {
 	if r.call != nil {
-		return r.call.Eval(e)
+		v, err := r.call.Eval(e)
+		if err != nil {
+			return nil, err
+		}
+		return v, e.within(v, r.text)
 	}
 	root := e.input
 	switch {
@@ -82,7 +90,61 @@ func (r *ref) get(e *env) (any, error) {
 		}
 		root = v
 	}
-	return r.path.Get(root)
+	if r.path.Definite() {
+		return r.path.Get(root) // a part of root, which is within bounds
+	}
+	v, err := r.path.GetWithin(root, e.budget.pathNodes())
+	if err != nil {
+		var le *jsonpath.LimitError
+		if errors.As(err, &le) {
+			return nil, &budgetError{msg: fmt.Sprintf("The JSONPath '%s' collected more than its budget of %s values.", r.text, thousands(int64(le.Limit)))}
+		}
+		return nil, err
+	}
+	return v, e.within(v, r.text)
+}
+
+// budgetError reports a JSONPath path or intrinsic function whose value
+// exceeded the execution's Budget: the state fails with States.Runtime.
+type budgetError struct{ msg string }
+
+func (b *budgetError) Error() string { return b.msg }
+
+// within checks the size of the value of a path or function (expr)
+// against the budget.
+func (e *env) within(v any, expr string) error {
+	switch v.(type) {
+	case []any, *value.Object, string:
+	default:
+		return nil
+	}
+	limit := e.budget.valueBytes()
+	if _, ok := value.SizeWithin(v, limit); !ok {
+		return &budgetError{msg: fmt.Sprintf("The value of '%s' exceeded its budget of %s bytes.", expr, thousands(int64(limit)))}
+	}
+	return nil
+}
+
+// thousands formats n with commas: 10,000,000.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// budgetFailure is the States.Runtime failure of a path or function that
+// exceeded the budget, or nil when err is something else.
+func (th *thread) budgetFailure(err error) *Failure {
+	var be *budgetError
+	if !errors.As(err, &be) {
+		return nil
+	}
+	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", be.msg)
 }
 
 type undefinedVariable struct{ name string }
@@ -201,6 +263,8 @@ type payloadError struct {
 
 func (p *payloadError) Error() string { return p.err.Error() }
 
+func (p *payloadError) Unwrap() error { return p.err }
+
 func (p *payload) eval(e *env) (any, error) {
 	switch p.kind {
 	case plLiteral:
@@ -213,7 +277,14 @@ func (p *payload) eval(e *env) (any, error) {
 		return v, nil
 	case plCall:
 		v, err := p.call.Eval(e)
+		if err == nil {
+			err = e.within(v, p.expr)
+		}
 		if err != nil {
+			var be *budgetError
+			if errors.As(err, &be) {
+				return nil, be
+			}
 			return nil, &payloadError{field: p.field, expr: p.expr, err: err, name: ErrIntrinsicFailure}
 		}
 		return v, nil

@@ -222,6 +222,8 @@ func appendDigits(b []byte, n, width int) []byte {
 // exit leaves the current state with output and moves on.
 func (th *thread) exit(output any, next *state) {
 	st := th.cur
+	// Counting stops past the limit: a value that shares one large part
+	// many times may stand for far more JSON than it holds.
 	if !th.x.withinLimit(output) {
 		th.run.assigned = nil
 		th.fail(&Failure{Error: ErrDataLimitExceeded, Cause: fmt.Sprintf("The state/task '%s' returned a result with a size exceeding the maximum number of bytes service limit.", st.Name)})

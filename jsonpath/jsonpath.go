@@ -63,6 +63,7 @@
 package jsonpath
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/stepd/stepd/value"
@@ -293,7 +294,24 @@ func (p *Path) fail(kind ErrorKind, n int, s *segment, found any) *Error {
 // Get evaluates the path against root. A definite path returns its value or
 // an *Error; an indefinite path returns a []any of all matches, possibly
 // empty.
-func (p *Path) Get(root any) (any, error) {
+func (p *Path) Get(root any) (any, error) { return p.GetWithin(root, 0) }
+
+// LimitError reports a path that collected more values than GetWithin
+// allowed.
+type LimitError struct {
+	Path  string
+	Limit int
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("The JSONPath '%s' collected more than its budget of %d values", e.Path, e.Limit)
+}
+
+// GetWithin is Get for an indefinite path that may collect at most
+// maxNodes values on its way (0: no limit): a descendant segment applied to
+// the results of another, say, collects the square of the input's size. It
+// fails with a *LimitError past the limit.
+func (p *Path) GetWithin(root any, maxNodes int) (any, error) {
 	if p.function {
 		return nil, p.fail(NoResults, -1, nil, nil)
 	}
@@ -315,6 +333,9 @@ func (p *Path) Get(root any) (any, error) {
 		next = next[:0]
 		for _, n := range nodes {
 			next = s.match(next, n, root)
+			if maxNodes > 0 && len(next) > maxNodes {
+				return nil, &LimitError{Path: p.text, Limit: maxNodes}
+			}
 		}
 		nodes, next = next, nodes
 	}

@@ -452,7 +452,7 @@ func TestGetAllocs(t *testing.T) {
 func FuzzCompile(f *testing.F) {
 	for _, s := range []string{
 		"$.a.b", "$..x[?(@.y > 1 && !@.z)]", "$['a','b'][0:2:-1]", "$$.Map.Item.Value",
-		"$[?(@ == 'x' || $.a)]", "$.store.book[-1:].title", "$..*", "$.a.length()", `$['\u0041']`,
+		"$[?(@ == 'x' || $.a)]", "$.store.book[-1:].title", "$..*", "$.a.length()", `$['\u0041']`, `$['\ud83d\ude00']`, `$['\ud83d\u12']`,
 		"$.store['book','bicycle'].price", "$.store.book[?((@.price > 1 || !@.isbn) && @.x != null)]",
 	} {
 		f.Add(s)

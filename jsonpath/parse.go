@@ -3,6 +3,7 @@ package jsonpath
 import (
 	"fmt"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -435,6 +436,18 @@ func (c *compiler) quoted() (string, error) {
 				r, ok := c.hex4()
 				if !ok {
 					return "", c.errf("invalid \\u escape")
+				}
+				// A UTF-16 surrogate pair written as two escapes is one
+				// character (Jayway reads the path as UTF-16); a surrogate
+				// alone becomes U+FFFD.
+				if utf16.IsSurrogate(r) && strings.HasPrefix(c.src[c.pos:], `\u`) {
+					at := c.pos
+					c.pos += 2
+					if low, ok := c.hex4(); ok && utf16.DecodeRune(r, low) != utf8.RuneError {
+						r = utf16.DecodeRune(r, low)
+					} else {
+						c.pos = at
+					}
 				}
 				b = utf8.AppendRune(b, r)
 			default:

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stepd/stepd/arn"
@@ -140,7 +142,7 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		inv = m
 	}
 	arn := e.ARN
-	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log,
+	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log, Budget: s.cfg.Budget,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
 		Park: true, OnEnd: func() { s.ended(arn) },
@@ -176,6 +178,13 @@ func (s *Service) register(arn string, d *engine.Driver) {
 	s.mu.Unlock()
 }
 
+// unregister forgets a registered driver that never ran.
+func (s *Service) unregister(arn string) {
+	s.mu.Lock()
+	delete(s.running, arn)
+	s.mu.Unlock()
+}
+
 // start runs a registered driver.
 func (s *Service) start(arn string, d *engine.Driver) {
 	s.wg.Add(1)
@@ -191,8 +200,16 @@ func (s *Service) ended(arn string) {
 	s.wg.Done()
 }
 
-// driver returns the execution's driver in this process, or nil.
+// driver returns the execution's driver in this process, or nil; a
+// dormant execution is woken (rebuilt and run) first.
 func (s *Service) driver(arn string) *engine.Driver {
+	s.mu.Lock()
+	d, z := s.running[arn], s.dormant[arn]
+	s.mu.Unlock()
+	if d != nil || z == nil {
+		return d
+	}
+	s.wakeUp(arn, z)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.running[arn]
@@ -217,44 +234,174 @@ func (s *Service) enqueueActivity(d *engine.Driver, id int64, req *task.Request)
 // each one by replaying its committed inputs through the interpreter, then
 // re-dispatching its outstanding tasks and timers.
 //
-// Every execution is rebuilt and registered before any resumes, so that a
-// parent's re-dispatched .sync task finds its child's driver and waits for
-// it, whichever of the two the store lists first.
+// An execution whose last step says it waits only for timers
+// (store.Step.Wake) stays dormant: it is registered but not rebuilt until
+// its first timer is due or an input for it arrives (a stop, a callback, a
+// caller waiting for it), so that a restart with many executions parked in
+// Waits neither replays nor holds them. Describe and History answer from
+// the store meanwhile.
+//
+// Every execution is registered before any resumes, so that a parent's
+// re-dispatched .sync task finds its child's driver and waits for it,
+// whichever of the two the store lists first.
 func (s *Service) Resume(ctx context.Context) (int, error) {
-	open, err := s.store.RunningExecutions(ctx)
-	if err != nil {
-		return 0, err
-	}
 	type resumed struct {
 		arn string
 		d   *engine.Driver
 	}
-	var all []resumed
-	for _, e := range open {
-		d, err := s.rebuild(ctx, e)
-		if err != nil {
-			s.log.Error("cannot resume execution", "execution", e.ARN, "err", err)
-			continue
+	type job struct {
+		e     *store.Execution
+		steps []*store.Step
+	}
+	// One scan of the store feeds a replayer per core.
+	jobs := make(chan job, 256)
+	var (
+		mu      sync.Mutex
+		all     []resumed
+		wg      sync.WaitGroup
+		dormant []string
+	)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range jobs {
+				var err error
+				if j.steps == nil {
+					// The scan gave only its last step (it waits for a
+					// timer), but this clock cannot let it sleep.
+					j.steps, err = s.store.Steps(ctx, j.e.ARN)
+				}
+				var d *engine.Driver
+				if err == nil {
+					d, err = s.rebuild(ctx, j.e, j.steps)
+				}
+				if err != nil {
+					s.log.Error("cannot resume execution", "execution", j.e.ARN, "err", err)
+					continue
+				}
+				s.register(j.e.ARN, d)
+				mu.Lock()
+				all = append(all, resumed{j.e.ARN, d})
+				mu.Unlock()
+			}
+		})
+	}
+	_, realClock := s.clock.(engine.RealClock)
+	defs := map[string]string{} // one copy of each definition's text
+	err := store.ScanRunning(ctx, s.store, func(e *store.Execution, steps []*store.Step) error {
+		if d, ok := defs[e.Definition]; ok {
+			e.Definition = d
+		} else {
+			defs[e.Definition] = e.Definition
 		}
-		s.register(e.ARN, d)
-		all = append(all, resumed{e.ARN, d})
+		if n := len(steps); n > 0 && !steps[n-1].Wake.IsZero() {
+			if !realClock {
+				steps = nil // read them all
+			} else {
+				s.mu.Lock()
+				s.dormant[e.ARN] = &sleeper{e: e, wake: steps[n-1].Wake}
+				s.mu.Unlock()
+				dormant = append(dormant, e.ARN)
+				return nil
+			}
+		}
+		select {
+		case jobs <- job{e, steps}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		// Nothing runs: a later Resume starts afresh.
+		for _, x := range all {
+			s.unregister(x.arn)
+		}
+		s.mu.Lock()
+		for _, arn := range dormant {
+			delete(s.dormant, arn)
+		}
+		s.mu.Unlock()
+		return 0, fmt.Errorf("reading the running executions: %w", err)
 	}
 	for _, x := range all {
 		s.start(x.arn, x.d)
 	}
-	return len(all), nil
+	s.mu.Lock()
+	for _, arn := range dormant {
+		if z := s.dormant[arn]; z != nil {
+			s.arm(arn, z, time.Until(z.wake))
+		}
+	}
+	s.mu.Unlock()
+	return len(all) + len(dormant), nil
+}
+
+// sleeper is a dormant execution (see Resume): its summary, when its first
+// timer is due, and the timer that wakes it then.
+type sleeper struct {
+	e     *store.Execution
+	wake  time.Time
+	timer *time.Timer
+	once  sync.Once
+}
+
+// arm sets z's timer to wake it after d. s.mu is held.
+func (s *Service) arm(arn string, z *sleeper, d time.Duration) {
+	z.timer = time.AfterFunc(d, func() { s.wakeUp(arn, z) })
+}
+
+// wakeUp rebuilds the dormant execution z by replaying its steps, and runs
+// it; once only. A store that cannot be read is tried again a second later.
+func (s *Service) wakeUp(arn string, z *sleeper) {
+	z.once.Do(func() {
+		s.mu.Lock()
+		if z.timer != nil {
+			z.timer.Stop()
+		}
+		s.mu.Unlock()
+		steps, err := s.store.Steps(s.ctx, arn)
+		if err != nil {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.ctx.Err() != nil || s.dormant[arn] != z {
+				return
+			}
+			s.log.Error("cannot read a dormant execution's steps; retrying", "execution", arn, "err", err)
+			again := &sleeper{e: z.e, wake: z.wake}
+			s.dormant[arn] = again
+			s.arm(arn, again, time.Second)
+			return
+		}
+		d, err := s.rebuild(s.ctx, z.e, steps)
+		s.mu.Lock()
+		if s.dormant[arn] == z {
+			delete(s.dormant, arn)
+		}
+		if err != nil || s.ctx.Err() != nil {
+			s.mu.Unlock()
+			if err != nil {
+				s.log.Error("cannot resume execution", "execution", arn, "err", err)
+			}
+			return
+		}
+		s.running[arn] = d
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go d.Run(s.ctx)
+	})
 }
 
 // rebuild replays an execution's committed steps into a new driver, which
 // re-dispatches the outstanding operations when it runs.
-func (s *Service) rebuild(ctx context.Context, e *store.Execution) (*engine.Driver, error) {
+func (s *Service) rebuild(ctx context.Context, e *store.Execution, steps []*store.Step) (*engine.Driver, error) {
 	p, err := s.program(e.Definition)
 	if err != nil {
 		return nil, err
 	}
-	steps, err := s.store.Steps(ctx, e.ARN)
-	if err != nil || len(steps) == 0 {
-		return nil, fmt.Errorf("no steps: %v", err)
+	if len(steps) == 0 {
+		return nil, errors.New("no steps")
 	}
 	d, err := s.newDriver(e, p, s.store)
 	if err != nil {
@@ -315,12 +462,14 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 	if d == nil {
 		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
 	}
+	// The stop interrupts an evaluation running meanwhile; the answer
+	// waits until the execution has ended (its end committed), so that
+	// it carries the stop date.
 	d.Stop(errName, cause)
 	select {
 	case <-d.Done():
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case <-time.After(10 * time.Second):
 	}
 	return s.DescribeExecution(ctx, arn)
 }
@@ -370,7 +519,7 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 // History returns a page of an execution's history. The token is the id
 // of the last event returned.
 func (s *Service) History(ctx context.Context, arn string, token string, limit int, reverse bool) ([]store.Event, string, error) {
-	if _, err := s.DescribeExecution(ctx, arn); err != nil {
+	if err := checkARN(arn, "execution"); err != nil {
 		return nil, "", err
 	}
 	var after int64
@@ -383,6 +532,9 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 		limit = 1000
 	}
 	evs, err := s.storeFor(arn).Events(ctx, arn, after, limit+1, reverse)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, "", errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+	}
 	if err != nil {
 		return nil, "", err
 	}

@@ -63,6 +63,9 @@ type Config struct {
 	// for DescribeExecution and GetExecutionHistory (AWS keeps none); the
 	// oldest are forgotten beyond it. 0 or less means DefaultKeepExpress.
 	KeepExpress int
+	// Budget bounds each evaluation of every execution (zero fields: the
+	// defaults; see engine.Budget).
+	Budget engine.Budget
 }
 
 // DefaultKeepExpress is the default of Config.KeepExpress.
@@ -87,6 +90,7 @@ type Service struct {
 	queues   map[string]chan activityTask // activity task queues, by activity ARN
 	programs map[string]*interp.Program   // by definition text
 	running  map[string]*engine.Driver    // by execution ARN
+	dormant  map[string]*sleeper          // resumed executions not yet rebuilt, by ARN (see Resume)
 	key      []byte                       // signs task tokens: the store's secret, once read
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -108,7 +112,7 @@ func New(cfg Config) *Service {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(keepExpress(cfg.KeepExpress)), clock: cfg.Clock, log: cfg.Log,
-		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, ctx: ctx, cancel: cancel}
+		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel}
 }
 
 // tokenKey returns the key that signs task tokens: the store's secret,
@@ -133,7 +137,15 @@ func (s *Service) Region() string { return s.cfg.Region }
 // Close stops the drivers; executions stay RUNNING in the store and resume
 // on the next start.
 func (s *Service) Close() {
-	s.cancel()
+	s.mu.Lock()
+	s.cancel() // under mu: a dormant execution waking now sees it
+	for arn, z := range s.dormant {
+		if z.timer != nil {
+			z.timer.Stop()
+		}
+		delete(s.dormant, arn)
+	}
+	s.mu.Unlock()
 	s.wg.Wait()
 }
 

@@ -14,6 +14,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -86,6 +87,11 @@ type Step struct {
 	Output       string
 	Error, Cause string
 	Stopped      time.Time
+	// Wake, when not zero, says that after this step the execution waits
+	// only for timers, the first due at Wake: no task runs and no task
+	// token or activity is outstanding. A restart need not rebuild such an
+	// execution until then, or until an input for it arrives.
+	Wake time.Time
 }
 
 // Page asks for one page of a list: Token is empty for the first page or a
@@ -119,7 +125,10 @@ type Store interface {
 	CreateExecution(ctx context.Context, e *Execution, first *Step) error
 	GetExecution(ctx context.Context, arn string) (*Execution, error)
 	// ListExecutions lists the executions of a state machine, newest
-	// first; status filters when not empty.
+	// first; status filters when not empty. Listed executions are
+	// summaries: their ARN, names, type, status and start and stop dates
+	// are set, and a store may leave every other field empty (a list
+	// never needs definitions, inputs or outputs).
 	ListExecutions(ctx context.Context, stateMachineARN, status string, page Page) (list []*Execution, next string, err error)
 	// AppendStep commits the next step of an execution: its Seq must be
 	// one more than the last committed step's, and the execution's
@@ -152,6 +161,49 @@ type Store interface {
 
 	// Close releases the store; pending commits finish first.
 	Close() error
+}
+
+// RunningScanner is a Store that reads every running execution with its
+// steps in one pass, which is how a restart finds what to resume: much
+// cheaper than RunningExecutions and then Steps for each one. A backend
+// need not implement it; ScanRunning works with any Store.
+type RunningScanner interface {
+	// ScanRunning calls fn for every RUNNING execution, in the order
+	// RunningExecutions lists them, with its steps in order, from one
+	// consistent view of the store; an execution whose last step has a
+	// Wake comes with that step alone (it need not be rebuilt before then;
+	// Steps reads the others). A step holds what replay reads: its Seq,
+	// At, Input and Wake, and its events' IDs (Events has one entry per
+	// event, without Type or JSON); the summary fields are left empty. fn
+	// may keep what it is given. The scan stops at fn's first error, which
+	// it returns.
+	ScanRunning(ctx context.Context, fn func(e *Execution, steps []*Step) error) error
+}
+
+// ScanRunning calls fn for every RUNNING execution of s with its steps:
+// in one pass when s is a RunningScanner, else through RunningExecutions
+// and Steps (whose steps hold more than RunningScanner promises).
+func ScanRunning(ctx context.Context, s Store, fn func(e *Execution, steps []*Step) error) error {
+	if r, ok := s.(RunningScanner); ok {
+		return r.ScanRunning(ctx, fn)
+	}
+	list, err := s.RunningExecutions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range list {
+		steps, err := s.Steps(ctx, e.ARN)
+		if err != nil {
+			return fmt.Errorf("the steps of execution %s: %w", e.ARN, err)
+		}
+		if n := len(steps); n > 0 && !steps[n-1].Wake.IsZero() {
+			steps = steps[n-1:]
+		}
+		if err := fn(e, steps); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SecretSize is the length of a store's secret.

@@ -25,6 +25,10 @@ import (
 	"github.com/stepd/stepd/task/mock"
 )
 
+// idleRelease is how long the API stays without requests before stepd
+// serve returns the memory of the last burst to the operating system.
+const idleRelease = 5 * time.Second
+
 // serveGCPercent is the garbage collector's target (GOGC) of stepd serve
 // when the environment sets none: a server trades memory for CPU, since
 // with Go's default of 100 a busy server spends about a quarter of its CPU
@@ -124,6 +128,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	h := api.New(svc, log)
+	go h.ReleaseWhenIdle(ctx, idleRelease)
 	for _, host := range strings.Split(*allowHosts, ",") {
 		if host = strings.TrimSpace(host); host != "" {
 			h.AllowHosts = append(h.AllowHosts, host)

@@ -343,3 +343,41 @@ func TestMigrate(t *testing.T) {
 		t.Errorf("old table left: %d %v", n, err)
 	}
 }
+
+// TestMigrateWake: a step_log made before Step.Wake gets the column (zero
+// for the steps it holds) and keeps what new steps record.
+func TestMigrateWake(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "stepd.db")
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := "arn:aws:states:us-east-1:1:execution:m:w"
+	e := &store.Execution{ARN: arn, Name: "w", StateMachineARN: "sm", StateMachineName: "m", Definition: "{}", Type: "STANDARD", Input: "{}", Status: "RUNNING"}
+	if err := s.CreateExecution(ctx, e, &store.Step{ExecutionARN: arn, Events: []store.Event{{ID: 1, Type: "ExecutionStarted", JSON: []byte(`{}`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	// Turn step_log back into what an older stepd made.
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`ALTER TABLE step_log DROP COLUMN wake`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if s, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	wake := time.Unix(0, 1700000000123456789).UTC()
+	if err := s.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: 1, Status: "RUNNING", Wake: wake}); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := s.Steps(ctx, arn)
+	if err != nil || len(steps) != 2 || !steps[0].Wake.IsZero() || !steps[1].Wake.Equal(wake) {
+		t.Fatalf("steps after migration: %+v %v", steps, err)
+	}
+}

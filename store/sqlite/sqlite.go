@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS step_log (
 	id INTEGER PRIMARY KEY, exec INTEGER NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
 	first_event INTEGER NOT NULL, last_event INTEGER NOT NULL,
 	status TEXT NOT NULL, stopped INTEGER NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, output TEXT NOT NULL,
-	input BLOB, events BLOB NOT NULL);
+	input BLOB, events BLOB NOT NULL, wake INTEGER NOT NULL DEFAULT 0);
 CREATE UNIQUE INDEX IF NOT EXISTS step_log_by_exec ON step_log (exec, seq);
 CREATE TABLE IF NOT EXISTS activities (
 	arn TEXT PRIMARY KEY, name TEXT NOT NULL, created INTEGER NOT NULL);
@@ -166,7 +166,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
 			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0
@@ -189,6 +189,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return err
+	}
+	// step_log before Step.Wake.
+	var wake int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('step_log') WHERE name='wake'`).Scan(&wake); err != nil {
+		return err
+	}
+	if wake == 0 {
+		if _, err := db.ExecContext(ctx, `ALTER TABLE step_log ADD COLUMN wake INTEGER NOT NULL DEFAULT 0`); err != nil {
+			return err
+		}
 	}
 	var old int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='steps'`).Scan(&old); err != nil || old == 0 {
@@ -633,7 +643,7 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	}
 	s.scratch = appendEvents(s.scratch[:0], st.Events)
 	if _, err := s.stmt(tx, s.insStep).Exec(c.key, st.Seq, nanos(st.At), st.Input, first, last, s.scratch,
-		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)); err != nil {
+		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped), nanos(st.Wake)); err != nil {
 		return err
 	}
 	status := c.status
@@ -767,11 +777,16 @@ func scanExec(row scanner) (*store.Execution, error) {
 	return &e, nil
 }
 
-// scanExecKey scans an execution followed by its row key.
-func scanExecKey(row scanner) (execKeyed, error) {
+// listColumns are the summary columns that ListExecutions reads (the
+// store contract leaves definitions, inputs and outputs out of a list),
+// followed by the row key.
+const listColumns = `arn, name, state_machine_arn, state_machine_name, type, status, started, stopped, seq`
+
+// scanListed scans an execution's summary (listColumns).
+func scanListed(row scanner) (execKeyed, error) {
 	var e store.Execution
 	var started, stopped, key int64
-	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped, &key); err != nil {
+	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Type, &e.Status, &started, &stopped, &key); err != nil {
 		return execKeyed{}, err
 	}
 	e.Started, e.Stopped = fromNanos(started), fromNanos(stopped)
@@ -799,7 +814,7 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
 	limit := pageLimit(p)
 	filter := filterHash(smARN, status)
-	q := `SELECT ` + execColumns + `, seq FROM executions WHERE state_machine_arn=?`
+	q := `SELECT ` + listColumns + ` FROM executions WHERE state_machine_arn=?`
 	args := []any{smARN}
 	if status != "" {
 		q += ` AND status=?`
@@ -814,7 +829,7 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 		args = append(args, before)
 	}
 	q += ` ORDER BY seq DESC LIMIT ?`
-	rows, err := query(ctx, s.db, scanExecKey, q, append(args, limit+1)...)
+	rows, err := query(ctx, s.db, scanListed, q, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -862,15 +877,99 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 	}
 	return query(ctx, s.db, func(row scanner) (*store.Step, error) {
 		st := &store.Step{ExecutionARN: arn}
-		var at, stopped int64
+		var at, stopped, wake int64
 		var evs []byte
-		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped); err != nil {
+		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped, &wake); err != nil {
 			return nil, err
 		}
-		st.At, st.Stopped = fromNanos(at), fromNanos(stopped)
+		st.At, st.Stopped, st.Wake = fromNanos(at), fromNanos(stopped), fromNanos(wake)
 		st.Events, err = decodeEvents(evs)
 		return st, err
-	}, `SELECT seq, at, input, events, status, output, error, cause, stopped FROM step_log WHERE exec=? ORDER BY seq`, exec)
+	}, `SELECT seq, at, input, events, status, output, error, cause, stopped, wake FROM step_log WHERE exec=? ORDER BY seq`, exec)
+}
+
+// ScanRunning implements store.RunningScanner: in one read transaction,
+// the running executions in row-key order and, beside them, their steps in
+// (execution, Seq) order, which the step index yields without sorting;
+// each execution is handed over with its steps as soon as they are read.
+// Of an execution whose last step has a wake time only that step is read,
+// and of a step's events only their ids (the row's range).
+func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*store.Step) error) error {
+	tx, err := s.db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// A running execution has no output, error, cause or stop time: only
+	// the other columns are read.
+	execs, err := tx.QueryContext(ctx, `SELECT arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, started, seq
+		FROM executions WHERE status='RUNNING' ORDER BY seq`)
+	if err != nil {
+		return err
+	}
+	defer execs.Close()
+	steps, err := tx.QueryContext(ctx, `SELECT s.exec, s.seq, s.at, s.input, s.first_event, s.last_event, s.wake
+		FROM executions e
+		JOIN step_log l ON l.exec = e.seq AND l.seq = (SELECT MAX(seq) FROM step_log WHERE exec = e.seq)
+		JOIN step_log s ON s.exec = e.seq AND (l.wake = 0 OR s.seq = l.seq)
+		WHERE e.status='RUNNING' ORDER BY s.exec, s.seq`)
+	if err != nil {
+		return err
+	}
+	defer steps.Close()
+	// next is the step read ahead: the first of the next execution.
+	var next *store.Step
+	var nextExec int64
+	readStep := func() error {
+		st := &store.Step{}
+		var at, first, last, wake int64
+		if err := steps.Scan(&nextExec, &st.Seq, &at, &st.Input, &first, &last, &wake); err != nil {
+			return err
+		}
+		st.At, st.Wake = fromNanos(at), fromNanos(wake)
+		if last >= first {
+			st.Events = make([]store.Event, last-first+1)
+			for i := range st.Events {
+				st.Events[i].ID = first + int64(i)
+			}
+		}
+		next = st
+		return nil
+	}
+	if steps.Next() {
+		if err := readStep(); err != nil {
+			return err
+		}
+	}
+	for execs.Next() {
+		x := execKeyed{e: &store.Execution{Status: "RUNNING"}}
+		var started int64
+		e := x.e
+		if err := execs.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &started, &x.key); err != nil {
+			return err
+		}
+		e.Started = fromNanos(started)
+		var list []*store.Step
+		for next != nil && nextExec <= x.key {
+			if nextExec == x.key {
+				next.ExecutionARN = x.e.ARN
+				list = append(list, next)
+			}
+			next = nil
+			if steps.Next() {
+				if err := readStep(); err != nil {
+					return err
+				}
+			}
+		}
+		if err := fn(x.e, list); err != nil {
+			return err
+		}
+	}
+	if err := execs.Err(); err != nil {
+		return err
+	}
+	return steps.Err()
 }
 
 // Events implements store.Store. The rows' event ranges grow with Seq, so

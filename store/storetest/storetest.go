@@ -39,6 +39,8 @@ func step(arn string, seq int64, firstID int64, n int, status string) *store.Ste
 	}
 	if status != "RUNNING" {
 		st.Output, st.Stopped = `{"done":true}`, st.At
+	} else if seq%2 == 1 {
+		st.Wake = st.At.Add(time.Hour + 123*time.Nanosecond) // waits for a timer
 	}
 	return st
 }
@@ -54,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Summary", func(t *testing.T) { summary(t, open(t)) })
 	t.Run("ConcurrentMixed", func(t *testing.T) { concurrentMixed(t, open(t)) })
 	t.Run("CallerBuffers", func(t *testing.T) { callerBuffers(t, open(t)) })
+	t.Run("Running", func(t *testing.T) { running(t, open(t)) })
 	t.Run("Secret", func(t *testing.T) { secret(t, open(t), open(t)) })
 }
 

@@ -91,7 +91,7 @@ func summary(t *testing.T, s store.Store) {
 	if list, _, err := s.ListExecutions(ctx, m.ARN, "FAILED", store.Page{}); err != nil || len(list) != 1 {
 		t.Errorf("list FAILED: %v %v", names(list), err)
 	} else {
-		checkExec(t, "listed", list[0], &want)
+		checkListed(t, "listed", list[0], &want)
 	}
 	steps, err := s.Steps(ctx, e.ARN)
 	if err != nil || len(steps) != 3 {

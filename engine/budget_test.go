@@ -1,0 +1,100 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/value"
+)
+
+// The worst expressions of issue 12: each used to hold a core for seconds
+// and gigabytes of memory; each now fails its state, naming the limit.
+const (
+	// doubling doubles a string 30 times (1 GiB).
+	doubling = `($f := function($s, $n) { $n = 0 ? $s : $f($s & $s, $n - 1) }; $length($f('x', 30)))`
+	// fib calls itself exponentially often.
+	fib = `($f := function($n) { $n <= 1 ? $n : $f($n - 1) + $f($n - 2) }; $f(60))`
+)
+
+// deepArray is [[[...1...]]] nested depth levels.
+func deepArray(depth int) any {
+	v, err := value.ParseString(strings.Repeat("[", depth) + "1" + strings.Repeat("]", depth))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func TestEvaluationBudgets(t *testing.T) {
+	t.Parallel()
+	jsonata := func(expr string) string {
+		return `{"QueryLanguage":"JSONata","StartAt":"P","States":{
+			"P":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","Arguments":{"n":"{% ` + expr + ` %}"},"End":true,
+				"Catch":[{"ErrorEquals":["States.QueryEvaluationError"],"Output":"{% $states.errorOutput %}","Next":"Caught"}]},
+			"Caught":{"Type":"Pass","End":true}}}`
+	}
+	jsonpath := func(params string) string {
+		return `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":` + params + `,"End":true}}}`
+	}
+	tests := []struct {
+		name   string
+		def    string
+		input  any
+		budget engine.Budget
+		status interp.Status // SUCCEEDED: caught
+		err    string
+		cause  string
+	}{
+		{name: "string doubled (bytes allocated)", def: jsonata(doubling), budget: engine.Budget{Time: -1, Steps: -1},
+			status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 134,217,728 bytes allocated"},
+		{name: "exponential recursion (steps)", def: jsonata(fib), budget: engine.Budget{Time: -1, Steps: 100_000, Alloc: -1},
+			status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 100,000 steps"},
+		{name: "exponential recursion (time)", def: jsonata(fib), budget: engine.Budget{Time: 100 * time.Millisecond, Steps: -1, Alloc: -1},
+			status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 100ms of time"},
+		{name: "$..* over a deep array (bytes of the value)", def: jsonpath(`{"r.$":"$..*"}`), input: deepArray(9999),
+			status: interp.Failed, err: "States.Runtime", cause: "The value of '$..*' exceeded its budget of 16,777,216 bytes."},
+		{name: "$..*..* over a deep array (values collected)", def: jsonpath(`{"r.$":"$..*..*"}`), input: deepArray(5000),
+			status: interp.Failed, err: "States.Runtime", cause: "The JSONPath '$..*..*' collected more than its budget of 1,000,000 values."},
+		{name: "intrinsic (bytes of the value)", def: jsonpath(`{"r.$":"States.Array($.s, $.s, $.s, $.s, $.s, $.s, $.s, $.s, $.s, $.s)"}`),
+			input: value.ObjectOf("s", strings.Repeat("x", 200_000)), budget: engine.Budget{ValueBytes: 1 << 20},
+			status: interp.Failed, err: "States.Runtime", cause: "exceeded its budget of 1,048,576 bytes."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sm, err := asl.Parse([]byte(tc.def))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := interp.Compile(sm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			input := tc.input
+			if input == nil {
+				input = value.NewObject(0)
+			}
+			x := engine.Run(context.Background(), p, interp.Info{Name: "t", StartTime: time.Unix(1000, 0)}, input, engine.Options{Budget: tc.budget})
+			if x.Status() != tc.status {
+				t.Fatalf("status %s (%v), want %s; history %s", x.Status(), x.Failure(), tc.status, types(x))
+			}
+			errName, cause := "", ""
+			if tc.status == interp.Succeeded {
+				out, _ := x.Output().(*value.Object)
+				e, _ := out.Get("Error")
+				c, _ := out.Get("Cause")
+				errName, _ = e.(string)
+				cause, _ = c.(string)
+			} else {
+				errName, cause = x.Failure().Error, x.Failure().Cause
+			}
+			if errName != tc.err || !strings.Contains(cause, tc.cause) {
+				t.Errorf("error %s: %s\nwant %s: ...%s...", errName, cause, tc.err, tc.cause)
+			}
+		})
+	}
+}

@@ -1,0 +1,41 @@
+package engine
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/interp"
+)
+
+// TestJournalMeterGolden pins the stored form of what a step's meter
+// reported (clock readings, interrupted evaluations), in both directions.
+func TestJournalMeterGolden(t *testing.T) {
+	for _, tt := range []struct {
+		in         *interp.Input
+		clock      []ClockReading
+		interrupts []InterruptRecord
+		stored     string
+	}{
+		{nil, []ClockReading{{Call: 1, Offset: 3400125000}}, nil,
+			`{"v":1,"kind":"Start","clock":[[1,3400125000]]}`},
+		{&interp.Input{Kind: interp.TimerFired, ID: 2}, []ClockReading{{Call: 0, Offset: time.Millisecond}, {Call: 4, Offset: 2 * time.Second}},
+			[]InterruptRecord{{Eval: 3, Interrupt: interp.Interrupt{Cause: "the evaluation exceeded its budget of 100 steps."}}},
+			`{"v":1,"kind":"TimerFired","id":2,"clock":[[0,1000000],[4,2000000000]],"interrupts":[{"eval":3,"cause":"the evaluation exceeded its budget of 100 steps."}]}`},
+		{&interp.Input{Kind: interp.TaskDone, ID: 5, Result: interp.Input{}.Result}, nil,
+			[]InterruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "Halt", Cause: "a \"stop\""}}},
+			`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}]}`},
+	} {
+		got := string(encodeRecord(nil, tt.in, nil, tt.clock, tt.interrupts))
+		if got != tt.stored {
+			t.Errorf("encoded\n%s\nwant\n%s", got, tt.stored)
+		}
+		rec, err := DecodeInput([]byte(tt.stored))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rec.Clock, tt.clock) || !reflect.DeepEqual(rec.Interrupts, tt.interrupts) {
+			t.Errorf("%s decoded to %+v %+v", tt.stored, rec.Clock, rec.Interrupts)
+		}
+	}
+}

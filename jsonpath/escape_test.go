@@ -1,0 +1,71 @@
+package jsonpath
+
+import (
+	"testing"
+
+	"github.com/stepd/stepd/value"
+)
+
+// TestEscapedNames: field names that need escaping, in quoted bracket
+// names and filter string literals, unescaped as Jayway does (backslash
+// escapes, \uXXXX with UTF-16 surrogate pairs). The first path is
+// LocalStack's ESCAPE_SEQUENCES_JSONPATH template (test_base_scenarios,
+// recorded against AWS), whose execution input is the first member of the
+// document.
+func TestEscapedNames(t *testing.T) {
+	t.Parallel()
+	root, err := value.ParseString(`{"Test\\\"\"Name\"":"Value\"\\","😀":1,"é":2,"tab\there":3,"slash/":4,"q'd\"":5,
+		"list":[{"n":"😀","v":6},{"n":"x'y","v":7}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{`$['Test\\\"\"Name\"']`, `"Value\"\\"`},
+		{`$["Test\\\"\"Name\""]`, `"Value\"\\"`},
+		{`$['Test\\"\"Name"']`, `"Value\"\\"`},
+		{`$['\ud83d\ude00']`, `1`},
+		{`$['\uD83D\uDE00']`, `1`},
+		{`$['\u00e9']`, `2`},
+		{`$['tab\there']`, `3`},
+		{`$['slash\/']`, `4`},
+		{`$['q\'d"']`, `5`},
+		{`$["q'd\""]`, `5`},
+		{`$['\ud83d\ude00','\u00e9']`, `{"😀":1,"é":2}`},
+		{`$.list[?(@.n == '\ud83d\ude00')].v`, `[6]`},
+		{`$.list[?(@.n == 'x\'y')].v`, `[7]`},
+		{`$.list[?(@.n == "x'y")].v`, `[7]`},
+	} {
+		p, err := Compile(tc.path)
+		if err != nil {
+			t.Errorf("Compile(%s): %v", tc.path, err)
+			continue
+		}
+		got, err := p.Get(root)
+		if err != nil {
+			t.Errorf("Get(%s): %v", tc.path, err)
+			continue
+		}
+		if s := value.String(got); s != tc.want {
+			t.Errorf("Get(%s) = %s, want %s", tc.path, s, tc.want)
+		}
+	}
+	// A reference path (ResultPath) sets the unescaped name.
+	rp, err := CompileReference(`$['\ud83d\ude00 \'new\'']`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rp.Set(value.NewObject(0), 8)
+	if err != nil || value.String(out) != `{"😀 'new'":8}` {
+		t.Errorf("Set = %s, %v", value.String(out), err)
+	}
+	// A high surrogate not followed by a low one stands alone (U+FFFD, as
+	// an unpaired surrogate becomes in UTF-8), and the next escape is read
+	// on its own.
+	p, err := Compile(`$['\ud83dA\ud83d\u00e9']`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Normalized(-1); got != "$['\uFFFDA\uFFFDé']" {
+		t.Errorf("Normalized = %q", got)
+	}
+}
