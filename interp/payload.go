@@ -119,7 +119,7 @@ func (e *env) within(v any, expr string) error {
 		return nil
 	}
 	limit := e.budget.valueBytes()
-	if _, ok := value.SizeWithin(v, limit); !ok {
+	if value.EncodedLen(v, limit) > limit {
 		return &budgetError{msg: fmt.Sprintf("The value of '%s' exceeded its budget of %s bytes.", expr, thousands(int64(limit)))}
 	}
 	return nil
