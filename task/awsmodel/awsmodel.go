@@ -23,8 +23,6 @@ import (
 	"github.com/stepd/stepd/task/awsmodel/internal/wire"
 )
 
-//go:generate go run ./internal/gen -out models.json.gz
-
 //go:embed models.json.gz
 var modelData []byte
 
