@@ -30,7 +30,10 @@ func apiError(api *awsmodel.API, resp *response) task.Result {
 	if msg == "" {
 		msg = http.StatusText(resp.status)
 	}
-	reqID := firstHeader(resp.header, "X-Amzn-Requestid", "X-Amz-Request-Id", "X-Amz-Id-2")
+	reqID := firstHeader(resp.header, "X-Amzn-Requestid", "X-Amz-Request-Id")
+	if reqID == "" {
+		reqID = "null" // as the AWS SDK for Java writes a missing one
+	}
 	cause := fmt.Sprintf("%s (Service: %s, Status Code: %d, Request ID: %s", msg, svc, resp.status, reqID)
 	if ext := resp.header.Get("X-Amz-Id-2"); ext != "" && api.EndpointPrefix == "s3" {
 		cause += ", Extended Request ID: " + ext

@@ -315,13 +315,12 @@ func epoch(t time.Time) string {
 	return strconv.FormatFloat(float64(t.UnixNano())/1e9, 'f', -1, 64)
 }
 
-// blob is the bytes a blob parameter stands for: a string's UTF-8 bytes,
-// any other JSON value's JSON text, as Step Functions sends them.
+// blob is the bytes a blob parameter stands for: the value's JSON text, a
+// string's with its quotes, as Step Functions sends them (the recorded
+// ETags of S3 PutObject with a Body "text data", 0 and ["List","Data"] are
+// the MD5 of "\"text data\"", "0" and "[\"List\",\"Data\"]").
 func blob(v any, path string) ([]byte, error) {
-	switch b := v.(type) {
-	case string:
-		return []byte(b), nil
-	case nil:
+	if v == nil {
 		return nil, &paramError{path, "must not be null"}
 	}
 	return value.Append(nil, v), nil
