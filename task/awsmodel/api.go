@@ -72,6 +72,10 @@ type Op struct {
 	Output int `json:"o"`
 	// ResultWrapper is the element that wraps a query protocol answer.
 	ResultWrapper string `json:"w,omitempty"`
+	// XMLName and XMLNamespace name the element that holds a rest-xml
+	// request's body members (Route 53, CloudFront).
+	XMLName      string `json:"xn,omitempty"`
+	XMLNamespace string `json:"xns,omitempty"`
 }
 
 // API shape types.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stepd/stepd/internal/awstest"
 	"github.com/stepd/stepd/task"
@@ -146,6 +147,7 @@ func TestDynamoDB(t *testing.T) {
 	const sdk = "arn:aws:states:::aws-sdk:dynamodb:"
 	ok(t, call(t, inv, sdk+"createTable", `{"TableName":"sfn_test_table","KeySchema":[{"AttributeName":"id","KeyType":"HASH"}],
 		"AttributeDefinitions":[{"AttributeName":"id","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST"}`))
+	waitActive(t, inv, "sfn_test_table")
 	// The recorded case services.aws_sdk_task_service.dynamodb_put_update_get_item.
 	if out := ok(t, call(t, inv, sdk+"putItem", `{"TableName":"sfn_test_table","Item":{"data":{"S":"HelloWorld"},"id":{"S":"id1"}}}`)); out.Len() != 0 {
 		t.Errorf("putItem = %s, want {}", value.String(out))
@@ -286,4 +288,18 @@ func TestBadParameters(t *testing.T) {
 	}
 	// No answer: a clear cause, as States.TaskFailed.
 	wantFailure(t, call(t, inv, "arn:aws:states:::aws-sdk:dynamodb:listTables", `{}`), "States.TaskFailed", "dynamodb:listTables: Unable to execute HTTP request: ")
+}
+
+// waitActive waits until a new table can be written (dynalite makes it
+// ACTIVE after a timer, as DynamoDB does).
+func waitActive(t *testing.T, inv task.Invoker, table string) {
+	t.Helper()
+	for i := 0; i < 200; i++ {
+		out := ok(t, call(t, inv, "arn:aws:states:::aws-sdk:dynamodb:describeTable", `{"TableName":"`+table+`"}`))
+		if get(t, out, "Table.TableStatus") == "ACTIVE" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("table %s is not ACTIVE after 2 s", table)
 }

@@ -74,7 +74,7 @@ func TestRecordedCases(t *testing.T) {
 				c.Output = dropExtendedID(c.Output)
 			}
 			if diffs := conformance.CompareOutcome(c, out); len(diffs) > 0 {
-				t.Errorf("differs from AWS's recording:\n%s", conformance.Format(diffs))
+				t.Errorf("differs from AWS's recording (%s: %s):\n%s", out.Error, out.Cause, conformance.Format(diffs))
 			}
 		})
 	}
@@ -111,6 +111,7 @@ func prepare(t *testing.T, inv task.Invoker, c *conformance.Case) {
 		if r.Failed() && r.Error != "DynamoDb.ResourceInUseException" { // made by an earlier case
 			t.Fatalf("createTable: %s: %s", r.Error, r.Cause)
 		}
+		waitActive(t, inv, table.(string))
 	}
 }
 

@@ -576,7 +576,26 @@ func restRequest(api *awsmodel.API, op *awsmodel.Op, in *awsmodel.APIShape, obj 
 		}
 		req.body = body
 	case bodyMembers && api.Protocol == awsmodel.ProtocolRESTXML:
-		return fmt.Errorf("operation %s: body members without a payload member are not supported for rest-xml", op.Name)
+		// The body members inside the input's element (Route 53).
+		var buf bytes.Buffer
+		name := orDefault(op.XMLName, op.Name+"Request")
+		buf.WriteString("<" + name)
+		if ns := orDefault(op.XMLNamespace, api.XMLNamespace); ns != "" {
+			buf.WriteString(` xmlns="` + ns + `"`)
+		}
+		buf.WriteString(">")
+		body := value.NewObject(len(mv))
+		for _, x := range mv {
+			if x.m.Location == "" && x.v != nil {
+				body.Set(stepName(x.m.Name), x.v)
+			}
+		}
+		if err := xmlMembers(api, &buf, in, body, ""); err != nil {
+			return err
+		}
+		buf.WriteString("</" + name + ">")
+		req.header.Set("Content-Type", "application/xml")
+		req.body = buf.Bytes()
 	case api.Protocol == awsmodel.ProtocolRESTJSON && (req.method == http.MethodPost || req.method == http.MethodPut || req.method == http.MethodPatch) && in != nil && in.Payload == "":
 		req.header.Set("Content-Type", "application/json")
 		req.body = []byte("{}")

@@ -238,6 +238,12 @@ func reduceAPI(m *apiModel) (*awsmodel.API, error) {
 			if op.Input, err = r.shape(o.Input.Shape); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)
 			}
+			if protocol == awsmodel.ProtocolRESTXML {
+				op.XMLName = o.Input.LocationName
+				if o.Input.XMLNamespace != nil {
+					op.XMLNamespace = o.Input.XMLNamespace.URI
+				}
+			}
 		}
 		if o.Output != nil {
 			if op.Output, err = r.shape(o.Output.Shape); err != nil {
