@@ -65,11 +65,16 @@ func optimizedResult(c call, out any, resp *response) task.Result {
 		}
 		return task.Result{Output: obj}
 	}
-	obj = obj.Clone()
-	obj.Set("SdkHttpMetadata", httpMetadata(resp))
 	reqID := firstHeader(resp.header, "X-Amzn-Requestid", "X-Amz-Request-Id")
-	obj.Set("SdkResponseMetadata", value.ObjectOf("RequestId", reqID))
-	return task.Result{Output: obj}
+	with := obj.With("SdkHttpMetadata", httpMetadata(resp)).With("SdkResponseMetadata", value.ObjectOf("RequestId", reqID))
+	keys := slices.Clone(with.Keys())
+	slices.Sort(keys) // in Step Functions' order, by name
+	sorted := value.NewObject(len(keys))
+	for _, k := range keys {
+		v, _ := with.Get(k)
+		sorted.Set(k, v)
+	}
+	return task.Result{Output: sorted}
 }
 
 // headerNames are the AWS headers whose case the Go HTTP client changes,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -132,14 +133,33 @@ func parseOutput(api *awsmodel.API, op *awsmodel.Op, resp *response) (any, error
 			}
 		}
 	}
-	// Keep the model's member order.
+	// Members in Step Functions' order, with the payload (S3's Body) last.
 	ordered := value.NewObject(out.Len())
-	for _, m := range sh.Members {
+	for _, m := range outputOrder(sh) {
+		if m.Name == sh.Payload {
+			continue
+		}
 		if v, ok := out.Get(stepName(m.Name)); ok {
 			ordered.Set(stepName(m.Name), v)
 		}
 	}
+	if v, ok := out.Get(stepName(sh.Payload)); ok && sh.Payload != "" {
+		ordered.Set(stepName(sh.Payload), v)
+	}
 	return ordered, nil
+}
+
+// outputOrder is the order in which Step Functions returns a structure's
+// members: by name (the recorded results list DynamoDB's Count, Items,
+// ScannedCount and EventBridge's Entries, FailedEntryCount so, against
+// the models' order).
+func outputOrder(sh *awsmodel.APIShape) []*awsmodel.APIMember {
+	ms := make([]*awsmodel.APIMember, len(sh.Members))
+	for i := range sh.Members {
+		ms[i] = &sh.Members[i]
+	}
+	slices.SortStableFunc(ms, func(a, b *awsmodel.APIMember) int { return strings.Compare(stepName(a.Name), stepName(b.Name)) })
+	return ms
 }
 
 func headerOutput(api *awsmodel.API, m *awsmodel.APIMember, sh *awsmodel.APIShape, h string) (any, bool) {
@@ -203,7 +223,7 @@ func jsonOut(api *awsmodel.API, si int, v any) any {
 			return v
 		}
 		out := value.NewObject(obj.Len())
-		for _, m := range sh.Members {
+		for _, m := range outputOrder(sh) {
 			if m.Location != "" {
 				continue
 			}
@@ -327,7 +347,7 @@ func xmlStruct(api *awsmodel.API, sh *awsmodel.APIShape, n *node) any {
 		return xmlValue2(api, 0, n)
 	}
 	out := value.NewObject(len(sh.Members))
-	for _, m := range sh.Members {
+	for _, m := range outputOrder(sh) {
 		if m.Location != "" && m.Location != "body" {
 			continue
 		}
