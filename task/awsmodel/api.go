@@ -1,8 +1,8 @@
 package awsmodel
 
 import (
+	"archive/zip"
 	"bytes"
-	"compress/gzip"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -12,14 +12,14 @@ import (
 	"sync"
 )
 
-// The API models (api.json.gz) describe how to call each operation: the
+// The API models (api.zip, one entry <service>.json per service) describe how to call each operation: the
 // service's protocol, the HTTP binding of every input and output member,
 // and the error codes it declares. They are reduced from the same botocore
 // data as the output models by internal/gen.
 
-//go:generate go run ./internal/gen -out models.json.gz -api-out api.json.gz
+//go:generate go run ./internal/gen -out models.json.gz -api-out api.zip
 
-//go:embed api.json.gz
+//go:embed api.zip
 var apiData []byte
 
 // The protocols of AWS services.
@@ -31,8 +31,8 @@ const (
 	ProtocolEC2      = "ec2"       // query with EC2's naming
 )
 
-// APIFile is the file format of the API models: services by the name of
-// their model in the AWS SDKs' data.
+// APIFile is what the generator writes into api.zip, one entry per
+// service: services by the name of their model in the AWS SDKs' data.
 type APIFile struct {
 	Services map[string]*API `json:"s"`
 }
@@ -141,20 +141,18 @@ type APIMember struct {
 	JSONValue bool `json:"jv,omitempty"`
 }
 
-// loadAPIs decompresses the embedded API models once, leaving each
-// service's model undecoded until it is first asked for.
-var loadAPIs = sync.OnceValues(func() (map[string]json.RawMessage, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(apiData))
+// loadAPIs indexes the embedded API models once, by service; each is
+// decompressed when it is first asked for.
+var loadAPIs = sync.OnceValues(func() (map[string]*zip.File, error) {
+	zr, err := zip.NewReader(bytes.NewReader(apiData), int64(len(apiData)))
 	if err != nil {
 		return nil, fmt.Errorf("awsmodel: reading the embedded API models: %w", err)
 	}
-	var f struct {
-		Services map[string]json.RawMessage `json:"s"`
+	byName := make(map[string]*zip.File, len(zr.File))
+	for _, f := range zr.File {
+		byName[strings.TrimSuffix(f.Name, ".json")] = f
 	}
-	if err := json.NewDecoder(zr).Decode(&f); err != nil {
-		return nil, fmt.Errorf("awsmodel: decoding the embedded API models: %w", err)
-	}
-	return f.Services, nil
+	return byName, nil
 })
 
 var (
@@ -182,7 +180,7 @@ func loadAPI(service string) (*API, error) {
 			}
 		}
 	}
-	data, ok := raw[name]
+	f, ok := raw[name]
 	if !ok {
 		return nil, nil
 	}
@@ -191,8 +189,13 @@ func loadAPI(service string) (*API, error) {
 	if api, ok := apiCache[name]; ok {
 		return api, nil
 	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, fmt.Errorf("awsmodel: reading the API model of %s: %w", name, err)
+	}
+	defer rc.Close()
 	var api API
-	if err := json.Unmarshal(data, &api); err != nil {
+	if err := json.NewDecoder(rc).Decode(&api); err != nil {
 		return nil, fmt.Errorf("awsmodel: decoding the API model of %s: %w", name, err)
 	}
 	if err := checkAPI(&api); err != nil {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/stepd/stepd/task/awsmodel"
 )
@@ -143,21 +146,30 @@ func writeAPI(data, out string, services []string) error {
 			file.Services[name] = api
 		}
 	}
-	return writeGzipJSON(out, file)
+	return writeZip(out, file)
 }
 
-func writeGzipJSON(out string, v any) error {
-	js, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", out, err)
-	}
+// writeZip writes one compressed entry per service (<name>.json), so that
+// a caller decompresses only the services it calls.
+func writeZip(out string, file awsmodel.APIFile) error {
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return fmt.Errorf("compressing %s: %w", out, err)
-	}
-	if _, err := zw.Write(js); err != nil {
-		return fmt.Errorf("compressing %s: %w", out, err)
+	zw := zip.NewWriter(&buf)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, flate.BestCompression)
+	})
+	for _, name := range slices.Sorted(maps.Keys(file.Services)) {
+		js, err := json.Marshal(file.Services[name])
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", name, err)
+		}
+		// A fixed time keeps the file the same from run to run.
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name + ".json", Method: zip.Deflate, Modified: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)})
+		if err != nil {
+			return fmt.Errorf("compressing %s: %w", name, err)
+		}
+		if _, err := w.Write(js); err != nil {
+			return fmt.Errorf("compressing %s: %w", name, err)
+		}
 	}
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("compressing %s: %w", out, err)
