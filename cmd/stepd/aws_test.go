@@ -59,3 +59,30 @@ func TestRunAgainstEmulators(t *testing.T) {
 		t.Fatalf("stepd run: exit %d\n%s\nwant %s\n%s", code, stdout, want, stderr)
 	}
 }
+
+// The README's example examples/aws-pipeline runs against the emulators
+// with its registry's endpoints pointed at them, twice: the second run
+// finds the bucket, table and queue there ("already exists" is caught).
+func TestAWSPipelineExample(t *testing.T) {
+	awstest.Env(t, "")
+	t.Setenv("AWS_ACCESS_KEY_ID", "S3RVER")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "S3RVER")
+	const emulators = "../../task/awssdk/testdata/emulators"
+	data, err := os.ReadFile("../../examples/aws-pipeline/registry.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := string(data)
+	for name, port := range map[string]string{"s3rver": "4569", "dynalite": "4567", "fauxqs": "4566"} {
+		reg = strings.Replace(reg, "http://127.0.0.1:"+port, awstest.StartEmulator(t, emulators, name).URL, 1)
+	}
+	cfg := writeFile(t, "registry.json", reg)
+	for run := 1; run <= 2; run++ {
+		code, stdout, stderr := runMain(t, "", "run", "../../examples/aws-pipeline/pipeline.json", "--config", cfg, "--input", "@../../examples/aws-pipeline/input.json")
+		// The ETag is the MD5 of the rows' JSON text.
+		want := `{"batchId":"2026-11-25","rows":3,"firstRowBatch":"2026-11-25","etag":"\"bd42b4b0279597b7973c3c4bb43d58fa\"","announced":1}`
+		if code != 0 || strings.TrimSpace(stdout) != want {
+			t.Fatalf("run %d: exit %d\n%s\nwant %s\n%s", run, code, stdout, want, stderr)
+		}
+	}
+}
