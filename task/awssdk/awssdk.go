@@ -18,7 +18,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -216,7 +215,7 @@ func (a *Invoker) send(ctx context.Context, c call, api *awsmodel.API, r *reques
 	if err != nil {
 		return fail("no AWS credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or sign in with aws sso login): %v", err)
 	}
-	base, custom := a.endpoint(c.service, api, cfg)
+	base, custom := a.endpoint(ctx, c.service, api, cfg)
 	if base == "" {
 		base = "https://" + api.EndpointPrefix + "." + region + ".amazonaws.com"
 		if api.GlobalRegion != "" {
@@ -279,26 +278,52 @@ func (a *Invoker) send(ctx context.Context, c call, api *awsmodel.API, r *reques
 }
 
 // endpoint is the base URL configured for a service and whether it is a
-// custom one: the registry's Endpoints, then AWS_ENDPOINT_URL_<SERVICE>,
-// then AWS_ENDPOINT_URL (and the shared configuration's endpoint_url).
-func (a *Invoker) endpoint(service string, api *awsmodel.API, cfg aws.Config) (string, bool) {
+// custom one: the registry's Endpoints, then as the AWS SDKs read them,
+// AWS_ENDPOINT_URL_<SERVICE>, AWS_ENDPOINT_URL, the shared configuration's
+// services section and the profile's endpoint_url, unless
+// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS (or the profile's
+// ignore_configured_endpoint_urls) is true.
+func (a *Invoker) endpoint(ctx context.Context, service string, api *awsmodel.API, cfg aws.Config) (string, bool) {
 	for _, name := range []string{service, api.EndpointPrefix, strings.ToLower(strings.ReplaceAll(api.ServiceID, " ", ""))} {
 		if e, ok := a.cfg.Endpoints[name]; ok {
 			return e, true
 		}
 	}
-	if strings.EqualFold(os.Getenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true") {
-		return "", false
+	var env *config.EnvConfig
+	var shared *config.SharedConfig
+	for _, src := range cfg.ConfigSources {
+		switch c := src.(type) {
+		case config.EnvConfig:
+			env = &c
+		case config.SharedConfig:
+			shared = &c
+		}
 	}
-	env := "AWS_ENDPOINT_URL_" + strings.ToUpper(strings.NewReplacer(" ", "_", "-", "_").Replace(api.ServiceID))
-	if e := os.Getenv(env); e != "" {
-		return e, true
+	if env != nil {
+		if ignore, found, _ := env.GetIgnoreConfiguredEndpoints(ctx); found && ignore {
+			return "", false
+		}
 	}
-	if cfg.BaseEndpoint != nil && *cfg.BaseEndpoint != "" {
-		return *cfg.BaseEndpoint, true
+	if shared != nil && (env == nil || env.IgnoreConfiguredEndpoints == nil) {
+		if ignore, found, _ := shared.GetIgnoreConfiguredEndpoints(ctx); found && ignore {
+			return "", false
+		}
 	}
-	if e := os.Getenv("AWS_ENDPOINT_URL"); e != "" {
-		return e, true
+	if env != nil {
+		if e, found, _ := env.GetServiceBaseEndpoint(ctx, api.ServiceID); found {
+			return e, true
+		}
+		if env.BaseEndpoint != "" {
+			return env.BaseEndpoint, true
+		}
+	}
+	if shared != nil {
+		if e, found, _ := shared.GetServiceBaseEndpoint(ctx, api.ServiceID); found {
+			return e, true
+		}
+		if shared.BaseEndpoint != "" {
+			return shared.BaseEndpoint, true
+		}
 	}
 	return "", false
 }

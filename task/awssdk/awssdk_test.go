@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -303,4 +304,42 @@ func waitActive(t *testing.T, inv task.Invoker, table string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("table %s is not ACTIVE after 2 s", table)
+}
+
+// Endpoints as the AWS SDKs read them: AWS_ENDPOINT_URL_<SERVICE> over
+// AWS_ENDPOINT_URL over the shared configuration's services section;
+// AWS_IGNORE_CONFIGURED_ENDPOINT_URLS turns them all off.
+func TestEndpointsFromTheEnvironment(t *testing.T) {
+	awstest.Env(t, "")
+	dyn := awstest.StartEmulator(t, emulators, "dynalite").URL
+	cfg := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(cfg, []byte("[profile local]\nregion = eu-west-1\nservices = emulators\n\n[services emulators]\ndynamodb =\n  endpoint_url = "+dyn+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CONFIG_FILE", cfg)
+	t.Setenv("AWS_PROFILE", "local")
+	const list = "arn:aws:states:::aws-sdk:dynamodb:listTables"
+	try := func() task.Result {
+		inv, err := awssdk.New(awssdk.Config{TimeoutSeconds: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return call(t, inv, list, `{}`)
+	}
+	ok(t, try()) // the services section
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:1")
+	wantFailure(t, try(), "States.TaskFailed", "dynamodb:listTables: Unable to execute HTTP request: ") // the global variable wins
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", dyn)
+	ok(t, try()) // the service's variable wins over the global one
+	t.Setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:1")
+	ok(t, awssdkWithEndpoint(t, dyn, list)) // the registry's Endpoints win over them all
+}
+
+func awssdkWithEndpoint(t *testing.T, url, resource string) task.Result {
+	t.Helper()
+	inv, err := awssdk.New(awssdk.Config{Endpoints: map[string]string{"dynamodb": url}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return call(t, inv, resource, `{}`)
 }
