@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/stepd/stepd/internal/awstest"
 )
@@ -84,5 +89,49 @@ func TestAWSPipelineExample(t *testing.T) {
 		if code != 0 || strings.TrimSpace(stdout) != want {
 			t.Fatalf("run %d: exit %d\n%s\nwant %s\n%s", run, code, stdout, want, stderr)
 		}
+	}
+}
+
+// stepd serve runs the same pipeline as a Standard execution, its registry
+// pointing at the emulators, through the AWS API.
+func TestServeAgainstEmulators(t *testing.T) {
+	awstest.Env(t, "")
+	t.Setenv("AWS_ACCESS_KEY_ID", "S3RVER")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "S3RVER")
+	const emulators = "../../task/awssdk/testdata/emulators"
+	data, err := os.ReadFile("../../examples/aws-pipeline/registry.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := string(data)
+	for name, port := range map[string]string{"s3rver": "4569", "dynalite": "4567", "fauxqs": "4566"} {
+		reg = strings.Replace(reg, "http://127.0.0.1:"+port, awstest.StartEmulator(t, emulators, name).URL, 1)
+	}
+	reg = strings.Replace(reg, `"Region": "us-east-1"`, `"Region": "us-east-1", "TimeoutSeconds": 30`, 1)
+	url := startInProcess(t, "--data", "", "--config", writeFile(t, "registry.json", reg))
+	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	def, err := os.ReadFile("../../examples/aws-pipeline/pipeline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	input, err := os.ReadFile("../../examples/aws-pipeline/input.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("pipeline"), Definition: aws.String(string(def)),
+		RoleArn: aws.String("arn:aws:iam::123456789012:role/r")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input = []byte(strings.Replace(string(input), "stepd-pipeline", "stepd-pipeline-serve", 1))
+	x, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Input: aws.String(string(input))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitFinished(t, c, *x.ExecutionArn)
+	want := `{"batchId":"2026-11-25","rows":3,"firstRowBatch":"2026-11-25","etag":"\"bd42b4b0279597b7973c3c4bb43d58fa\"","announced":1}`
+	if d.Status != types.ExecutionStatusSucceeded || aws.ToString(d.Output) != want {
+		t.Fatalf("%s %s %s: %s", d.Status, aws.ToString(d.Output), aws.ToString(d.Error), aws.ToString(d.Cause))
 	}
 }
