@@ -99,7 +99,9 @@ func StartEmulator(t *testing.T, dir, name string) *Emulator {
 	cmd.Dir = dir
 	out := &bytes.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, killed whole by StopEmulators; and killed with
+	// the test binary if that dies first.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("emulator %s: %v", name, err)
 	}
