@@ -76,6 +76,9 @@ type Op struct {
 	// request's body members (Route 53, CloudFront).
 	XMLName      string `json:"xn,omitempty"`
 	XMLNamespace string `json:"xns,omitempty"`
+	// HostPrefix goes before the endpoint's host, its {Labels} filled from
+	// the input's HostLabel members (sync- for StartSyncExecution).
+	HostPrefix string `json:"hp,omitempty"`
 }
 
 // API shape types.

@@ -227,6 +227,9 @@ func (a *Invoker) send(ctx context.Context, c call, api *awsmodel.API, r *reques
 		return fail("endpoint %q: %v", base, err)
 	}
 	path := r.path
+	if r.hostPrefix != "" && !custom {
+		u.Host = r.hostPrefix + u.Host // an emulator's host is left as configured
+	}
 	if r.bucket != "" && !custom && virtualHostable(r.bucket) {
 		// AWS's own S3 endpoint: virtual-hosted addressing. Behind a
 		// custom endpoint (an emulator) the bucket stays in the path.

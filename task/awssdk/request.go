@@ -74,8 +74,9 @@ type request struct {
 	query  url.Values
 	header http.Header
 	body   []byte
-	// host is a prefix for the endpoint's host (hostLabel members).
 	bucket string // S3's Bucket, for virtual-hosted addressing
+	// hostPrefix goes before the host of AWS's own endpoint.
+	hostPrefix string
 }
 
 // buildRequest serializes the parameters for the operation by the
@@ -125,7 +126,40 @@ func buildRequest(api *awsmodel.API, op *awsmodel.Op, params any) (*request, err
 	default:
 		return nil, fmt.Errorf("protocol %q is not supported", api.Protocol)
 	}
+	if op.HostPrefix != "" {
+		prefix, err := hostPrefix(api, op.HostPrefix, in, obj)
+		if err != nil {
+			return nil, err
+		}
+		req.hostPrefix = prefix
+	}
 	return req, nil
+}
+
+// hostPrefix fills an operation's host prefix with its host labels.
+func hostPrefix(api *awsmodel.API, prefix string, in *awsmodel.APIShape, obj *value.Object) (string, error) {
+	if in != nil {
+		for _, m := range in.Members {
+			if !m.HostLabel {
+				continue
+			}
+			v, _ := obj.Get(stepName(m.Name))
+			s, ok := v.(string)
+			if !ok || s == "" {
+				return "", &paramError{stepName(m.Name), "is required"}
+			}
+			for _, c := range s {
+				if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+					return "", &paramError{stepName(m.Name), "must be a host name label"}
+				}
+			}
+			prefix = strings.ReplaceAll(prefix, "{"+m.Name+"}", s)
+		}
+	}
+	if strings.Contains(prefix, "{") {
+		return "", fmt.Errorf("host prefix %q: a label has no value", prefix)
+	}
+	return prefix, nil
 }
 
 func orDefault(s, d string) string {

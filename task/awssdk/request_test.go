@@ -27,6 +27,7 @@ func TestBuildRequest(t *testing.T) {
 		{"s3", "putObject", `{"Bucket":"b","Key":"a/b c","Body":"x"}`,
 			"PUT", "/b/a/b%20c", "", `"x"`},
 		{"apigateway", "getRestApi", `{"RestApiId":"r1"}`, "GET", "/restapis/r1", "", ""},
+		{"sfn", "startSyncExecution", `{"StateMachineArn":"arn:sm"}`, "POST", "/", "", `{"stateMachineArn":"arn:sm"}`},
 	} {
 		api, op, ok, err := awsmodel.Operation(c.service, c.action)
 		if !ok || err != nil {
@@ -40,6 +41,9 @@ func TestBuildRequest(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s:%s: %v", c.service, c.action, err)
 			continue
+		}
+		if c.action == "startSyncExecution" && r.hostPrefix != "sync-" {
+			t.Errorf("sfn:startSyncExecution: host prefix %q, want sync-", r.hostPrefix)
 		}
 		if r.method != c.method || r.path != c.path || r.query.Encode() != c.query || string(r.body) != c.body {
 			t.Errorf("%s:%s:\n got %s %s ? %s\n     %s\nwant %s %s ? %s\n     %s", c.service, c.action,

@@ -39,8 +39,11 @@ type apiModel struct {
 			Method     string `json:"method"`
 			RequestURI string `json:"requestUri"`
 		} `json:"http"`
-		Input  *apiRef `json:"input"`
-		Output *apiRef `json:"output"`
+		Input    *apiRef `json:"input"`
+		Output   *apiRef `json:"output"`
+		Endpoint *struct {
+			HostPrefix string `json:"hostPrefix"`
+		} `json:"endpoint"`
 	} `json:"operations"`
 	Shapes map[string]*apiShape `json:"shapes"`
 }
@@ -242,6 +245,9 @@ func reduceAPI(m *apiModel) (*awsmodel.API, error) {
 	for _, name := range slices.Sorted(maps.Keys(m.Operations)) {
 		o := m.Operations[name]
 		op := &awsmodel.Op{Name: name, Method: o.HTTP.Method, URI: o.HTTP.RequestURI, Input: -1, Output: -1}
+		if o.Endpoint != nil {
+			op.HostPrefix = o.Endpoint.HostPrefix
+		}
 		if protocol == awsmodel.ProtocolJSON || protocol == awsmodel.ProtocolQuery || protocol == awsmodel.ProtocolEC2 {
 			op.Method, op.URI = "", "" // always POST /
 		}
