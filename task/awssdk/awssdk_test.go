@@ -231,6 +231,8 @@ func TestSQSAndSNS(t *testing.T) {
 	if _, isString := get(t, pub, "MessageId").(string); !isString || get(t, pub, "SdkHttpMetadata.HttpStatusCode") != value.Number("200") {
 		t.Errorf("sns:publish = %s", value.String(pub))
 	}
+	// A query-protocol error: the code NotFound is the model's NotFoundException.
+	wantFailure(t, call(t, inv, "arn:aws:states:::sns:publish", `{"TopicArn":"`+arn+`-none","Message":"x"}`), "Sns.NotFoundException", "")
 	topics := ok(t, call(t, inv, "arn:aws:states:::aws-sdk:sns:listTopics", `{}`))
 	if l, _ := get(t, topics, "Topics").([]any); len(l) == 0 {
 		t.Errorf("listTopics = %s", value.String(topics))
