@@ -177,7 +177,7 @@ func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 		return res
 	}
 	if resp.status >= 300 {
-		return apiError(api, resp)
+		return apiError(api, resp, c)
 	}
 	out, err := parseOutput(api, op, resp)
 	if err != nil {

@@ -194,6 +194,8 @@ func TestDynamoDB(t *testing.T) {
 		t.Errorf("dynamodb:getItem = %s", value.String(out))
 	}
 	ok(t, call(t, inv, opt+"deleteItem", `{"TableName":"sfn_test_table","Key":{"id":{"S":"id2"}}}`))
+	wantFailure(t, call(t, inv, opt+"putItem", `{"TableName":"sfn_test_table","Item":{"id":{"S":"id1"}},"ConditionExpression":"attribute_not_exists(id)"}`),
+		"DynamoDB.ConditionalCheckFailedException", "The conditional request failed (Service: AmazonDynamoDBv2; Status Code: 400; Error Code: ConditionalCheckFailedException; Request ID: ")
 	if out = ok(t, call(t, inv, opt+"getItem", `{"TableName":"sfn_test_table","Key":{"id":{"S":"id2"}}}`)); out.Has("Item") {
 		t.Errorf("after deleteItem, getItem = %s", value.String(out))
 	}
@@ -219,8 +221,12 @@ func TestSQSAndSNS(t *testing.T) {
 	if len(msgs) != 1 || get(t, msgs[0].(*value.Object), "Body") != `{"hello":"world","n":1}` {
 		t.Errorf("receiveMessage = %s", value.String(got))
 	}
+	// Errors: AWS SDK integrations as the AWS SDK for Java 2.x names them,
+	// optimized ones as 1.x did.
+	wantFailure(t, call(t, inv, "arn:aws:states:::aws-sdk:sqs:sendMessage", `{"QueueUrl":"`+url+`-none","MessageBody":"x"}`),
+		"Sqs.QueueDoesNotExistException", "The specified queue does not exist. (Service: Sqs, Status Code: 400, Request ID: ")
 	wantFailure(t, call(t, inv, "arn:aws:states:::sqs:sendMessage", `{"QueueUrl":"`+url+`-none","MessageBody":"x"}`),
-		"Sqs.QueueDoesNotExistException", "")
+		"SQS.QueueDoesNotExistException", "The specified queue does not exist. (Service: AmazonSQS; Status Code: 400; Error Code: ")
 
 	topic := ok(t, call(t, inv, "arn:aws:states:::aws-sdk:sns:createTopic", `{"Name":"stepd-topic"}`))
 	arn, _ := get(t, topic, "TopicArn").(string)
@@ -232,7 +238,8 @@ func TestSQSAndSNS(t *testing.T) {
 		t.Errorf("sns:publish = %s", value.String(pub))
 	}
 	// A query-protocol error: the code NotFound is the model's NotFoundException.
-	wantFailure(t, call(t, inv, "arn:aws:states:::sns:publish", `{"TopicArn":"`+arn+`-none","Message":"x"}`), "Sns.NotFoundException", "")
+	wantFailure(t, call(t, inv, "arn:aws:states:::sns:publish", `{"TopicArn":"`+arn+`-none","Message":"x"}`), "SNS.NotFoundException", "")
+	wantFailure(t, call(t, inv, "arn:aws:states:::aws-sdk:sns:publish", `{"TopicArn":"`+arn+`-none","Message":"x"}`), "Sns.NotFoundException", "")
 	topics := ok(t, call(t, inv, "arn:aws:states:::aws-sdk:sns:listTopics", `{}`))
 	if l, _ := get(t, topics, "Topics").([]any); len(l) == 0 {
 		t.Errorf("listTopics = %s", value.String(topics))

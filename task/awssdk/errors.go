@@ -17,10 +17,21 @@ import (
 // <Service>.<Service>Exception (DynamoDb.DynamoDbException), as the AWS
 // SDK for Java that Step Functions uses reports it. The cause is the
 // message with the SDK's details.
-func apiError(api *awsmodel.API, resp *response) task.Result {
+//
+// The optimized integrations name errors as the AWS SDK for Java 1.x did:
+// DynamoDB.ConditionalCheckFailedException, an undeclared code as
+// DynamoDB.AmazonDynamoDBException, the cause with "(Service:
+// AmazonDynamoDBv2; Status Code: 400; Error Code: ValidationException;
+// Request ID: ...; Proxy: null)", as recorded.
+func apiError(api *awsmodel.API, resp *response, c call) task.Result {
 	code, msg := errorCode(api, resp)
 	svc := ServiceName(api.ServiceID)
-	name := svc + "Exception"
+	generic := svc + "Exception"
+	v1, isV1 := v1Names[c.service]
+	if c.optimized && isV1 {
+		svc, generic = v1.prefix, v1.exception
+	}
+	name := generic
 	if shape, ok := api.Errors[code]; ok {
 		name = shape
 		if !strings.HasSuffix(name, "Exception") {
@@ -34,11 +45,25 @@ func apiError(api *awsmodel.API, resp *response) task.Result {
 	if reqID == "" {
 		reqID = "null" // as the AWS SDK for Java writes a missing one
 	}
+	if c.optimized && isV1 {
+		return task.Result{Error: svc + "." + name, Cause: fmt.Sprintf("%s (Service: %s; Status Code: %d; Error Code: %s; Request ID: %s; Proxy: null)",
+			msg, v1.service, resp.status, code, reqID)}
+	}
 	cause := fmt.Sprintf("%s (Service: %s, Status Code: %d, Request ID: %s", msg, svc, resp.status, reqID)
 	if ext := resp.header.Get("X-Amz-Id-2"); ext != "" && api.EndpointPrefix == "s3" {
 		cause += ", Extended Request ID: " + ext
 	}
 	return task.Result{Error: svc + "." + name, Cause: cause + ")"}
+}
+
+// v1Names are the names the AWS SDK for Java 1.x gives the services of the
+// optimized integrations: the error prefix, the exception of undeclared
+// codes, and the service in causes.
+var v1Names = map[string]struct{ prefix, exception, service string }{
+	"dynamodb": {"DynamoDB", "AmazonDynamoDBException", "AmazonDynamoDBv2"},
+	"sqs":      {"SQS", "AmazonSQSException", "AmazonSQS"},
+	"sns":      {"SNS", "AmazonSNSException", "AmazonSNS"},
+	"events":   {"EventBridge", "AmazonEventBridgeException", "AmazonEventBridge"},
 }
 
 func firstHeader(h http.Header, names ...string) string {

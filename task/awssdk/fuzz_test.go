@@ -35,7 +35,7 @@ func FuzzResponse(f *testing.F) {
 				t.Fatalf("output %q is not JSON: %v", value.Append(nil, out), err)
 			}
 		}
-		if r := apiError(api, resp); r.Error == "" {
+		if r := apiError(api, resp, call{service: o[0], action: o[1], optimized: which%2 == 0}); r.Error == "" {
 			t.Fatal("an error answer without an error name")
 		}
 	})
