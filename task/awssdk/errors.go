@@ -53,7 +53,9 @@ func apiError(api *awsmodel.API, resp *response, c call) task.Result {
 	if ext := resp.header.Get("X-Amz-Id-2"); ext != "" && api.EndpointPrefix == "s3" {
 		cause += ", Extended Request ID: " + ext
 	}
-	return task.Result{Error: svc + "." + name, Cause: cause + ")"}
+	// The state's Retry decides what to try again: one attempt, which
+	// causes recorded since 2025 count.
+	return task.Result{Error: svc + "." + name, Cause: cause + ") (SDK Attempt Count: 1)"}
 }
 
 // v1Names are the names the AWS SDK for Java 1.x gives the services of the

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,8 +16,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/conformance"
 	"github.com/stepd/stepd/internal/shared"
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
@@ -43,6 +47,7 @@ func TestRecordedCases(t *testing.T) {
 		"services.dynamodb_task_service.base_integrations.DYNAMODB_PUT_QUERY",
 		"error_handling.aws_sdk.dynamodb_put_item_no_such_table", "error_handling.aws_sdk.dynamodb_invalid_param",
 		"error_handling.aws_sdk.no_such_bucket", "error_handling.task_service_dynamodb.put_item_invalid_table_name",
+		"services.aws_sdk_task_service.sfn_send_task_outcome_with_no_such_token.state_machine_template0",
 	}
 	// A registry with the emulators' endpoints, as a user would write it.
 	endpoints := map[string]string{}
@@ -50,6 +55,14 @@ func TestRecordedCases(t *testing.T) {
 		e := startedURL(t, n)
 		endpoints[map[string]string{"s3rver": "s3", "dynalite": "dynamodb"}[n]] = e
 	}
+	// Step Functions itself is stepd's own API.
+	svc := service.New(service.Config{Store: memory.New()})
+	srv := httptest.NewServer(api.New(svc, nil))
+	t.Cleanup(func() {
+		srv.Close()
+		svc.Close()
+	})
+	endpoints["sfn"] = srv.URL
 	cfg, _ := json.Marshal(map[string]any{"Aws": map[string]any{"Endpoints": endpoints}})
 	cfgPath := filepath.Join(t.TempDir(), "registry.json")
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
@@ -67,6 +80,11 @@ func TestRecordedCases(t *testing.T) {
 			out, err := conformance.RunExecution(context.Background(), c)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(c.Recorded, "-2023,") {
+				// Recorded before AWS's causes counted the SDK's attempts.
+				out.Cause = strings.ReplaceAll(out.Cause, " (SDK Attempt Count: 1)", "")
+				out.Output = dropAttemptCount(out.Output)
 			}
 			c.Output = relax(c.Output, out.Output)
 			if !strings.Contains(fmtOutput(out.Output), "Extended Request ID") {
@@ -206,4 +224,15 @@ func putRaw(t *testing.T, bucket, key, body string) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("PUT %s/%s: %s", bucket, key, resp.Status)
 	}
+}
+
+func dropAttemptCount(v any) any {
+	if v == nil {
+		return nil
+	}
+	parsed, err := value.ParseString(strings.ReplaceAll(value.String(v), " (SDK Attempt Count: 1)", ""))
+	if err != nil {
+		return v
+	}
+	return parsed
 }
