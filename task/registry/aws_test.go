@@ -48,7 +48,7 @@ func TestRegistryAws(t *testing.T) {
 		t.Errorf("getItem with a Resources handler = %s %s: %s", value.String(res.Output), res.Error, res.Cause)
 	}
 	res = run("arn:aws:states:::dynamodb:putItem", `{"TableName":"none","Item":{"id":{"S":"1"}}}`)
-	if res.Error != "DynamoDb.ResourceNotFoundException" {
+	if res.Error != "DynamoDB.ResourceNotFoundException" { // optimized: the 1.x SDK's name
 		t.Errorf("putItem = %s: %s", res.Error, res.Cause)
 	}
 	if _, err := registry.Parse([]byte(`{"Aws": {"Endpoints": {"s3": "localhost:4569"}}}`)); err == nil || !strings.Contains(err.Error(), "want an http or https URL") {
