@@ -108,7 +108,15 @@ func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait 
 }
 
 // SendTaskSuccess completes the task of token with output (JSON text).
+// A token that is not one is reported before the output, as AWS does.
 func (s *Service) SendTaskSuccess(ctx context.Context, token, output string) error {
+	key, err := s.tokenKey(ctx)
+	if err != nil {
+		return err
+	}
+	if _, _, ok := interp.VerifyToken(key, token); !ok {
+		return errorf("InvalidToken", "Invalid Token: 'Invalid token'")
+	}
 	v, err := value.ParseString(output)
 	if err != nil {
 		return errorf("InvalidOutput", "Invalid Output: '%v'", err)

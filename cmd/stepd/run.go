@@ -267,8 +267,9 @@ func loadRegistry(configPath, connsPath string) (*registry.Invoker, error) {
 // buildInvoker combines local commands, a mock configuration and the
 // resource registry. Explicit commands win; then the mocks of the test
 // case; then the registry (its functions, resources and HTTP Tasks); then
-// the command for "*".
-func buildInvoker(mockPath, smName, testCase string, commands []string, reg task.Partial) (task.Invoker, error) {
+// the command for "*"; then the AWS service, for AWS SDK and optimized
+// integrations.
+func buildInvoker(mockPath, smName, testCase string, commands []string, reg *registry.Invoker) (task.Invoker, error) {
 	var fallback task.Invoker
 	if mockPath != "" {
 		data, err := os.ReadFile(mockPath)
@@ -301,11 +302,14 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg task
 		if fallback != nil {
 			return fallback.Invoke(ctx, req)
 		}
-		if reg != nil && reg.Serves(req) {
+		if reg != nil && reg.ServesLocally(req) {
 			return reg.Invoke(ctx, req)
 		}
 		if inv, ok := routes["*"]; ok {
 			return inv.Invoke(ctx, req)
+		}
+		if reg != nil && reg.Serves(req) {
+			return reg.Invoke(ctx, req) // the AWS service
 		}
 		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no handler for resource %s of state %s: pass --mock-config FILE --test-case NAME, --config FILE, or --command RESOURCE=COMMAND", req.Resource, req.StateName)}
 	}), nil

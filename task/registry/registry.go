@@ -1,8 +1,10 @@
 // Package registry serves Task states with the local handlers a
 // configuration file (stepd's --config) names for Lambda functions and other
 // resources: a command, a URL, a Lambda Invoke API endpoint or the real AWS
-// Lambda function, each its own backend package; and HTTP Tasks with the
-// connections it gives. Invoker routes each request to its handler.
+// Lambda function, each its own backend package; HTTP Tasks with the
+// connections it gives; and, for AWS SDK and optimized integrations no
+// handler serves, the AWS service itself (or the emulator its Aws section
+// names) through task/awssdk. Invoker routes each request to its handler.
 package registry
 
 import (
@@ -20,6 +22,7 @@ import (
 
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/awslambda"
+	"github.com/stepd/stepd/task/awssdk"
 	"github.com/stepd/stepd/task/command"
 	"github.com/stepd/stepd/task/endpoint"
 	"github.com/stepd/stepd/task/httptask"
@@ -41,7 +44,8 @@ import (
 //	    "arn:aws:states:::sqs:sendMessage": {"Command": ["./enqueue.sh"]},
 //	    "arn:aws:states:::aws-sdk:s3:*": {"Url": "http://127.0.0.1:9002/s3"}
 //	  },
-//	  "Connections": {"arn:aws:events:...:connection/api/id": {"ApiKeyName": "x-api-key", "ApiKeyValue": "..."}}
+//	  "Connections": {"arn:aws:events:...:connection/api/id": {"ApiKeyName": "x-api-key", "ApiKeyValue": "..."}},
+//	  "Aws": {"Region": "us-east-1", "Endpoints": {"s3": "http://127.0.0.1:4569", "dynamodb": "http://127.0.0.1:8000"}}
 //	}
 //
 // A function is named as the Lambda API accepts it (name, partial ARN or
@@ -49,10 +53,14 @@ import (
 // Resource (the result is the function's return value) and
 // arn:aws:states:::lambda:invoke (the result is the Invoke response with
 // Payload). A resource key is an exact Resource or a prefix ending in "*".
+// Aws says where AWS SDK and optimized integrations that no handler
+// serves are sent (awssdk.Config); without it they go to AWS with the
+// AWS SDK's credentials, region and AWS_ENDPOINT_URL* settings.
 type Config struct {
 	Functions   map[string]Handler             `json:"Functions,omitempty"`
 	Resources   map[string]Handler             `json:"Resources,omitempty"`
 	Connections map[string]httptask.Connection `json:"Connections,omitempty"`
+	Aws         *awssdk.Config                 `json:"Aws,omitempty"`
 }
 
 // Handler is one handler: exactly one of Command (the program and its
@@ -79,6 +87,7 @@ type Invoker struct {
 	functions []registered
 	resources task.Router
 	http      *httptask.Invoker
+	aws       *awssdk.Invoker
 }
 
 type registered struct {
@@ -134,6 +143,15 @@ func ReadConfig(path string) (Config, error) {
 // New builds a registry from its configuration.
 func New(cfg Config) (*Invoker, error) {
 	r := &Invoker{http: &httptask.Invoker{Connections: cfg.Connections}}
+	var awsCfg awssdk.Config
+	if cfg.Aws != nil {
+		awsCfg = *cfg.Aws
+	}
+	aws, err := awssdk.New(awsCfg)
+	if err != nil {
+		return nil, fmt.Errorf("registry: Aws: %w", err)
+	}
+	r.aws = aws
 	for _, name := range slices.Sorted(maps.Keys(cfg.Functions)) {
 		h := cfg.Functions[name]
 		ref, ok := lambda.ParseRef(name)
@@ -217,8 +235,15 @@ func httpURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// Serves reports whether the registry has a handler for req.
+// Serves reports whether the registry has a handler for req, its own or
+// the AWS service's.
 func (r *Invoker) Serves(req *task.Request) bool {
+	return r.ServesLocally(req) || r.aws.Serves(req)
+}
+
+// ServesLocally reports whether the registry has a handler of its own for
+// req (a function, a resource or an HTTP Task), not counting AWS services.
+func (r *Invoker) ServesLocally(req *task.Request) bool {
 	if call, ok := lambda.CallOf(req); ok {
 		if _, found := r.function(call.Function); found {
 			return true
@@ -245,6 +270,9 @@ func (r *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	}
 	if r.resources.Routes(req.Resource) {
 		return r.resources.Invoke(ctx, req)
+	}
+	if r.aws.Serves(req) {
+		return r.aws.Invoke(ctx, req)
 	}
 	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf(
 		"no handler for resource %s of state %q: add it to Resources (or the function to Functions) in the registry file, or give a mock test case",

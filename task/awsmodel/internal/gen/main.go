@@ -37,8 +37,17 @@ func main() {
 	data := flag.String("data", "/usr/lib/python3/dist-packages/botocore/data", "the AWS SDK data folder (botocore's data)")
 	out := flag.String("out", "models.json.gz", "the file to write")
 	services := flag.String("services", defaultServices, "comma-separated services to keep")
+	apiOut := flag.String("api-out", "", "also write the API models (inputs, protocols, HTTP bindings, errors) to this file")
+	apiServices := flag.String("api-services", "all", "comma-separated services whose API models to keep, or all")
 	flag.Parse()
 	if err := run(*data, *out, strings.Split(*services, ",")); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	if *apiOut == "" {
+		return
+	}
+	if err := writeAPI(*data, *apiOut, strings.Split(*apiServices, ",")); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
