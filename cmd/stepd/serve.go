@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -21,6 +22,7 @@ import (
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
+	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task/mock"
 )
@@ -39,10 +41,15 @@ func envOr(name, def string) string {
 	return def
 }
 
-// openStore opens the durable store in dir, or a memory store when dir is
-// empty.
-func openStore(ctx context.Context, dir string) (store.Store, error) {
-	if dir == "" {
+// openStore opens the store named by url when it is set (a PostgreSQL
+// URL), else the SQLite store in dir, or a memory store when dir is empty.
+func openStore(ctx context.Context, url, dir string) (store.Store, error) {
+	switch {
+	case strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
+		return postgres.Open(ctx, url)
+	case url != "":
+		return nil, fmt.Errorf("--store: want a postgres:// URL, got %q", url)
+	case dir == "":
 		return memory.New(), nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -51,11 +58,29 @@ func openStore(ctx context.Context, dir string) (store.Store, error) {
 	return sqlite.Open(ctx, filepath.Join(dir, "stepd.db"))
 }
 
+// storeName describes the store for the log, without a password.
+func storeName(storeURL, dir string) string {
+	switch {
+	case storeURL != "":
+		if u, err := url.Parse(storeURL); err == nil {
+			if u.User != nil {
+				u.User = url.User(u.User.Username())
+			}
+			return "PostgreSQL " + u.Redacted()
+		}
+		return "PostgreSQL"
+	case dir == "":
+		return "memory"
+	}
+	return "SQLite in " + dir
+}
+
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stepd serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
 	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
+	storeURL := fs.String("store", envOr("STEPD_STORE", ""), "postgres://USER@HOST/DB?search_path=SCHEMA: keep state in PostgreSQL, shared by several nodes, instead of SQLite in --data (env STEPD_STORE)")
 	region := fs.String("region", envOr("STEPD_REGION", arn.DefaultRegion), "region used in ARNs (env STEPD_REGION)")
 	account := fs.String("account", envOr("STEPD_ACCOUNT", arn.DefaultAccount), "account id used in ARNs (env STEPD_ACCOUNT)")
 	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
@@ -92,7 +117,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return exitUsage
 		}
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, *storeURL, *data)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
@@ -138,7 +163,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())
 	}
 	log.Info("stepd serving the AWS Step Functions API",
-		"addr", ln.Addr().String(), "auth", auth, "data", *data, "region", *region, "account", *account, "resumed", n)
+		"addr", ln.Addr().String(), "auth", auth, "store", storeName(*storeURL, *data), "region", *region, "account", *account, "resumed", n)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	if *ui {
 		fmt.Fprintf(stdout, "web console at http://%s/\n", ln.Addr())

@@ -1,0 +1,809 @@
+// Package postgres is the store.Store of `stepd serve` on PostgreSQL, for
+// several nodes sharing one database (through github.com/jackc/pgx/v5,
+// PostgreSQL's own protocol with pipelined batches, which database/sql
+// cannot send).
+//
+// The tables live in the connection's current schema (the first of its
+// search_path), created and migrated by Open: a table stepd_schema holds
+// the schema's version, and migrations run in one transaction under an
+// advisory lock, so nodes starting at once migrate once.
+//
+// Executions' writes (CreateExecution, AppendStep) go through one writer
+// goroutine with a connection of its own. It takes every write waiting (up
+// to maxBatch) and commits them in one transaction (group commit), sending
+// the transaction's statements as one pipelined batch: the steps of up to
+// maxBatch executions are one multi-row INSERT of arrays, and each
+// execution's summary is updated by the same statement only when it
+// changes. A step is refused (ErrConflict) unless its Seq follows the last
+// committed one; the check is part of the statement (the previous step must
+// exist and the primary key (exec, seq) must be free), so that it holds
+// against other nodes writing to the same database. A refused request
+// writes nothing and the rest of its batch commits; a batch that fails
+// otherwise is rolled back and replayed one request per transaction.
+//
+// Other writes (state machines, activities) are rare and run on the read
+// pool in their own transactions.
+//
+// Steps are rows keyed by (execution, Seq) holding their events packed
+// (store/internal/codec), with the range of event ids they hold; a step
+// without events holds the empty range just after the previous step's, so
+// that a page of history is found by binary search over Seq.
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/codec"
+)
+
+// maxBatch is the most write requests committed in one transaction.
+const maxBatch = 1024
+
+// errClosed is returned by writes after Close.
+var errClosed = errors.New("postgres store: closed")
+
+// Store is the PostgreSQL store.
+type Store struct {
+	pool   *pgxpool.Pool // reads and rare writes
+	w      *pgx.Conn     // the writer's connection
+	reqs   chan *request
+	done   chan struct{} // closed by Close
+	closed chan struct{} // closed by the writer when it stops
+
+	closeOnce sync.Once
+	closeErr  error
+
+	commits atomic.Int64 // transactions committed, for benchmarks
+}
+
+var _ store.Store = (*Store)(nil)
+
+// request is one write. A step request (step set) joins the batch's
+// multi-row insert; any other queues its statements with queue, whose
+// callbacks set refused when it wrote nothing.
+type request struct {
+	step    *store.Step
+	queue   func(b *pgx.Batch, r *request)
+	refused error
+	err     chan error
+}
+
+// Open connects to the database named by dsn (a PostgreSQL URL or
+// key=value string; its search_path picks the schema), migrates the schema
+// and starts the writer.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	w, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: connect: %w", err)
+	}
+	if _, _, err := migrate(ctx, w); err != nil {
+		w.Close(ctx)
+		return nil, fmt.Errorf("postgres store: migrate the schema: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		w.Close(ctx)
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	s := &Store{pool: pool, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{})}
+	go s.writer()
+	return s, nil
+}
+
+// Commits returns the number of transactions the writer has committed.
+func (s *Store) Commits() int64 { return s.commits.Load() }
+
+// writer commits queued requests in batches until Close, then commits what
+// is still queued.
+func (s *Store) writer() {
+	defer close(s.closed)
+	for {
+		var batch []*request
+		select {
+		case r := <-s.reqs:
+			batch = append(batch, r)
+		case <-s.done:
+			for {
+				batch = s.more(nil)
+				if len(batch) == 0 {
+					return
+				}
+				s.commit(batch)
+			}
+		}
+		s.commit(s.more(batch))
+	}
+}
+
+// more adds the waiting requests to batch, up to maxBatch.
+func (s *Store) more(batch []*request) []*request {
+	for len(batch) < maxBatch {
+		select {
+		case r := <-s.reqs:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// commit runs a batch in one transaction and answers its callers. When the
+// transaction fails other than by refusals, every request of the batch is
+// run again in a transaction of its own.
+func (s *Store) commit(batch []*request) {
+	err := s.commitAll(batch)
+	if err == nil {
+		for _, r := range batch {
+			r.err <- r.refused
+		}
+		return
+	}
+	if len(batch) == 1 {
+		batch[0].err <- err
+		return
+	}
+	for _, r := range batch {
+		r.refused = nil
+		if err := s.commitAll([]*request{r}); err != nil {
+			r.err <- err
+		} else {
+			r.err <- r.refused
+		}
+	}
+}
+
+// insSteps inserts one step for each of distinct executions, from arrays:
+// a step joins only when its execution exists and its previous step is
+// committed, and only when its (exec, seq) is free; the execution's row is
+// updated when its summary changes. It returns the ordinals of the steps
+// inserted.
+const insSteps = `
+WITH i AS (
+	SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::bytea[], $5::int8[], $6::int8[], $7::bytea[],
+		$8::text[], $9::text[], $10::text[], $11::text[], $12::int8[], $13::int4[])
+		AS t(arn, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, ord)
+), j AS (
+	SELECT i.*, e.id AS exec, e.status AS old_status,
+		(e.output <> '' OR e.error <> '' OR e.cause <> '' OR e.stopped <> 0) AS old_dirty,
+		p.last_event AS prev_last
+	FROM i JOIN executions e ON e.arn = i.arn JOIN step_log p ON p.exec = e.id AND p.seq = i.seq - 1
+), ins AS (
+	INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped)
+	SELECT exec, seq, at, input,
+		CASE WHEN last_event < first_event THEN prev_last + 1 ELSE first_event END,
+		CASE WHEN last_event < first_event THEN prev_last ELSE last_event END,
+		events, status, output, error, cause, stopped
+	FROM j ON CONFLICT DO NOTHING RETURNING exec
+), upd AS (
+	UPDATE executions e SET status = COALESCE(NULLIF(j.status, ''), j.old_status),
+		output = j.output, error = j.error, cause = j.cause, stopped = j.stopped
+	FROM j WHERE e.id = j.exec AND j.exec IN (SELECT exec FROM ins)
+		AND (COALESCE(NULLIF(j.status, ''), j.old_status) <> j.old_status OR j.old_dirty
+			OR j.output <> '' OR j.error <> '' OR j.cause <> '' OR j.stopped <> 0)
+)
+SELECT ord FROM j WHERE exec IN (SELECT exec FROM ins)`
+
+// stepArrays are the columns of insSteps.
+type stepArrays struct {
+	arn                         []string
+	seq, at, first, last, stop  []int64
+	input, events               [][]byte
+	status, output, errs, cause []string
+	ord                         []int32
+	reqs                        []*request
+}
+
+func (a *stepArrays) add(r *request, ord int) {
+	st := r.step
+	first, last := int64(1), int64(0) // no events: the empty range after the previous step's
+	if n := len(st.Events); n > 0 {
+		first, last = st.Events[0].ID, st.Events[n-1].ID
+	}
+	a.arn = append(a.arn, st.ExecutionARN)
+	a.seq = append(a.seq, st.Seq)
+	a.at = append(a.at, codec.Nanos(st.At))
+	a.input = append(a.input, st.Input)
+	a.first = append(a.first, first)
+	a.last = append(a.last, last)
+	a.events = append(a.events, codec.AppendEvents([]byte{}, st.Events))
+	a.status = append(a.status, st.Status)
+	a.output = append(a.output, st.Output)
+	a.errs = append(a.errs, st.Error)
+	a.cause = append(a.cause, st.Cause)
+	a.stop = append(a.stop, codec.Nanos(st.Stopped))
+	a.ord = append(a.ord, int32(ord))
+	a.reqs = append(a.reqs, r)
+}
+
+// commitAll commits the batch in one transaction, setting each request's
+// refusal; it returns an error, having committed nothing, when the
+// transaction failed.
+func (s *Store) commitAll(batch []*request) error {
+	ctx := context.Background()
+	tx, err := s.w.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres store: begin: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	b := &pgx.Batch{}
+	// Steps go in rounds of distinct executions: one multi-row statement
+	// reads the table as it was before it, so a second step of the same
+	// execution waits for the next round.
+	var rounds []*stepArrays
+	seen := map[string]int{} // execution → rounds holding one of its steps
+	var refused []*request
+	for _, r := range batch {
+		if r.step == nil {
+			r.queue(b, r)
+			continue
+		}
+		k := seen[r.step.ExecutionARN]
+		seen[r.step.ExecutionARN] = k + 1
+		if k == len(rounds) {
+			rounds = append(rounds, &stepArrays{})
+		}
+		rounds[k].add(r, len(rounds[k].reqs))
+	}
+	for _, a := range rounds {
+		b.Queue(insSteps, a.arn, a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.ord).Query(func(rows pgx.Rows) error {
+			ok := make([]bool, len(a.reqs))
+			for rows.Next() {
+				var ord int32
+				if err := rows.Scan(&ord); err != nil {
+					return err
+				}
+				ok[ord] = true
+			}
+			for i, r := range a.reqs {
+				if !ok[i] {
+					refused = append(refused, r)
+				}
+			}
+			return rows.Err()
+		})
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	if len(refused) > 0 {
+		if err := s.whyRefused(ctx, tx, refused); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres store: commit: %w", err)
+	}
+	s.commits.Add(1)
+	return nil
+}
+
+// whyRefused sets the refusal of steps that insSteps did not insert: their
+// execution is missing, or their Seq does not follow the last committed.
+func (s *Store) whyRefused(ctx context.Context, tx pgx.Tx, refused []*request) error {
+	arns := make([]string, len(refused))
+	for i, r := range refused {
+		arns[i] = r.step.ExecutionARN
+	}
+	rows, err := tx.Query(ctx, `SELECT e.arn, COALESCE((SELECT MAX(seq) FROM step_log WHERE exec = e.id), -1) FROM executions e WHERE e.arn = ANY($1)`, arns)
+	if err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	last := map[string]int64{}
+	for rows.Next() {
+		var arn string
+		var seq int64
+		if err := rows.Scan(&arn, &seq); err != nil {
+			return fmt.Errorf("postgres store: %w", err)
+		}
+		last[arn] = seq
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	for _, r := range refused {
+		st := r.step
+		seq, ok := last[st.ExecutionARN]
+		if !ok {
+			r.refused = fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
+			continue
+		}
+		r.refused = fmt.Errorf("execution %s: step %d, want %d: %w", st.ExecutionARN, st.Seq, seq+1, store.ErrConflict)
+	}
+	return nil
+}
+
+// write queues r and waits until its batch is committed. When ctx ends
+// first, the write may still commit.
+func (s *Store) write(ctx context.Context, r *request) error {
+	r.err = make(chan error, 1)
+	select {
+	case <-s.done:
+		return errClosed
+	default:
+	}
+	select {
+	case s.reqs <- r:
+	case <-s.done:
+		return errClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-r.err:
+		return err
+	case <-s.closed:
+		// The writer has stopped; it answered r if it took it.
+		select {
+		case err := <-r.err:
+			return err
+		default:
+			return errClosed
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close commits the pending writes, stops the writer and closes the
+// connections. Later writes return an error.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		<-s.closed
+		s.closeErr = s.w.Close(context.Background())
+		s.pool.Close()
+	})
+	return s.closeErr
+}
+
+// exec runs one statement of a rare write on the pool and returns the
+// number of rows it changed.
+func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
+	ct, err := s.pool.Exec(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("postgres store: %w", err)
+	}
+	return ct.RowsAffected(), nil
+}
+
+// CreateStateMachine implements store.Store.
+func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) error {
+	tags, err := json.Marshal(sm.Tags)
+	if err != nil {
+		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+	}
+	n, err := s.exec(ctx, `INSERT INTO state_machines VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`,
+		sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags))
+	if err == nil && n == 0 {
+		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists)
+	}
+	return err
+}
+
+// UpdateStateMachine implements store.Store.
+func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) error {
+	tags, err := json.Marshal(sm.Tags)
+	if err != nil {
+		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+	}
+	n, err := s.exec(ctx, `UPDATE state_machines SET definition=$1, role_arn=$2, updated=$3, revision=$4, tags=$5 WHERE arn=$6`,
+		sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
+	if err == nil && n == 0 {
+		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound)
+	}
+	return err
+}
+
+const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags`
+
+func scanSM(row pgx.Row) (*store.StateMachine, error) {
+	var sm store.StateMachine
+	var created, updated int64
+	var tags string
+	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags); err != nil {
+		return nil, err
+	}
+	sm.Created, sm.Updated = codec.FromNanos(created), codec.FromNanos(updated)
+	if err := json.Unmarshal([]byte(tags), &sm.Tags); err != nil {
+		return nil, fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+	}
+	return &sm, nil
+}
+
+// GetStateMachine implements store.Store.
+func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMachine, error) {
+	sm, err := scanSM(s.pool.QueryRow(ctx, `SELECT `+smColumns+` FROM state_machines WHERE arn=$1`, arn))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return sm, nil
+}
+
+// DeleteStateMachine implements store.Store.
+func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
+	n, err := s.exec(ctx, `DELETE FROM state_machines WHERE arn=$1`, arn)
+	if err == nil && n == 0 {
+		return fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
+	}
+	return err
+}
+
+// query runs a list query and scans its rows.
+func query[T any](ctx context.Context, s *Store, scan func(pgx.Row) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres store: %w", err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return out, nil
+}
+
+// byName lists a page of a table ordered by (name, arn).
+func byName[T any](ctx context.Context, s *Store, kind byte, table, columns string, p store.Page, scan func(pgx.Row) (T, error), key func(T) (name, arn string)) ([]T, string, error) {
+	limit := codec.PageLimit(p)
+	q, args := `SELECT `+columns+` FROM `+table, []any{}
+	if p.Token != "" {
+		_, k, err := codec.ParseToken(p.Token, kind, 0, 2)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` WHERE (name, arn) > ($1, $2)`
+		args = append(args, k[0], k[1])
+	}
+	q += fmt.Sprintf(` ORDER BY name, arn LIMIT $%d`, len(args)+1)
+	list, err := query(ctx, s, scan, q, append(args, limit+1)...)
+	if err != nil || len(list) <= limit {
+		return list, "", err
+	}
+	list = list[:limit]
+	name, arn := key(list[limit-1])
+	return list, codec.MakeToken(kind, 0, 0, name, arn), nil
+}
+
+// ListStateMachines implements store.Store.
+func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.StateMachine, string, error) {
+	return byName(ctx, s, codec.KindStateMachines, "state_machines", smColumns, p, scanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
+}
+
+// insExecution inserts an execution and, when $16 is true, its first step;
+// it returns the execution's row id, or no row when the ARN exists.
+const insExecution = `
+WITH e AS (
+	INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped)
+	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) ON CONFLICT (arn) DO NOTHING RETURNING id
+), s AS (
+	INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped)
+	SELECT id, 0, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26 FROM e WHERE $16
+)
+SELECT id FROM e`
+
+// CreateExecution implements store.Store.
+func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
+	args := []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, codec.Nanos(e.Started), codec.Nanos(e.Stopped), first != nil}
+	if first != nil {
+		firstID, lastID := int64(1), int64(0)
+		if n := len(first.Events); n > 0 {
+			firstID, lastID = first.Events[0].ID, first.Events[n-1].ID
+		}
+		args = append(args, codec.Nanos(first.At), first.Input, firstID, lastID, codec.AppendEvents([]byte{}, first.Events),
+			first.Status, first.Output, first.Error, first.Cause, codec.Nanos(first.Stopped))
+	} else {
+		args = append(args, int64(0), []byte(nil), int64(1), int64(0), []byte{}, "", "", "", "", int64(0))
+	}
+	return s.write(ctx, &request{queue: func(b *pgx.Batch, r *request) {
+		b.Queue(insExecution, args...).Query(func(rows pgx.Rows) error {
+			if !rows.Next() {
+				r.refused = fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
+			}
+			return rows.Err()
+		})
+	}})
+}
+
+const execColumns = `arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
+
+func scanExec(row pgx.Row) (*store.Execution, error) {
+	var e store.Execution
+	var started, stopped int64
+	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped); err != nil {
+		return nil, err
+	}
+	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
+	return &e, nil
+}
+
+type execKeyed struct {
+	e   *store.Execution
+	key int64
+}
+
+func scanExecKey(row pgx.Row) (execKeyed, error) {
+	var e store.Execution
+	var started, stopped, key int64
+	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped, &key); err != nil {
+		return execKeyed{}, err
+	}
+	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
+	return execKeyed{&e, key}, nil
+}
+
+// GetExecution implements store.Store.
+func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution, error) {
+	e, err := scanExec(s.pool.QueryRow(ctx, `SELECT `+execColumns+` FROM executions WHERE arn=$1`, arn))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return e, nil
+}
+
+// ListExecutions implements store.Store.
+func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
+	limit := codec.PageLimit(p)
+	filter := codec.FilterHash(smARN, status)
+	q := `SELECT ` + execColumns + `, id FROM executions WHERE state_machine_arn=$1`
+	args := []any{smARN}
+	if status != "" {
+		args = append(args, status)
+		q += fmt.Sprintf(` AND status=$%d`, len(args))
+	}
+	if p.Token != "" {
+		before, _, err := codec.ParseToken(p.Token, codec.KindExecutions, filter, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		args = append(args, before)
+		q += fmt.Sprintf(` AND id<$%d`, len(args))
+	}
+	q += fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args)+1)
+	rows, err := query(ctx, s, scanExecKey, q, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		next = codec.MakeToken(codec.KindExecutions, filter, rows[limit-1].key)
+	}
+	list := make([]*store.Execution, len(rows))
+	for i, r := range rows {
+		list[i] = r.e
+	}
+	return list, next, nil
+}
+
+// AppendStep implements store.Store.
+func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
+	return s.write(ctx, &request{step: st})
+}
+
+// execKey returns the row id of an execution.
+func (s *Store) execKey(ctx context.Context, arn string) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `SELECT id FROM executions WHERE arn=$1`, arn).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("postgres store: %w", err)
+	}
+	return id, nil
+}
+
+// Steps implements store.Store.
+func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
+	exec, err := s.execKey(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	return query(ctx, s, func(row pgx.Row) (*store.Step, error) {
+		st := &store.Step{ExecutionARN: arn}
+		var at, stopped int64
+		var evs []byte
+		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped); err != nil {
+			return nil, err
+		}
+		st.At, st.Stopped = codec.FromNanos(at), codec.FromNanos(stopped)
+		st.Events, err = codec.DecodeEvents(evs)
+		return st, err
+	}, `SELECT seq, at, input, events, status, output, error, cause, stopped FROM step_log WHERE exec=$1 ORDER BY seq`, exec)
+}
+
+// Events implements store.Store. The rows' event ranges grow with Seq, so
+// the first row of a page is found by binary search over Seq and the page
+// is read from there in key order.
+func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	exec, err := s.execKey(ctx, arn)
+	if err != nil {
+		return nil, err
+	}
+	from, to, order := int64(0), int64(math.MaxInt64), "ASC"
+	switch {
+	case reverse && after > 0:
+		k, err := s.searchSteps(ctx, exec, func(first, _ int64) bool { return first >= after })
+		if err != nil {
+			return nil, err
+		}
+		to, order = k-1, "DESC"
+	case reverse:
+		order = "DESC"
+	default:
+		if from, err = s.searchSteps(ctx, exec, func(_, last int64) bool { return last > after }); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := s.pool.Query(ctx, `SELECT events FROM step_log WHERE exec=$1 AND seq BETWEEN $2 AND $3 ORDER BY seq `+order, exec, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for len(out) < limit && rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("postgres store: %w", err)
+		}
+		evs, err := codec.DecodeEvents(b)
+		if err != nil {
+			return nil, fmt.Errorf("postgres store: execution %s: %w", arn, err)
+		}
+		if reverse {
+			for i := len(evs) - 1; i >= 0 && len(out) < limit; i-- {
+				if after == 0 || evs[i].ID < after {
+					out = append(out, evs[i])
+				}
+			}
+			continue
+		}
+		for _, ev := range evs {
+			if ev.ID > after && len(out) < limit {
+				out = append(out, ev)
+			}
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return out, nil
+}
+
+// searchSteps returns the Seq of the first step of execution exec for
+// which ok(first_event, last_event) holds, or the Seq after its last step
+// when there is none; ok must be false for a prefix of the steps and true
+// for the rest.
+func (s *Store) searchSteps(ctx context.Context, exec int64, ok func(first, last int64) bool) (int64, error) {
+	var top *int64
+	if err := s.pool.QueryRow(ctx, `SELECT MAX(seq) FROM step_log WHERE exec=$1`, exec).Scan(&top); err != nil {
+		return 0, fmt.Errorf("postgres store: %w", err)
+	}
+	if top == nil {
+		return 0, nil
+	}
+	lo, hi := int64(0), *top+1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		var first, last int64
+		if err := s.pool.QueryRow(ctx, `SELECT first_event, last_event FROM step_log WHERE exec=$1 AND seq=$2`, exec, mid).Scan(&first, &last); err != nil {
+			return 0, fmt.Errorf("postgres store: step %d of execution %d: %w", mid, exec, err)
+		}
+		if ok(first, last) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, nil
+}
+
+// RunningExecutions implements store.Store.
+func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, error) {
+	return query(ctx, s, scanExec, `SELECT `+execColumns+` FROM executions WHERE status='RUNNING' ORDER BY id`)
+}
+
+// CreateActivity implements store.Store.
+func (s *Store) CreateActivity(ctx context.Context, a *store.Activity) error {
+	n, err := s.exec(ctx, `INSERT INTO activities VALUES ($1,$2,$3) ON CONFLICT DO NOTHING`, a.ARN, a.Name, codec.Nanos(a.Created))
+	if err == nil && n == 0 {
+		return fmt.Errorf("activity %s: %w", a.ARN, store.ErrExists)
+	}
+	return err
+}
+
+func scanActivity(row pgx.Row) (*store.Activity, error) {
+	var a store.Activity
+	var created int64
+	if err := row.Scan(&a.ARN, &a.Name, &created); err != nil {
+		return nil, err
+	}
+	a.Created = codec.FromNanos(created)
+	return &a, nil
+}
+
+// GetActivity implements store.Store.
+func (s *Store) GetActivity(ctx context.Context, arn string) (*store.Activity, error) {
+	a, err := scanActivity(s.pool.QueryRow(ctx, `SELECT arn, name, created FROM activities WHERE arn=$1`, arn))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return a, nil
+}
+
+// DeleteActivity implements store.Store.
+func (s *Store) DeleteActivity(ctx context.Context, arn string) error {
+	n, err := s.exec(ctx, `DELETE FROM activities WHERE arn=$1`, arn)
+	if err == nil && n == 0 {
+		return fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
+	}
+	return err
+}
+
+// ListActivities implements store.Store.
+func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Activity, string, error) {
+	return byName(ctx, s, codec.KindActivities, "activities", "arn, name, created", p, scanActivity, func(a *store.Activity) (string, string) { return a.Name, a.ARN })
+}
+
+// Secret implements store.Store: the first node to ask makes it; an insert
+// that keeps the first one stored makes every node read the same.
+func (s *Store) Secret(ctx context.Context) ([]byte, error) {
+	var secret []byte
+	err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key='secret'`).Scan(&secret)
+	if err == nil && len(secret) == store.SecretSize {
+		return secret, nil
+	}
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("postgres store: reading the secret: %w", err)
+	}
+	fresh := make([]byte, store.SecretSize)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("postgres store: making the secret: %w", err)
+	}
+	if _, err := s.exec(ctx, `INSERT INTO meta VALUES ('secret', $1) ON CONFLICT DO NOTHING`, fresh); err != nil {
+		return nil, fmt.Errorf("postgres store: keeping the secret: %w", err)
+	}
+	if err := s.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key='secret'`).Scan(&secret); err != nil {
+		return nil, fmt.Errorf("postgres store: reading the secret: %w", err)
+	}
+	if len(secret) != store.SecretSize {
+		return nil, fmt.Errorf("postgres store: the stored secret has %d bytes, want %d", len(secret), store.SecretSize)
+	}
+	return secret, nil
+}
