@@ -50,13 +50,20 @@ import (
 // maxBatch is the most write requests committed in one transaction.
 const maxBatch = 1024
 
+// maxCache is the most executions the writers' cache holds.
+const maxCache = 100000
+
+// writers is the number of writer goroutines, each with a connection: one
+// prepares and sends its batch while another's commits.
+const writers = 2
+
 // errClosed is returned by writes after Close.
 var errClosed = errors.New("postgres store: closed")
 
 // Store is the PostgreSQL store.
 type Store struct {
 	pool   *pgxpool.Pool // reads and rare writes
-	w      *pgx.Conn     // the writer's connection
+	ws     []*pgx.Conn   // the writers' connections
 	reqs   chan *request
 	done   chan struct{} // closed by Close
 	closed chan struct{} // closed by the writer when it stops
@@ -65,6 +72,9 @@ type Store struct {
 	closeErr  error
 
 	commits atomic.Int64 // transactions committed, for benchmarks
+
+	cacheMu sync.Mutex
+	cache   map[string]execState // by execution ARN; see execState
 }
 
 var _ store.Store = (*Store)(nil)
@@ -77,6 +87,10 @@ type request struct {
 	queue   func(b *pgx.Batch, r *request)
 	refused error
 	err     chan error
+	// created is set by a CreateExecution that inserted its execution
+	// step0ARN: the cache knows it once the transaction commits.
+	created  *execState
+	step0ARN string
 }
 
 // Open connects to the database named by dsn (a PostgreSQL URL or
@@ -87,21 +101,31 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	w, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
-	if err != nil {
-		return nil, fmt.Errorf("postgres store: connect: %w", err)
+	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{}}
+	for range writers {
+		w, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
+		if err != nil {
+			s.closeConns()
+			return nil, fmt.Errorf("postgres store: connect: %w", err)
+		}
+		s.ws = append(s.ws, w)
 	}
-	if _, _, err := migrate(ctx, w); err != nil {
-		w.Close(ctx)
+	if _, _, err := migrate(ctx, s.ws[0]); err != nil {
+		s.closeConns()
 		return nil, fmt.Errorf("postgres store: migrate the schema: %w", err)
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		w.Close(ctx)
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		s.closeConns()
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	s := &Store{pool: pool, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{})}
-	go s.writer()
+	var wg sync.WaitGroup
+	for _, w := range s.ws {
+		wg.Go(func() { s.writer(w) })
+	}
+	go func() {
+		wg.Wait()
+		close(s.closed)
+	}()
 	return s, nil
 }
 
@@ -110,8 +134,7 @@ func (s *Store) Commits() int64 { return s.commits.Load() }
 
 // writer commits queued requests in batches until Close, then commits what
 // is still queued.
-func (s *Store) writer() {
-	defer close(s.closed)
+func (s *Store) writer(w *pgx.Conn) {
 	for {
 		var batch []*request
 		select {
@@ -123,10 +146,10 @@ func (s *Store) writer() {
 				if len(batch) == 0 {
 					return
 				}
-				s.commit(batch)
+				s.commit(w, batch)
 			}
 		}
-		s.commit(s.more(batch))
+		s.commit(w, s.more(batch))
 	}
 }
 
@@ -143,11 +166,34 @@ func (s *Store) more(batch []*request) []*request {
 	return batch
 }
 
-// commit runs a batch in one transaction and answers its callers. When the
-// transaction fails other than by refusals, every request of the batch is
-// run again in a transaction of its own.
-func (s *Store) commit(batch []*request) {
-	err := s.commitAll(batch)
+// commit runs a batch and answers its callers. A batch holds at most one
+// step of an execution per transaction (callers wait for their step before
+// they send the next, so two come only from two writers of one execution):
+// the others go in the transactions after it.
+func (s *Store) commit(w *pgx.Conn, batch []*request) {
+	for len(batch) > 0 {
+		var now, later []*request
+		seen := map[string]bool{}
+		for _, r := range batch {
+			if r.step != nil {
+				if seen[r.step.ExecutionARN] {
+					later = append(later, r)
+					continue
+				}
+				seen[r.step.ExecutionARN] = true
+			}
+			now = append(now, r)
+		}
+		s.commitOrSplit(w, now)
+		batch = later
+	}
+}
+
+// commitOrSplit runs a batch in one transaction and answers its callers.
+// When the transaction fails other than by refusals, every request of the
+// batch is run again in a transaction of its own.
+func (s *Store) commitOrSplit(w *pgx.Conn, batch []*request) {
+	err := s.commitAll(w, batch)
 	if err == nil {
 		for _, r := range batch {
 			r.err <- r.refused
@@ -160,7 +206,7 @@ func (s *Store) commit(batch []*request) {
 	}
 	for _, r := range batch {
 		r.refused = nil
-		if err := s.commitAll([]*request{r}); err != nil {
+		if err := s.commitAll(w, []*request{r}); err != nil {
 			r.err <- err
 		} else {
 			r.err <- r.refused
@@ -168,54 +214,70 @@ func (s *Store) commit(batch []*request) {
 	}
 }
 
-// insSteps inserts one step for each of distinct executions, from arrays:
-// a step joins only when its execution exists and its previous step is
-// committed, and only when its (exec, seq) is free; the execution's row is
-// updated when its summary changes. It returns the ordinals of the steps
-// inserted.
-const insSteps = `
-WITH i AS (
-	SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::bytea[], $5::int8[], $6::int8[], $7::bytea[],
-		$8::text[], $9::text[], $10::text[], $11::text[], $12::int8[], $13::int4[])
-		AS t(arn, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, ord)
-), j AS (
-	SELECT i.*, e.id AS exec, e.status AS old_status,
-		(e.output <> '' OR e.error <> '' OR e.cause <> '' OR e.stopped <> 0) AS old_dirty,
-		p.last_event AS prev_last
-	FROM i JOIN executions e ON e.arn = i.arn JOIN step_log p ON p.exec = e.id AND p.seq = i.seq - 1
-), ins AS (
-	INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped)
-	SELECT exec, seq, at, input,
-		CASE WHEN last_event < first_event THEN prev_last + 1 ELSE first_event END,
-		CASE WHEN last_event < first_event THEN prev_last ELSE last_event END,
-		events, status, output, error, cause, stopped
-	FROM j ON CONFLICT DO NOTHING RETURNING exec
-), upd AS (
-	UPDATE executions e SET status = COALESCE(NULLIF(j.status, ''), j.old_status),
-		output = j.output, error = j.error, cause = j.cause, stopped = j.stopped
-	FROM j WHERE e.id = j.exec AND j.exec IN (SELECT exec FROM ins)
-		AND (COALESCE(NULLIF(j.status, ''), j.old_status) <> j.old_status OR j.old_dirty
-			OR j.output <> '' OR j.error <> '' OR j.cause <> '' OR j.stopped <> 0)
-)
-SELECT ord FROM j WHERE exec IN (SELECT exec FROM ins)`
-
-// stepArrays are the columns of insSteps.
-type stepArrays struct {
-	arn                         []string
-	seq, at, first, last, stop  []int64
-	input, events               [][]byte
-	status, output, errs, cause []string
-	ord                         []int32
-	reqs                        []*request
+// execState is what the writers know of an execution they wrote: its row
+// id, the Seq its next step must have, the id of its last event and its
+// summary, so that a step is one row inserted, without reading the
+// execution first. The database has the last word: a step the cache
+// expects is still refused when its (exec, seq) is taken, and a step the
+// cache does not expect is checked against the database.
+type execState struct {
+	id     int64
+	next   int64
+	last   int64
+	status string
+	dirty  bool // the row has an output, error, cause or stop time
 }
 
-func (a *stepArrays) add(r *request, ord int) {
+// insSteps inserts steps, at most one per execution, from arrays, each
+// only when its (exec, seq) is free, and updates the summary of the
+// executions listed in $13 whose step it inserted. It returns the
+// executions whose step it inserted.
+const insSteps = `
+WITH ins AS (
+	INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped)
+	SELECT * FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::bytea[], $5::int8[], $6::int8[], $7::bytea[],
+		$8::text[], $9::text[], $10::text[], $11::text[], $12::int8[])
+	ON CONFLICT DO NOTHING RETURNING exec, status, output, error, cause, stopped
+), upd AS (
+	UPDATE executions e SET status = COALESCE(NULLIF(ins.status, ''), e.status),
+		output = ins.output, error = ins.error, cause = ins.cause, stopped = ins.stopped
+	FROM ins WHERE ins.exec = ANY($13::int8[]) AND e.id = ins.exec
+)
+SELECT exec FROM ins`
+
+// selStates reads the state of executions the cache does not know.
+const selStates = `
+SELECT e.arn, e.id, COALESCE(l.seq, -1), COALESCE(l.last_event, 0), e.status,
+	e.output <> '' OR e.error <> '' OR e.cause <> '' OR e.stopped <> 0
+FROM executions e LEFT JOIN LATERAL (SELECT seq, last_event FROM step_log WHERE exec = e.id ORDER BY seq DESC LIMIT 1) l ON true
+WHERE e.arn = ANY($1)`
+
+// stepArrays are the columns of insSteps, and what the cache will know
+// of each execution once they commit.
+type stepArrays struct {
+	exec, seq, at, first, last, stop []int64
+	input, events                    [][]byte
+	status, output, errs, cause      []string
+	update                           []int64
+	reqs                             []*request
+	after                            []execState
+}
+
+func (a *stepArrays) add(r *request, c *execState) {
 	st := r.step
-	first, last := int64(1), int64(0) // no events: the empty range after the previous step's
+	first, last := c.last+1, c.last // no events: the empty range after the previous step's
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
-	a.arn = append(a.arn, st.ExecutionARN)
+	status := c.status
+	if st.Status != "" {
+		status = st.Status
+	}
+	dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
+	if status != c.status || dirty || c.dirty {
+		a.update = append(a.update, c.id)
+	}
+	a.exec = append(a.exec, c.id)
 	a.seq = append(a.seq, st.Seq)
 	a.at = append(a.at, codec.Nanos(st.At))
 	a.input = append(a.input, st.Input)
@@ -227,103 +289,150 @@ func (a *stepArrays) add(r *request, ord int) {
 	a.errs = append(a.errs, st.Error)
 	a.cause = append(a.cause, st.Cause)
 	a.stop = append(a.stop, codec.Nanos(st.Stopped))
-	a.ord = append(a.ord, int32(ord))
 	a.reqs = append(a.reqs, r)
+	a.after = append(a.after, execState{id: c.id, next: st.Seq + 1, last: last, status: status, dirty: dirty})
+}
+
+// cached returns the cache's state of an execution, or nil.
+func (s *Store) cached(arn string) *execState {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	if c, ok := s.cache[arn]; ok {
+		return &c
+	}
+	return nil
+}
+
+// remember keeps an execution's state in the cache; the state of an
+// execution that has ended is forgotten.
+func (s *Store) remember(arn string, c execState) {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	if c.status != "RUNNING" {
+		delete(s.cache, arn)
+		return
+	}
+	if len(s.cache) >= maxCache {
+		clear(s.cache)
+	}
+	s.cache[arn] = c
+}
+
+// forget drops executions from the cache.
+func (s *Store) forget(arns ...string) {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
+	for _, arn := range arns {
+		delete(s.cache, arn)
+	}
 }
 
 // commitAll commits the batch in one transaction, setting each request's
 // refusal; it returns an error, having committed nothing, when the
 // transaction failed.
-func (s *Store) commitAll(batch []*request) error {
+func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 	ctx := context.Background()
-	tx, err := s.w.Begin(ctx)
+	tx, err := w.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres store: begin: %w", err)
 	}
 	defer tx.Rollback(ctx)
 	b := &pgx.Batch{}
-	// Steps go in rounds of distinct executions: one multi-row statement
-	// reads the table as it was before it, so a second step of the same
-	// execution waits for the next round.
-	var rounds []*stepArrays
-	seen := map[string]int{} // execution → rounds holding one of its steps
-	var refused []*request
+	var steps []*request
 	for _, r := range batch {
 		if r.step == nil {
 			r.queue(b, r)
+		} else {
+			steps = append(steps, r)
+		}
+	}
+	// The steps whose Seq the cache expects go straight in; the state of
+	// the others' executions is read first.
+	states := make(map[string]*execState, len(steps))
+	var unknown []string
+	for _, r := range steps {
+		c := s.cached(r.step.ExecutionARN)
+		if c == nil || c.next != r.step.Seq {
+			unknown = append(unknown, r.step.ExecutionARN)
 			continue
 		}
-		k := seen[r.step.ExecutionARN]
-		seen[r.step.ExecutionARN] = k + 1
-		if k == len(rounds) {
-			rounds = append(rounds, &stepArrays{})
-		}
-		rounds[k].add(r, len(rounds[k].reqs))
+		states[r.step.ExecutionARN] = c
 	}
-	for _, a := range rounds {
-		b.Queue(insSteps, a.arn, a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.ord).Query(func(rows pgx.Rows) error {
-			ok := make([]bool, len(a.reqs))
+	if len(unknown) > 0 {
+		if err := s.readStates(ctx, tx, unknown, states); err != nil {
+			return err
+		}
+	}
+	a := &stepArrays{}
+	for _, r := range steps {
+		st := r.step
+		c := states[st.ExecutionARN]
+		switch {
+		case c == nil:
+			r.refused = fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
+		case st.Seq != c.next:
+			r.refused = fmt.Errorf("execution %s: step %d, want %d: %w", st.ExecutionARN, st.Seq, c.next, store.ErrConflict)
+		default:
+			a.add(r, c)
+		}
+	}
+	inserted := map[int64]bool{}
+	if len(a.reqs) > 0 {
+		b.Queue(insSteps, a.exec, a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.update).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				var ord int32
-				if err := rows.Scan(&ord); err != nil {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
 					return err
 				}
-				ok[ord] = true
-			}
-			for i, r := range a.reqs {
-				if !ok[i] {
-					refused = append(refused, r)
-				}
+				inserted[id] = true
 			}
 			return rows.Err()
 		})
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		s.forget(unknown...)
 		return fmt.Errorf("postgres store: %w", err)
-	}
-	if len(refused) > 0 {
-		if err := s.whyRefused(ctx, tx, refused); err != nil {
-			return err
-		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres store: commit: %w", err)
 	}
 	s.commits.Add(1)
+	for i, r := range a.reqs {
+		arn := r.step.ExecutionARN
+		if inserted[a.exec[i]] {
+			s.remember(arn, a.after[i])
+			continue
+		}
+		// Another writer committed this step first.
+		s.forget(arn)
+		r.refused = fmt.Errorf("execution %s: step %d is committed already: %w", arn, r.step.Seq, store.ErrConflict)
+	}
+	for _, r := range batch {
+		if r.created != nil {
+			s.remember(r.step0ARN, *r.created)
+		}
+	}
 	return nil
 }
 
-// whyRefused sets the refusal of steps that insSteps did not insert: their
-// execution is missing, or their Seq does not follow the last committed.
-func (s *Store) whyRefused(ctx context.Context, tx pgx.Tx, refused []*request) error {
-	arns := make([]string, len(refused))
-	for i, r := range refused {
-		arns[i] = r.step.ExecutionARN
-	}
-	rows, err := tx.Query(ctx, `SELECT e.arn, COALESCE((SELECT MAX(seq) FROM step_log WHERE exec = e.id), -1) FROM executions e WHERE e.arn = ANY($1)`, arns)
+// readStates reads the state of executions into states.
+func (s *Store) readStates(ctx context.Context, tx pgx.Tx, arns []string, states map[string]*execState) error {
+	rows, err := tx.Query(ctx, selStates, arns)
 	if err != nil {
 		return fmt.Errorf("postgres store: %w", err)
 	}
-	last := map[string]int64{}
+	defer rows.Close()
 	for rows.Next() {
 		var arn string
-		var seq int64
-		if err := rows.Scan(&arn, &seq); err != nil {
+		c := &execState{}
+		if err := rows.Scan(&arn, &c.id, &c.next, &c.last, &c.status, &c.dirty); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
-		last[arn] = seq
+		c.next++
+		states[arn] = c
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("postgres store: %w", err)
-	}
-	for _, r := range refused {
-		st := r.step
-		seq, ok := last[st.ExecutionARN]
-		if !ok {
-			r.refused = fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
-			continue
-		}
-		r.refused = fmt.Errorf("execution %s: step %d, want %d: %w", st.ExecutionARN, st.Seq, seq+1, store.ErrConflict)
 	}
 	return nil
 }
@@ -366,10 +475,21 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		s.closeErr = s.w.Close(context.Background())
-		s.pool.Close()
+		s.closeErr = s.closeConns()
 	})
 	return s.closeErr
+}
+
+// closeConns closes the writers' connections and the pool.
+func (s *Store) closeConns() error {
+	var errs []error
+	for _, w := range s.ws {
+		errs = append(errs, w.Close(context.Background()))
+	}
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return errors.Join(errs...)
 }
 
 // exec runs one statement of a rare write on the pool and returns the
@@ -509,22 +629,46 @@ SELECT id FROM e`
 
 // CreateExecution implements store.Store.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
-	args := []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, codec.Nanos(e.Started), codec.Nanos(e.Stopped), first != nil}
+	// The row holds the summary after the first step, as AppendStep
+	// would leave it.
+	row := execState{status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
+	output, errName, cause, stopped := e.Output, e.Error, e.Cause, e.Stopped
+	firstID, lastID := int64(1), int64(0)
 	if first != nil {
-		firstID, lastID := int64(1), int64(0)
+		row.next = 1
 		if n := len(first.Events); n > 0 {
 			firstID, lastID = first.Events[0].ID, first.Events[n-1].ID
+			row.last = lastID
 		}
+		status := row.status
+		if first.Status != "" {
+			status = first.Status
+		}
+		dirty := first.Output != "" || first.Error != "" || first.Cause != "" || !first.Stopped.IsZero()
+		if status != row.status || dirty || row.dirty {
+			row.status, row.dirty = status, dirty
+			output, errName, cause, stopped = first.Output, first.Error, first.Cause, first.Stopped
+		}
+	}
+	args := []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, row.status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped), first != nil}
+	if first != nil {
 		args = append(args, codec.Nanos(first.At), first.Input, firstID, lastID, codec.AppendEvents([]byte{}, first.Events),
 			first.Status, first.Output, first.Error, first.Cause, codec.Nanos(first.Stopped))
 	} else {
-		args = append(args, int64(0), []byte(nil), int64(1), int64(0), []byte{}, "", "", "", "", int64(0))
+		args = append(args, int64(0), []byte(nil), firstID, lastID, []byte{}, "", "", "", "", int64(0))
 	}
 	return s.write(ctx, &request{queue: func(b *pgx.Batch, r *request) {
 		b.Queue(insExecution, args...).Query(func(rows pgx.Rows) error {
 			if !rows.Next() {
 				r.refused = fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
+				return rows.Err()
 			}
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			row.id = id
+			r.created, r.step0ARN = &row, e.ARN
 			return rows.Err()
 		})
 	}})
