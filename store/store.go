@@ -154,5 +154,22 @@ type Store interface {
 	Close() error
 }
 
+// Shared is a Store that several `stepd serve` nodes share (store/postgres).
+// Each node owns the running executions it started or claimed, and holds a
+// lease that it renews; a node whose lease has lapsed can commit nothing
+// more (its writes fail with ErrConflict), and the running executions it
+// owned are claimed by the others. Single-node stores (memory, SQLite) do
+// not implement it: their one process owns every execution.
+type Shared interface {
+	Store
+	// Claim makes this node the owner of every running execution whose
+	// owner's lease has lapsed (or whose owner has left), and returns them
+	// for the caller to resume by replay.
+	Claim(ctx context.Context) ([]*Execution, error)
+	// Lost is closed once this node has lost its lease: from then on it
+	// can commit no step, and its process should stop.
+	Lost() <-chan struct{}
+}
+
 // SecretSize is the length of a store's secret.
 const SecretSize = 32

@@ -125,8 +125,21 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer st.Close()
 	cfg.Store = st
 	svc := service.New(cfg)
-	n, err := svc.Resume(ctx)
-	if err != nil {
+	// A shared store (PostgreSQL) holds other nodes' executions too: this
+	// node runs those it starts and those it claims from nodes that died
+	// or left; a single-node store's executions are all this process's.
+	var lost <-chan struct{}
+	var n int
+	if sh, ok := st.(store.Shared); ok {
+		lost = sh.Lost()
+		claimed, err := sh.Claim(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "stepd serve: claiming executions: %v\n", err)
+			return exitFail
+		}
+		n = svc.Adopt(ctx, claimed)
+		go claimLoop(ctx, sh, svc, log)
+	} else if n, err = svc.Resume(ctx); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: resuming executions: %v\n", err)
 		return exitFail
 	}
@@ -170,17 +183,56 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	code := exitOK
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
 		log.Error("server stopped", "err", err)
+	case <-lost:
+		// Another node has claimed this node's executions: it can commit
+		// nothing more, so it stops (a supervisor restarts it as a new
+		// node).
+		log.Error("this node lost its lease to the store; stopping")
+		code = exitFail
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
 	svc.Close()
-	log.Info("stopped; running executions resume on the next start")
-	return exitOK
+	if lost != nil {
+		log.Info("stopped; the other nodes take this node's running executions over")
+	} else {
+		log.Info("stopped; running executions resume on the next start")
+	}
+	return code
+}
+
+// claimEvery is how often a node of a shared store claims the executions
+// of nodes that died or left (a fifth of the store's default lease).
+const claimEvery = time.Second
+
+// claimLoop claims and adopts executions of nodes that died or left, until
+// ctx ends or the node loses its lease.
+func claimLoop(ctx context.Context, sh store.Shared, svc *service.Service, log *slog.Logger) {
+	tick := time.NewTicker(claimEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sh.Lost():
+			return
+		case <-tick.C:
+		}
+		claimed, err := sh.Claim(ctx)
+		if err != nil {
+			log.Warn("claiming executions", "err", err)
+			continue
+		}
+		if len(claimed) > 0 {
+			log.Info("claimed the executions of nodes that died or left", "claimed", len(claimed), "running", svc.Adopt(ctx, claimed))
+		}
+	}
 }
 
 // withConsole serves GET and HEAD requests (the console's static files,

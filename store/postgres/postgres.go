@@ -39,6 +39,7 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -75,9 +76,31 @@ type Store struct {
 
 	cacheMu sync.Mutex
 	cache   map[string]execState // by execution ARN; see execState
+
+	node      string        // this node's id, the owner of the executions it runs
+	lease     time.Duration // how long a renewal keeps the node's lease
+	lost      chan struct{} // closed when the lease is lost
+	lostOnce  sync.Once
+	stopLease chan struct{} // closed by Close: stop renewing
+	leaseDone chan struct{} // closed when the renewer has stopped
 }
 
-var _ store.Store = (*Store)(nil)
+// Options tunes a Store.
+type Options struct {
+	// Lease is how long a node's lease lasts without renewal (renewed
+	// five times as often); another node claims the running executions of
+	// a node whose lease has lapsed. 0 means DefaultLease.
+	Lease time.Duration
+}
+
+// DefaultLease is the default of Options.Lease: a dead node's executions
+// move to another node within it and one claim interval (Lease/5).
+const DefaultLease = 5 * time.Second
+
+// errFenced refuses the writes of a node whose lease has lapsed.
+var errFenced = fmt.Errorf("postgres store: this node's lease has lapsed; its executions belong to other nodes now: %w", store.ErrConflict)
+
+var _ store.Shared = (*Store)(nil)
 
 // request is one write. A step request (step set) joins the batch's
 // multi-row insert; any other queues its statements with queue, whose
@@ -97,11 +120,20 @@ type request struct {
 // key=value string; its search_path picks the schema), migrates the schema
 // and starts the writer.
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	return OpenOptions(ctx, dsn, Options{})
+}
+
+// OpenOptions is Open with options.
+func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{}}
+	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{},
+		node: rand.Text(), lease: opts.Lease, lost: make(chan struct{}), stopLease: make(chan struct{}), leaseDone: make(chan struct{})}
+	if s.lease <= 0 {
+		s.lease = DefaultLease
+	}
 	for range writers {
 		w, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
 		if err != nil {
@@ -118,6 +150,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		s.closeConns()
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO nodes (id, lease_until) VALUES ($1, now() + $2::interval)`, s.node, s.lease.String()); err != nil {
+		s.closeConns()
+		return nil, fmt.Errorf("postgres store: register the node: %w", err)
+	}
+	go s.renew()
 	var wg sync.WaitGroup
 	for _, w := range s.ws {
 		wg.Go(func() { s.writer(w) })
@@ -194,6 +231,12 @@ func (s *Store) commit(w *pgx.Conn, batch []*request) {
 // batch is run again in a transaction of its own.
 func (s *Store) commitOrSplit(w *pgx.Conn, batch []*request) {
 	err := s.commitAll(w, batch)
+	if errors.Is(err, errFenced) {
+		for _, r := range batch {
+			r.err <- err
+		}
+		return
+	}
 	if err == nil {
 		for _, r := range batch {
 			r.err <- r.refused
@@ -338,6 +381,14 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 	}
 	defer tx.Rollback(ctx)
 	b := &pgx.Batch{}
+	// The node's row, locked for share until the commit, proves its lease:
+	// a node claiming this one's executions deletes the row, so it waits
+	// for this commit, and this node commits nothing after it.
+	fenced := false
+	b.Queue(`SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Query(func(rows pgx.Rows) error {
+		fenced = !rows.Next()
+		return rows.Err()
+	})
 	var steps []*request
 	for _, r := range batch {
 		if r.step == nil {
@@ -392,6 +443,10 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {
 		s.forget(unknown...)
 		return fmt.Errorf("postgres store: %w", err)
+	}
+	if fenced {
+		s.loseLease()
+		return errFenced
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("postgres store: commit: %w", err)
@@ -475,7 +530,14 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		s.closeErr = s.closeConns()
+		close(s.stopLease)
+		<-s.leaseDone
+		// Leaving hands this node's running executions to the others at
+		// their next claim, without waiting for the lease to lapse.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, err := s.pool.Exec(ctx, `DELETE FROM nodes WHERE id = $1`, s.node)
+		s.closeErr = errors.Join(err, s.closeConns())
 	})
 	return s.closeErr
 }
@@ -619,8 +681,8 @@ func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.S
 // it returns the execution's row id, or no row when the ARN exists.
 const insExecution = `
 WITH e AS (
-	INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped)
-	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) ON CONFLICT (arn) DO NOTHING RETURNING id
+	INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped, owner)
+	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$27) ON CONFLICT (arn) DO NOTHING RETURNING id
 ), s AS (
 	INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped)
 	SELECT id, 0, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26 FROM e WHERE $16
@@ -657,6 +719,7 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 	} else {
 		args = append(args, int64(0), []byte(nil), firstID, lastID, []byte{}, "", "", "", "", int64(0))
 	}
+	args = append(args, s.node)
 	return s.write(ctx, &request{queue: func(b *pgx.Batch, r *request) {
 		b.Queue(insExecution, args...).Query(func(rows pgx.Rows) error {
 			if !rows.Next() {
@@ -950,4 +1013,82 @@ func (s *Store) Secret(ctx context.Context) ([]byte, error) {
 		return nil, fmt.Errorf("postgres store: the stored secret has %d bytes, want %d", len(secret), store.SecretSize)
 	}
 	return secret, nil
+}
+
+// renew renews the node's lease every fifth of its length until Close. The
+// lease is lost when its row is gone (another node has claimed its
+// executions) or when no renewal succeeded for a whole lease.
+func (s *Store) renew() {
+	defer close(s.leaseDone)
+	tick := time.NewTicker(s.lease / 5)
+	defer tick.Stop()
+	renewed := time.Now()
+	for {
+		select {
+		case <-s.stopLease:
+			return
+		case <-s.lost:
+			return
+		case <-tick.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.lease/2)
+		ct, err := s.pool.Exec(ctx, `UPDATE nodes SET lease_until = now() + $2::interval WHERE id = $1`, s.node, s.lease.String())
+		cancel()
+		switch {
+		case err == nil && ct.RowsAffected() == 1:
+			renewed = time.Now()
+		case err == nil:
+			s.loseLease()
+		case time.Since(renewed) > s.lease:
+			s.loseLease()
+		}
+	}
+}
+
+func (s *Store) loseLease() { s.lostOnce.Do(func() { close(s.lost) }) }
+
+// Lost implements store.Shared.
+func (s *Store) Lost() <-chan struct{} { return s.lost }
+
+// Node returns this node's id, the owner of the executions it runs.
+func (s *Store) Node() string { return s.node }
+
+// Claim implements store.Shared: in one transaction, while this node's
+// lease holds, it removes the nodes whose lease has lapsed (waiting for
+// their commits in flight, which hold their row) and takes the running
+// executions of nodes that are gone.
+func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: claim: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	var one int
+	err = tx.QueryRow(ctx, `SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		s.loseLease()
+		return nil, errFenced
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: claim: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM nodes WHERE lease_until < now()`); err != nil {
+		return nil, fmt.Errorf("postgres store: claim: %w", err)
+	}
+	rows, err := tx.Query(ctx, `UPDATE executions e SET owner = $1 WHERE status = 'RUNNING' AND owner <> $1
+		AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.owner) RETURNING `+execColumns, s.node)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: claim: %w", err)
+	}
+	claimed, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Execution, error) { return scanExec(row) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: claim: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("postgres store: claim: %w", err)
+	}
+	for _, e := range claimed {
+		s.forget(e.ARN)
+	}
+	return claimed, nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/postgres/pgtest"
@@ -113,4 +115,29 @@ func benchAppendStep(b *testing.B, s store.Store, conc int, commits func() int64
 	}
 	b.ReportMetric(fsyncs, "disk-fsyncs/s")
 	b.ReportMetric(steps/secs/fsyncs, "steps/disk-fsync")
+}
+
+func TestShared(t *testing.T) {
+	pgtest.Server(t)
+	storetest.RunShared(t, func(t *testing.T) (func() store.Shared, func(store.Shared)) {
+		dsn := pgtest.DSN(t)
+		node := func() store.Shared {
+			s, err := postgres.OpenOptions(context.Background(), dsn, postgres.Options{Lease: time.Minute})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		expire := func(s store.Shared) {
+			conn, err := pgx.Connect(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(context.Background())
+			if _, err := conn.Exec(context.Background(), `UPDATE nodes SET lease_until = now() - interval '1 second' WHERE id = $1`, s.(*postgres.Store).Node()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return node, expire
+	})
 }

@@ -35,6 +35,13 @@ CREATE TABLE activities (
 CREATE INDEX activities_by_name ON activities (name, arn);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value BYTEA NOT NULL);
 `,
+	// 2: several nodes. Each node has a row while its lease lasts; each
+	// execution names its owner (the empty owner, of executions from
+	// version 1, is nobody's: the first node to claim takes them).
+	`
+CREATE TABLE nodes (id TEXT PRIMARY KEY, lease_until TIMESTAMPTZ NOT NULL, started TIMESTAMPTZ NOT NULL DEFAULT now());
+ALTER TABLE executions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

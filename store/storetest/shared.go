@@ -1,0 +1,133 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/store"
+)
+
+// RunShared checks the contract of a store.Shared. cluster returns, for
+// one test, node (which opens a new node of one shared store) and expire
+// (which makes a node's lease lapse at once, as if it had stopped renewing
+// it).
+func RunShared(t *testing.T, cluster func(t *testing.T) (node func() store.Shared, expire func(store.Shared))) {
+	t.Run("Fencing", func(t *testing.T) { fencing(t, cluster) })
+	t.Run("ClaimOnce", func(t *testing.T) { claimOnce(t, cluster) })
+	t.Run("LeaveOnClose", func(t *testing.T) { leaveOnClose(t, cluster) })
+}
+
+// fencing: once a node's lease has lapsed and another has claimed its
+// execution, the first can commit no step of it, and learns it lost its
+// lease; the second goes on from the last step the first committed.
+func fencing(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx := context.Background()
+	node, expire := cluster(t)
+	a, b := node(), node()
+	defer a.Close()
+	defer b.Close()
+	e := exec("f", "x", 0)
+	if err := a.CreateExecution(ctx, e, step(e.ARN, 0, 1, 1, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AppendStep(ctx, step(e.ARN, 1, 2, 1, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	if claimed, err := b.Claim(ctx); err != nil || len(claimed) != 0 {
+		t.Fatalf("claim while the owner's lease holds: %v %v, want nothing", names(claimed), err)
+	}
+	expire(a)
+	claimed, err := b.Claim(ctx)
+	if err != nil || len(claimed) != 1 || claimed[0].ARN != e.ARN {
+		t.Fatalf("claim after the owner's lease lapsed: %v %v, want [x]", names(claimed), err)
+	}
+	if err := a.AppendStep(ctx, step(e.ARN, 2, 3, 1, "RUNNING")); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("a step from the node that lost its lease: %v, want ErrConflict", err)
+	}
+	select {
+	case <-a.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the node that lost its lease was not told")
+	}
+	if err := b.AppendStep(ctx, step(e.ARN, 2, 3, 1, "SUCCEEDED")); err != nil {
+		t.Fatalf("the new owner's step: %v", err)
+	}
+	steps, err := b.Steps(ctx, e.ARN)
+	if err != nil || len(steps) != 3 || steps[2].Status != "SUCCEEDED" {
+		t.Fatalf("steps: %d %v", len(steps), err)
+	}
+	if again, err := b.Claim(ctx); err != nil || len(again) != 0 {
+		t.Errorf("a second claim: %v %v, want nothing", names(again), err)
+	}
+}
+
+// claimOnce: several nodes claiming at once the executions of a node whose
+// lease lapsed take each exactly once.
+func claimOnce(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx := context.Background()
+	node, expire := cluster(t)
+	dead := node()
+	defer dead.Close()
+	const n = 50
+	for i := range n {
+		e := exec("c", fmt.Sprintf("x%d", i), i)
+		if err := dead.CreateExecution(ctx, e, step(e.ARN, 0, 1, 1, "RUNNING")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	others := []store.Shared{node(), node(), node()}
+	for _, o := range others {
+		defer o.Close()
+	}
+	expire(dead)
+	got := make([][]*store.Execution, len(others))
+	errs := make([]error, len(others))
+	var wg sync.WaitGroup
+	for i, o := range others {
+		wg.Go(func() { got[i], errs[i] = o.Claim(ctx) })
+	}
+	wg.Wait()
+	seen := map[string]int{}
+	for i := range others {
+		if errs[i] != nil {
+			t.Fatalf("node %d: %v", i, errs[i])
+		}
+		for _, e := range got[i] {
+			seen[e.Name]++
+		}
+	}
+	for i := range n {
+		if c := seen[fmt.Sprintf("x%d", i)]; c != 1 {
+			t.Errorf("execution x%d claimed %d times, want once", i, c)
+		}
+	}
+}
+
+// leaveOnClose: a node that closes hands its running executions over at
+// once, without their lease lapsing; ended executions are not claimed.
+func leaveOnClose(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx := context.Background()
+	node, _ := cluster(t)
+	a, b := node(), node()
+	defer b.Close()
+	run, done := exec("l", "run", 0), exec("l", "done", 1)
+	for _, e := range []*store.Execution{run, done} {
+		if err := a.CreateExecution(ctx, e, step(e.ARN, 0, 1, 1, "RUNNING")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.AppendStep(ctx, step(done.ARN, 1, 2, 1, "SUCCEEDED")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := b.Claim(ctx)
+	if err != nil || len(claimed) != 1 || claimed[0].ARN != run.ARN {
+		t.Fatalf("claim after the owner closed: %v %v, want [run]", names(claimed), err)
+	}
+}
