@@ -144,6 +144,9 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 	}
 	d := s.driver(arn)
 	if d == nil {
+		if sh := s.shared(arn); sh != nil {
+			return s.forward(ctx, sh, arn, callbackMessage(token, in))
+		}
 		return s.noDriver(ctx, arn)
 	}
 	switch err := d.Deliver(token, in); {

@@ -313,6 +313,9 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 	}
 	d := s.driver(arn)
 	if d == nil {
+		if sh := s.shared(arn); sh != nil {
+			return s.stopElsewhere(ctx, sh, arn, errName, cause)
+		}
 		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
 	}
 	d.Stop(errName, cause)

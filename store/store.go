@@ -169,6 +169,14 @@ type Shared interface {
 	// Lost is closed once this node has lost its lease: from then on it
 	// can commit no step, and its process should stop.
 	Lost() <-chan struct{}
+	// Send queues msg for the owner of a running execution (ErrNotFound
+	// when it is not running). The message outlives its owner: if the
+	// owner dies first, the node that claims the execution receives it.
+	Send(ctx context.Context, executionARN string, msg []byte) error
+	// Receive calls fn, until ctx ends, with each message sent to an
+	// execution this node owns, in the order sent. A message is removed
+	// once fn returns nil; when fn fails it is offered again later.
+	Receive(ctx context.Context, fn func(ctx context.Context, executionARN string, msg []byte) error) error
 }
 
 // SecretSize is the length of a store's secret.

@@ -22,19 +22,27 @@ import (
 
 // failoverDef mixes what moving to another node must preserve: a durable
 // Wait, a command task that fails its first attempt and is retried, and a
-// Map whose iterations wait.
+// .waitForTaskToken callback (the command standing in for the queue
+// leaves the message in a folder; the test answers it on a random node,
+// usually not the owner), and a Map whose iterations wait.
 const failoverDef = `{"StartAt":"Wait","States":{
  "Wait":{"Type":"Wait","SecondsPath":"$.wait","Next":"Flaky"},
  "Flaky":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:flaky","Parameters":{"id.$":"$.id"},
-   "Retry":[{"ErrorEquals":["Flaky"],"IntervalSeconds":1,"MaxAttempts":3}],"ResultPath":"$.flaky","Next":"Fan"},
+   "Retry":[{"ErrorEquals":["Flaky"],"IntervalSeconds":1,"MaxAttempts":3}],"ResultPath":"$.flaky","Next":"Ask"},
+ "Ask":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken","TimeoutSeconds":300,
+   "Parameters":{"QueueUrl":"https://sqs.us-east-1.amazonaws.com/123456789012/asks","MessageBody":{"token.$":"$$.Task.Token","id.$":"$.id"}},
+   "ResultPath":"$.answer","Next":"Fan"},
  "Fan":{"Type":"Map","ItemsPath":"$.items","MaxConcurrency":2,"ResultPath":"$.fan",
    "ItemProcessor":{"StartAt":"Pause","States":{"Pause":{"Type":"Wait","Seconds":1,"Next":"Double"},
      "Double":{"Type":"Pass","Parameters":{"v.$":"States.MathAdd($, $)"},"End":true}}},"Next":"Done"},
- "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","flaky.$":"$.flaky","fan.$":"$.fan"},"End":true}}}`
+ "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","flaky.$":"$.flaky","answer.$":"$.answer","fan.$":"$.fan"},"End":true}}}`
 
 // flakyScript fails the first call for an id and succeeds after.
 const flakyScript = `in=$(cat); f="$MARKS/m-$(printf %s "$in" | tr -dc 0-9)"
 if [ -e "$f" ]; then echo '{"ok":true}'; else : > "$f"; echo '{"errorType":"Flaky","errorMessage":"first try"}'; exit 1; fi`
+
+// askScript leaves the message in $ASKS, whole (written, then renamed).
+const askScript = `f="$ASKS/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json" && echo '{"MessageId":"m-1"}'`
 
 // TestFailover runs three stepd serve nodes over one PostgreSQL schema,
 // starts executions on all of them (each also started a second time, by
@@ -51,12 +59,16 @@ func TestFailover(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	bin := buildStepd(t)
 	dir := t.TempDir()
-	marks := filepath.Join(dir, "marks")
-	if err := os.Mkdir(marks, 0o755); err != nil {
-		t.Fatal(err)
+	marks, asks := filepath.Join(dir, "marks"), filepath.Join(dir, "asks")
+	for _, d := range []string{marks, asks} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	reg, _ := json.Marshal(map[string]any{"Functions": map[string]any{"flaky": map[string]any{
-		"Command": []string{"sh", "-c", flakyScript}, "Env": map[string]string{"MARKS": marks}}}})
+	reg, _ := json.Marshal(map[string]any{
+		"Functions": map[string]any{"flaky": map[string]any{"Command": []string{"sh", "-c", flakyScript}, "Env": map[string]string{"MARKS": marks}}},
+		"Resources": map[string]any{"arn:aws:states:::sqs:*": map[string]any{"Command": []string{"sh", "-c", askScript}, "Env": map[string]string{"ASKS": asks}}},
+	})
 	registry := filepath.Join(dir, "registry.json")
 	if err := os.WriteFile(registry, reg, 0o644); err != nil {
 		t.Fatal(err)
@@ -103,6 +115,55 @@ func TestFailover(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// The callback worker answers each message once, on a random node; a task
+	// dispatched again after a failover leaves a second message, whose
+	// answer finds the task closed.
+	stopAnswers := make(chan struct{})
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		for {
+			select {
+			case <-stopAnswers:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+			files, _ := filepath.Glob(filepath.Join(asks, "*.json"))
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				var msg struct {
+					MessageBody struct {
+						Token string
+						ID    int
+					}
+				}
+				if err != nil || json.Unmarshal(b, &msg) != nil || msg.MessageBody.Token == "" {
+					t.Errorf("message %s: %v %s", f, err, b)
+					_ = os.Remove(f)
+					continue
+				}
+				answer := fmt.Sprintf(`{"by":"callback","id":%d}`, msg.MessageBody.ID)
+				err = onAny(rand.IntN(nodes), func(c *sfn.Client) error {
+					_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(msg.MessageBody.Token), Output: aws.String(answer)})
+					return err
+				})
+				if err != nil && !taskClosed(err) {
+					// Any node must take the answer, the owner or not.
+					t.Errorf("answer to e%d: %v", msg.MessageBody.ID, err)
+				}
+				_ = os.Remove(f)
+			}
+		}
+	}()
+	defer func() {
+		select {
+		case <-stopAnswers:
+		default:
+			close(stopAnswers)
+		}
+		<-answered
+	}()
+
 	const kills, perRound = 10, 15
 	var arns []string
 	start := func(i int) {
@@ -146,7 +207,7 @@ func TestFailover(t *testing.T) {
 				return err
 			})
 			if err == nil && d.Status != types.ExecutionStatusRunning {
-				want := fmt.Sprintf(`{"id":%d,"flaky":{"ok":true},"fan":[{"v":%d},{"v":%d}]}`, i, 2*i, 2*(i+1))
+				want := fmt.Sprintf(`{"id":%d,"flaky":{"ok":true},"answer":{"by":"callback","id":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, 2*i, 2*(i+1))
 				if d.Status != types.ExecutionStatusSucceeded || aws.ToString(d.Output) != want {
 					t.Errorf("execution %d: %s %s %s %s, want output %s", i, d.Status, aws.ToString(d.Output), aws.ToString(d.Error), aws.ToString(d.Cause), want)
 				}

@@ -139,6 +139,11 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 		n = svc.Adopt(ctx, claimed)
 		go claimLoop(ctx, sh, svc, log)
+		go func() {
+			if err := svc.Receive(ctx); err != nil {
+				log.Error("receiving stops and callbacks from other nodes", "err", err)
+			}
+		}()
 	} else if n, err = svc.Resume(ctx); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: resuming executions: %v\n", err)
 		return exitFail

@@ -1092,3 +1092,140 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 	}
 	return claimed, nil
 }
+
+// channel is the LISTEN channel of a node.
+func channel(node string) string { return "stepd_" + node }
+
+// Send implements store.Shared: the message is a row of inputs, and a
+// notification wakes its owner.
+func (s *Store) Send(ctx context.Context, arn string, msg []byte) error {
+	rows, err := s.pool.Query(ctx, `WITH i AS (
+		INSERT INTO inputs (exec_arn, body) SELECT arn, $2 FROM executions WHERE arn = $1 AND status = 'RUNNING' RETURNING exec_arn)
+		SELECT pg_notify('stepd_' || e.owner, '') FROM executions e JOIN i ON e.arn = i.exec_arn`, arn, msg)
+	if err != nil {
+		return fmt.Errorf("postgres store: send to %s: %w", arn, err)
+	}
+	defer rows.Close()
+	sent := rows.Next()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("postgres store: send to %s: %w", arn, err)
+	}
+	if !sent {
+		return fmt.Errorf("execution %s is not running: %w", arn, store.ErrNotFound)
+	}
+	return nil
+}
+
+// receiveEvery is how often Receive looks for messages without a
+// notification: for those sent to an execution before this node claimed
+// it, and those fn failed.
+const receiveEvery = time.Second
+
+// Receive implements store.Shared. It listens on the node's channel and,
+// on each notification (or every receiveEvery), takes the messages of the
+// executions it owns in one transaction, locked so that no other
+// receiver takes them, and deletes those fn has handled.
+func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) error) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres store: receive: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{channel(s.node)}.Sanitize()); err != nil {
+		return fmt.Errorf("postgres store: receive: %w", err)
+	}
+	defer func() {
+		// The connection goes back to the pool: stop listening.
+		unlisten, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, _ = conn.Exec(unlisten, `UNLISTEN *`)
+	}()
+	for {
+		more, err := s.receiveSome(ctx, fn)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, errFenced) {
+			return err
+		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(receiveEvery):
+			}
+			continue
+		}
+		if more {
+			continue
+		}
+		wait, cancel := context.WithTimeout(ctx, receiveEvery)
+		_, err = conn.Conn().WaitForNotification(wait)
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("postgres store: receive: %w", err)
+		}
+	}
+}
+
+// receiveSome hands up to 100 messages to fn and deletes those it
+// handled; more reports that there may be others.
+func (s *Store) receiveSome(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) error) (more bool, err error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback(ctx)
+	// As a writer's, the transaction holds the node's row: a node that
+	// lost its lease receives nothing more.
+	var one int
+	err = tx.QueryRow(ctx, `SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		s.loseLease()
+		return false, errFenced
+	}
+	if err != nil {
+		return false, err
+	}
+	rows, err := tx.Query(ctx, `SELECT i.id, i.exec_arn, i.body FROM inputs i JOIN executions e ON e.arn = i.exec_arn
+		WHERE e.owner = $1 ORDER BY i.id LIMIT 100 FOR UPDATE OF i SKIP LOCKED`, s.node)
+	if err != nil {
+		return false, err
+	}
+	type message struct {
+		id   int64
+		arn  string
+		body []byte
+	}
+	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (message, error) {
+		var m message
+		err := row.Scan(&m.id, &m.arn, &m.body)
+		return m, err
+	})
+	if err != nil || len(msgs) == 0 {
+		return false, err
+	}
+	var done []int64
+	failed := map[string]bool{} // an execution whose message failed keeps the later ones too
+	for _, m := range msgs {
+		if failed[m.arn] {
+			continue
+		}
+		if err := fn(ctx, m.arn, m.body); err != nil {
+			failed[m.arn] = true
+			continue
+		}
+		done = append(done, m.id)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM inputs WHERE id = ANY($1)`, done); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return false, err
+	}
+	return len(msgs) == 100 && len(failed) == 0, nil
+}

@@ -42,6 +42,13 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value BYTEA NOT NULL);
 CREATE TABLE nodes (id TEXT PRIMARY KEY, lease_until TIMESTAMPTZ NOT NULL, started TIMESTAMPTZ NOT NULL DEFAULT now());
 ALTER TABLE executions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
 `,
+	// 3: messages for the owner of an execution (stops and callbacks sent
+	// to another node), in the order sent.
+	`
+CREATE TABLE inputs (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, exec_arn TEXT NOT NULL, body BYTEA NOT NULL,
+	sent TIMESTAMPTZ NOT NULL DEFAULT now());
+CREATE INDEX inputs_by_exec ON inputs (exec_arn, id);
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

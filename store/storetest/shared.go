@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,93 @@ func RunShared(t *testing.T, cluster func(t *testing.T) (node func() store.Share
 	t.Run("Fencing", func(t *testing.T) { fencing(t, cluster) })
 	t.Run("ClaimOnce", func(t *testing.T) { claimOnce(t, cluster) })
 	t.Run("LeaveOnClose", func(t *testing.T) { leaveOnClose(t, cluster) })
+	t.Run("Messages", func(t *testing.T) { messages(t, cluster) })
+}
+
+// receiver collects the messages a node receives, failing the first
+// delivery of a message whose text is "fail once".
+type receiver struct {
+	mu     sync.Mutex
+	got    []string
+	failed bool
+}
+
+func (r *receiver) fn(_ context.Context, arn string, msg []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if string(msg) == "fail once" && !r.failed {
+		r.failed = true
+		return errors.New("not now")
+	}
+	r.got = append(r.got, arn[strings.LastIndex(arn, ":")+1:]+"/"+string(msg))
+	return nil
+}
+
+func (r *receiver) wait(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r.mu.Lock()
+		got := strings.Join(r.got, " ")
+		r.mu.Unlock()
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("received %q, want %q", got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// messages: a message sent from any node reaches the owner of its
+// execution, in the order sent, once; one that fails is offered again;
+// one sent while the owner is dead reaches the node that claims the
+// execution; a message for an execution that is not running is refused.
+func messages(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, expire := cluster(t)
+	a, b := node(), node()
+	defer a.Close()
+	defer b.Close()
+	x, y := exec("m", "x", 0), exec("m", "y", 1)
+	for _, e := range []*store.Execution{x, y} {
+		if err := a.CreateExecution(ctx, e, step(e.ARN, 0, 1, 1, "RUNNING")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ra, rb receiver
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { _ = a.Receive(ctx, ra.fn) })
+	wg.Go(func() { _ = b.Receive(ctx, rb.fn) })
+	for _, m := range []struct {
+		from store.Shared
+		e    *store.Execution
+		msg  string
+	}{{b, x, "1"}, {a, x, "2"}, {b, y, "fail once"}, {b, x, "3"}} {
+		if err := m.from.Send(ctx, m.e.ARN, []byte(m.msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ra.wait(t, "x/1 x/2 x/3 y/fail once")
+	if err := a.AppendStep(ctx, step(y.ARN, 1, 2, 1, "SUCCEEDED")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Send(ctx, y.ARN, []byte("late")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a message to an ended execution: %v, want ErrNotFound", err)
+	}
+	expire(a)
+	if err := a.Send(ctx, x.ARN, []byte("4")); err != nil {
+		t.Fatal(err)
+	}
+	if claimed, err := b.Claim(ctx); err != nil || len(claimed) != 1 {
+		t.Fatalf("claim: %v %v", names(claimed), err)
+	}
+	rb.wait(t, "x/4")
+	ra.wait(t, "x/1 x/2 x/3 y/fail once")
 }
 
 // fencing: once a node's lease has lapsed and another has claimed its

@@ -1,0 +1,170 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// forwarded is a stop or a callback that a node sends, through a shared
+// store (store.Shared), to the node that owns the execution.
+type forwarded struct {
+	V      int    `json:"v"`
+	Kind   string `json:"kind"` // stop, success, failure, heartbeat
+	Token  string `json:"token,omitempty"`
+	Output string `json:"output,omitempty"` // JSON text, for success
+	Error  string `json:"error,omitempty"`
+	Cause  string `json:"cause,omitempty"`
+}
+
+// decodeForwarded reads a message that encodeForwarded wrote.
+func decodeForwarded(b []byte) (forwarded, error) {
+	var m forwarded
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, fmt.Errorf("forwarded message: %w", err)
+	}
+	if dec.More() {
+		return m, errors.New("forwarded message: text after the object")
+	}
+	if m.V != 1 {
+		return m, fmt.Errorf("forwarded message: version %d, want 1", m.V)
+	}
+	switch m.Kind {
+	case "stop":
+	case "success":
+		if _, err := value.ParseString(m.Output); err != nil {
+			return m, fmt.Errorf("forwarded message: output: %w", err)
+		}
+		fallthrough
+	case "failure", "heartbeat":
+		if m.Token == "" {
+			return m, fmt.Errorf("forwarded message: %s without a token", m.Kind)
+		}
+	default:
+		return m, fmt.Errorf("forwarded message: unknown kind %q", m.Kind)
+	}
+	return m, nil
+}
+
+func encodeForwarded(m forwarded) []byte {
+	m.V = 1
+	b, _ := json.Marshal(m) // strings only: cannot fail
+	return b
+}
+
+// callbackMessage is the forwarded form of a callback's input.
+func callbackMessage(token string, in interp.Input) forwarded {
+	switch {
+	case in.Kind == interp.TaskHeartbeat:
+		return forwarded{Kind: "heartbeat", Token: token}
+	case in.Result.Error != "":
+		return forwarded{Kind: "failure", Token: token, Error: in.Result.Error, Cause: in.Result.Cause}
+	}
+	return forwarded{Kind: "success", Token: token, Output: value.String(in.Result.Output)}
+}
+
+// callbackInput is the input of a forwarded callback.
+func callbackInput(m forwarded) interp.Input {
+	switch m.Kind {
+	case "heartbeat":
+		return interp.Input{Kind: interp.TaskHeartbeat}
+	case "failure":
+		return interp.Input{Kind: interp.TaskDone, Result: task.Result{Error: m.Error, Cause: m.Cause}}
+	}
+	v, _ := value.ParseString(m.Output) // checked by decodeForwarded
+	return interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: v}}
+}
+
+// shared returns the shared store that holds a Standard execution run by
+// another node, or nil (single-node stores, Express executions).
+func (s *Service) shared(execution string) store.Shared {
+	if a, err := arn.Parse(execution); err == nil && a.Type == arn.Express {
+		return nil
+	}
+	sh, _ := s.store.(store.Shared)
+	return sh
+}
+
+// forward sends a callback for an execution this node does not run to its
+// owner. The owner delivers it later: the caller learns that it was
+// queued, not whether the task was still open.
+func (s *Service) forward(ctx context.Context, sh store.Shared, execution string, m forwarded) error {
+	err := sh.Send(ctx, execution, encodeForwarded(m))
+	if errors.Is(err, store.ErrNotFound) {
+		return s.noDriver(ctx, execution)
+	}
+	return err
+}
+
+// stopElsewhere asks the owner of an execution that another node runs to
+// stop it, and waits (up to 10 s) until it has ended.
+func (s *Service) stopElsewhere(ctx context.Context, sh store.Shared, execution, errName, cause string) (*store.Execution, error) {
+	if err := sh.Send(ctx, execution, encodeForwarded(forwarded{Kind: "stop", Error: errName, Cause: cause})); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		e, err := s.DescribeExecution(ctx, execution)
+		if err != nil || e.Status != string(interp.Running) || time.Now().After(deadline) {
+			return e, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Receive delivers, until ctx ends, the stops and callbacks that other
+// nodes forward to the executions this node runs (a shared store only;
+// with another store it returns at once).
+func (s *Service) Receive(ctx context.Context) error {
+	sh, ok := s.store.(store.Shared)
+	if !ok {
+		return nil
+	}
+	return sh.Receive(ctx, s.receive)
+}
+
+// receive delivers one forwarded message. A message for an execution this
+// node owns but has not adopted yet fails, to be offered again; one that
+// cannot be delivered any more (a closed task, an ended execution, a bad
+// message) is logged and dropped.
+func (s *Service) receive(ctx context.Context, execution string, msg []byte) error {
+	m, err := decodeForwarded(msg)
+	if err != nil {
+		s.log.Error("dropping a forwarded message", "execution", execution, "err", err)
+		return nil
+	}
+	d := s.driver(execution)
+	if d == nil {
+		e, err := s.store.GetExecution(ctx, execution)
+		if err != nil {
+			return err
+		}
+		if e.Status == string(interp.Running) {
+			return fmt.Errorf("execution %s is not running here yet", execution)
+		}
+		return nil
+	}
+	if m.Kind == "stop" {
+		d.Stop(m.Error, m.Cause)
+		return nil
+	}
+	if err := d.Deliver(m.Token, callbackInput(m)); err != nil {
+		s.log.Info("a forwarded callback found no open task", "execution", execution, "kind", m.Kind, "err", err)
+	}
+	return nil
+}
