@@ -88,6 +88,9 @@ func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait 
 	if _, err := s.DescribeActivity(ctx, arn); err != nil {
 		return "", "", err
 	}
+	if sh, ok := s.store.(store.Shared); ok {
+		return s.takeShared(ctx, sh, arn, worker, wait)
+	}
 	q := s.queue(arn)
 	t := time.NewTimer(wait)
 	defer t.Stop()

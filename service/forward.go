@@ -19,8 +19,9 @@ import (
 // store (store.Shared), to the node that owns the execution.
 type forwarded struct {
 	V      int    `json:"v"`
-	Kind   string `json:"kind"` // stop, success, failure, heartbeat
+	Kind   string `json:"kind"` // stop, success, failure, heartbeat, started
 	Token  string `json:"token,omitempty"`
+	Worker string `json:"worker,omitempty"` // started: the worker that took the task
 	Output string `json:"output,omitempty"` // JSON text, for success
 	Error  string `json:"error,omitempty"`
 	Cause  string `json:"cause,omitempty"`
@@ -47,7 +48,7 @@ func decodeForwarded(b []byte) (forwarded, error) {
 			return m, fmt.Errorf("forwarded message: output: %w", err)
 		}
 		fallthrough
-	case "failure", "heartbeat":
+	case "failure", "heartbeat", "started":
 		if m.Token == "" {
 			return m, fmt.Errorf("forwarded message: %s without a token", m.Kind)
 		}
@@ -79,6 +80,8 @@ func callbackInput(m forwarded) interp.Input {
 	switch m.Kind {
 	case "heartbeat":
 		return interp.Input{Kind: interp.TaskHeartbeat}
+	case "started":
+		return interp.Input{Kind: interp.TaskStarted, Worker: m.Worker}
 	case "failure":
 		return interp.Input{Kind: interp.TaskDone, Result: task.Result{Error: m.Error, Cause: m.Cause}}
 	}
@@ -168,3 +171,61 @@ func (s *Service) receive(ctx context.Context, execution string, msg []byte) err
 	}
 	return nil
 }
+
+// offerShared queues an activity task in the shared store, for the
+// workers of every node, retrying while the store fails.
+func (s *Service) offerShared(sh store.Shared, t *store.ActivityTask) {
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := sh.OfferTask(s.ctx, t)
+		if err == nil || s.ctx.Err() != nil {
+			return
+		}
+		s.log.Warn("offering an activity task; retrying", "execution", t.ExecutionARN, "err", err)
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// takeShared waits up to wait for a task of the activity in the shared
+// store, and tells its execution's owner that worker took it. A task whose
+// execution has ended is skipped.
+func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, worker string, wait time.Duration) (token, input string, err error) {
+	deadline := time.Now().Add(wait)
+	for {
+		t, err := sh.TakeTask(ctx, activity)
+		if err != nil {
+			return "", "", err
+		}
+		if t != nil {
+			if d := s.driver(t.ExecutionARN); d != nil {
+				if d.Deliver(t.Token, interp.Input{Kind: interp.TaskStarted, Worker: worker}) != nil {
+					continue // its task has closed
+				}
+				return t.Token, t.Input, nil
+			}
+			err := sh.Send(ctx, t.ExecutionARN, encodeForwarded(forwarded{Kind: "started", Token: t.Token, Worker: worker}))
+			if errors.Is(err, store.ErrNotFound) {
+				continue // its execution has ended
+			}
+			if err != nil {
+				return "", "", err
+			}
+			return t.Token, t.Input, nil
+		}
+		if time.Now().After(deadline) {
+			return "", "", nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", "", nil
+		case <-time.After(min(activityPoll, time.Until(deadline))):
+		}
+	}
+}
+
+// activityPoll is how often a waiting GetActivityTask looks for a task in
+// a shared store.
+const activityPoll = 200 * time.Millisecond

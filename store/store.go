@@ -177,6 +177,20 @@ type Shared interface {
 	// execution this node owns, in the order sent. A message is removed
 	// once fn returns nil; when fn fails it is offered again later.
 	Receive(ctx context.Context, fn func(ctx context.Context, executionARN string, msg []byte) error) error
+	// OfferTask queues an activity task for the workers polling any node.
+	// Offering a token that is queued already changes nothing.
+	OfferTask(ctx context.Context, t *ActivityTask) error
+	// TakeTask takes the oldest task queued for an activity, once across
+	// all nodes; nil when there is none.
+	TakeTask(ctx context.Context, activityARN string) (*ActivityTask, error)
+}
+
+// ActivityTask is an activity task waiting for a worker.
+type ActivityTask struct {
+	ActivityARN  string
+	ExecutionARN string
+	Token        string
+	Input        string
 }
 
 // SecretSize is the length of a store's secret.

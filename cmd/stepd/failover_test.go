@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -21,12 +22,13 @@ import (
 )
 
 // failoverDef mixes what moving to another node must preserve: a durable
-// Wait, a command task that fails its first attempt and is retried, and a
+// Wait, an activity (its workers poll random nodes), a command task that fails its first attempt and is retried, and a
 // .waitForTaskToken callback (the command standing in for the queue
 // leaves the message in a folder; the test answers it on a random node,
 // usually not the owner), and a Map whose iterations wait.
 const failoverDef = `{"StartAt":"Wait","States":{
- "Wait":{"Type":"Wait","SecondsPath":"$.wait","Next":"Flaky"},
+ "Wait":{"Type":"Wait","SecondsPath":"$.wait","Next":"Work"},
+ "Work":{"Type":"Task","Resource":"ACTIVITY","TimeoutSeconds":300,"ResultPath":"$.work","Next":"Flaky"},
  "Flaky":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:flaky","Parameters":{"id.$":"$.id"},
    "Retry":[{"ErrorEquals":["Flaky"],"IntervalSeconds":1,"MaxAttempts":3}],"ResultPath":"$.flaky","Next":"Ask"},
  "Ask":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken","TimeoutSeconds":300,
@@ -35,7 +37,7 @@ const failoverDef = `{"StartAt":"Wait","States":{
  "Fan":{"Type":"Map","ItemsPath":"$.items","MaxConcurrency":2,"ResultPath":"$.fan",
    "ItemProcessor":{"StartAt":"Pause","States":{"Pause":{"Type":"Wait","Seconds":1,"Next":"Double"},
      "Double":{"Type":"Pass","Parameters":{"v.$":"States.MathAdd($, $)"},"End":true}}},"Next":"Done"},
- "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","flaky.$":"$.flaky","answer.$":"$.answer","fan.$":"$.fan"},"End":true}}}`
+ "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","work.$":"$.work","flaky.$":"$.flaky","answer.$":"$.answer","fan.$":"$.fan"},"End":true}}}`
 
 // flakyScript fails the first call for an id and succeeds after.
 const flakyScript = `in=$(cat); f="$MARKS/m-$(printf %s "$in" | tr -dc 0-9)"
@@ -103,9 +105,18 @@ func TestFailover(t *testing.T) {
 		}
 		return err
 	}
-	var smARN string
+	var actARN, smARN string
 	if err := onAny(0, func(c *sfn.Client) error {
-		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("failover"), Definition: aws.String(failoverDef),
+		act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("failover-work")})
+		if err == nil {
+			actARN = aws.ToString(act.ActivityArn)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := onAny(0, func(c *sfn.Client) error {
+		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("failover"), Definition: aws.String(strings.Replace(failoverDef, "ACTIVITY", actARN, 1)),
 			RoleArn: aws.String("arn:aws:iam::123456789012:role/x")})
 		if err == nil {
 			smARN = aws.ToString(sm.StateMachineArn)
@@ -155,6 +166,38 @@ func TestFailover(t *testing.T) {
 			}
 		}
 	}()
+	// Activity workers poll random nodes; a task handed out again after a
+	// failover may be answered twice, and the second answer finds it
+	// closed.
+	var workers sync.WaitGroup
+	for w := range 4 {
+		workers.Go(func() {
+			for {
+				select {
+				case <-stopAnswers:
+					return
+				default:
+				}
+				wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+				task, err := clients[rand.IntN(nodes)].GetActivityTask(wctx, &sfn.GetActivityTaskInput{ActivityArn: aws.String(actARN), WorkerName: aws.String(fmt.Sprint("w", w))})
+				cancel()
+				if err != nil || task.TaskToken == nil {
+					time.Sleep(50 * time.Millisecond)
+					continue
+				}
+				var in struct{ ID int }
+				_ = json.Unmarshal([]byte(aws.ToString(task.Input)), &in)
+				out := fmt.Sprintf(`{"by":"worker","id":%d}`, in.ID)
+				err = onAny(rand.IntN(nodes), func(c *sfn.Client) error {
+					_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)})
+					return err
+				})
+				if err != nil && !taskClosed(err) {
+					t.Errorf("worker's answer to e%d: %v", in.ID, err)
+				}
+			}
+		})
+	}
 	defer func() {
 		select {
 		case <-stopAnswers:
@@ -162,6 +205,7 @@ func TestFailover(t *testing.T) {
 			close(stopAnswers)
 		}
 		<-answered
+		workers.Wait()
 	}()
 
 	const kills, perRound = 10, 15
@@ -207,7 +251,7 @@ func TestFailover(t *testing.T) {
 				return err
 			})
 			if err == nil && d.Status != types.ExecutionStatusRunning {
-				want := fmt.Sprintf(`{"id":%d,"flaky":{"ok":true},"answer":{"by":"callback","id":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, 2*i, 2*(i+1))
+				want := fmt.Sprintf(`{"id":%d,"work":{"by":"worker","id":%d},"flaky":{"ok":true},"answer":{"by":"callback","id":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, i, 2*i, 2*(i+1))
 				if d.Status != types.ExecutionStatusSucceeded || aws.ToString(d.Output) != want {
 					t.Errorf("execution %d: %s %s %s %s, want output %s", i, d.Status, aws.ToString(d.Output), aws.ToString(d.Error), aws.ToString(d.Cause), want)
 				}

@@ -1127,6 +1127,17 @@ const receiveEvery = time.Second
 // executions it owns in one transaction, locked so that no other
 // receiver takes them, and deletes those fn has handled.
 func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) error) error {
+	// Close ends it too, so that its connection goes back to the pool
+	// before the pool closes.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres store: receive: %w", err)
@@ -1228,4 +1239,29 @@ func (s *Store) receiveSome(ctx context.Context, fn func(ctx context.Context, ar
 		return false, err
 	}
 	return len(msgs) == 100 && len(failed) == 0, nil
+}
+
+// OfferTask implements store.Shared.
+func (s *Store) OfferTask(ctx context.Context, t *store.ActivityTask) error {
+	if _, err := s.exec(ctx, `INSERT INTO activity_tasks (activity_arn, exec_arn, token, input) VALUES ($1, $2, $3, $4) ON CONFLICT (token) DO NOTHING`,
+		t.ActivityARN, t.ExecutionARN, t.Token, t.Input); err != nil {
+		return fmt.Errorf("offer an activity task: %w", err)
+	}
+	return nil
+}
+
+// TakeTask implements store.Shared: the oldest row is deleted by the one
+// transaction that locks it; the others skip it.
+func (s *Store) TakeTask(ctx context.Context, activityARN string) (*store.ActivityTask, error) {
+	t := &store.ActivityTask{ActivityARN: activityARN}
+	err := s.pool.QueryRow(ctx, `DELETE FROM activity_tasks WHERE id = (
+		SELECT id FROM activity_tasks WHERE activity_arn = $1 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING exec_arn, token, input`, activityARN).Scan(&t.ExecutionARN, &t.Token, &t.Input)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: take an activity task: %w", err)
+	}
+	return t, nil
 }

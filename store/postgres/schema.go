@@ -49,6 +49,12 @@ CREATE TABLE inputs (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, exec_ar
 	sent TIMESTAMPTZ NOT NULL DEFAULT now());
 CREATE INDEX inputs_by_exec ON inputs (exec_arn, id);
 `,
+	// 4: activity tasks waiting for a worker of any node.
+	`
+CREATE TABLE activity_tasks (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, activity_arn TEXT NOT NULL,
+	exec_arn TEXT NOT NULL, token TEXT NOT NULL UNIQUE, input TEXT NOT NULL);
+CREATE INDEX activity_tasks_by_activity ON activity_tasks (activity_arn, id);
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

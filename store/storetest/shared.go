@@ -21,6 +21,68 @@ func RunShared(t *testing.T, cluster func(t *testing.T) (node func() store.Share
 	t.Run("ClaimOnce", func(t *testing.T) { claimOnce(t, cluster) })
 	t.Run("LeaveOnClose", func(t *testing.T) { leaveOnClose(t, cluster) })
 	t.Run("Messages", func(t *testing.T) { messages(t, cluster) })
+	t.Run("ActivityTasks", func(t *testing.T) { activityTasks(t, cluster) })
+}
+
+// activityTasks: tasks offered on one node are taken from any, oldest
+// first, each once (also by many takers at once); offering a queued token
+// again adds nothing.
+func activityTasks(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx := context.Background()
+	node, _ := cluster(t)
+	a, b := node(), node()
+	defer a.Close()
+	defer b.Close()
+	act := "arn:aws:states:us-east-1:1:activity:w"
+	const n = 40
+	for i := range n {
+		task := &store.ActivityTask{ActivityARN: act, ExecutionARN: fmt.Sprintf("x%d", i), Token: fmt.Sprintf("t%d", i), Input: fmt.Sprintf(`{"i":%d}`, i)}
+		if err := a.OfferTask(ctx, task); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if err := b.OfferTask(ctx, task); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if other, err := b.TakeTask(ctx, act+"-other"); err != nil || other != nil {
+		t.Fatalf("a task of another activity: %+v %v", other, err)
+	}
+	first, err := b.TakeTask(ctx, act)
+	if err != nil || first == nil || first.Token != "t0" || first.ExecutionARN != "x0" || first.Input != `{"i":0}` {
+		t.Fatalf("the oldest task: %+v %v", first, err)
+	}
+	var mu sync.Mutex
+	taken := map[string]int{}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			s := []store.Shared{a, b}[i%2]
+			for {
+				task, err := s.TakeTask(ctx, act)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if task == nil {
+					return
+				}
+				mu.Lock()
+				taken[task.Token]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(taken) != n-1 {
+		t.Errorf("%d tasks taken, want %d", len(taken), n-1)
+	}
+	for tok, c := range taken {
+		if c != 1 || tok == "t0" {
+			t.Errorf("task %s taken %d times", tok, c)
+		}
+	}
 }
 
 // receiver collects the messages a node receives, failing the first
