@@ -73,6 +73,7 @@ type Store struct {
 	closeErr  error
 
 	commits atomic.Int64 // transactions committed, for benchmarks
+	swept   atomic.Bool  // a claim has taken the executions of every node gone
 
 	cacheMu sync.Mutex
 	cache   map[string]execState // by execution ARN; see execState
@@ -532,11 +533,11 @@ func (s *Store) Close() error {
 		<-s.closed
 		close(s.stopLease)
 		<-s.leaseDone
-		// Leaving hands this node's running executions to the others at
-		// their next claim, without waiting for the lease to lapse.
+		// Leaving ends the lease now, so that the others claim this
+		// node's running executions at their next claim.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, err := s.pool.Exec(ctx, `DELETE FROM nodes WHERE id = $1`, s.node)
+		_, err := s.pool.Exec(ctx, `UPDATE nodes SET lease_until = now() - interval '1 second' WHERE id = $1`, s.node)
 		s.closeErr = errors.Join(err, s.closeConns())
 	})
 	return s.closeErr
@@ -1072,11 +1073,27 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `DELETE FROM nodes WHERE lease_until < now()`); err != nil {
+	rows, err := tx.Query(ctx, `DELETE FROM nodes WHERE lease_until < now() RETURNING id`)
+	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
-	rows, err := tx.Query(ctx, `UPDATE executions e SET owner = $1 WHERE status = 'RUNNING' AND owner <> $1
-		AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.owner) RETURNING `+execColumns, s.node)
+	gone, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: claim: %w", err)
+	}
+	// The executions of the nodes just removed, found by the index on
+	// running executions' owners; the first claim of a node also takes
+	// those of any node that is gone (a claimer's transaction that failed,
+	// executions of schema version 1).
+	switch {
+	case !s.swept.Load():
+		rows, err = tx.Query(ctx, `UPDATE executions e SET owner = $1 WHERE status = 'RUNNING' AND owner <> $1
+			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.owner) RETURNING `+execColumns, s.node)
+	case len(gone) > 0:
+		rows, err = tx.Query(ctx, `UPDATE executions SET owner = $1 WHERE status = 'RUNNING' AND owner = ANY($2) RETURNING `+execColumns, s.node, gone)
+	default:
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
@@ -1087,6 +1104,7 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
+	s.swept.Store(true)
 	for _, e := range claimed {
 		s.forget(e.ARN)
 	}

@@ -41,6 +41,7 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value BYTEA NOT NULL);
 	`
 CREATE TABLE nodes (id TEXT PRIMARY KEY, lease_until TIMESTAMPTZ NOT NULL, started TIMESTAMPTZ NOT NULL DEFAULT now());
 ALTER TABLE executions ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX executions_running_by_owner ON executions (owner) WHERE status = 'RUNNING';
 `,
 	// 3: messages for the owner of an execution (stops and callbacks sent
 	// to another node), in the order sent.

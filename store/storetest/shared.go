@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,9 +109,14 @@ func (r *receiver) wait(t *testing.T, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// In the order sent for each execution; executions interleave.
 		r.mu.Lock()
-		got := strings.Join(r.got, " ")
+		list := slices.Clone(r.got)
 		r.mu.Unlock()
+		slices.SortStableFunc(list, func(a, b string) int {
+			return strings.Compare(a[:strings.Index(a, "/")], b[:strings.Index(b, "/")])
+		})
+		got := strings.Join(list, " ")
 		if got == want {
 			return
 		}
