@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stepd/stepd/store"
@@ -155,7 +156,7 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 		s.closeConns()
 		return nil, fmt.Errorf("postgres store: register the node: %w", err)
 	}
-	go s.renew()
+	go s.renew(cfg.ConnConfig.Copy())
 	var wg sync.WaitGroup
 	for _, w := range s.ws {
 		wg.Go(func() { s.writer(w) })
@@ -1019,11 +1020,20 @@ func (s *Store) Secret(ctx context.Context) ([]byte, error) {
 // renew renews the node's lease every fifth of its length until Close. The
 // lease is lost when its row is gone (another node has claimed its
 // executions) or when no renewal succeeded for a whole lease.
-func (s *Store) renew() {
+//
+// It renews on a connection of its own, so that a pool busy with reads
+// cannot delay a renewal; the connection is made again after a failure.
+func (s *Store) renew(cfg *pgx.ConnConfig) {
 	defer close(s.leaseDone)
 	tick := time.NewTicker(s.lease / 5)
 	defer tick.Stop()
 	renewed := time.Now()
+	var conn *pgx.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close(context.Background())
+		}
+	}()
 	for {
 		select {
 		case <-s.stopLease:
@@ -1033,7 +1043,18 @@ func (s *Store) renew() {
 		case <-tick.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), s.lease/2)
-		ct, err := s.pool.Exec(ctx, `UPDATE nodes SET lease_until = now() + $2::interval WHERE id = $1`, s.node, s.lease.String())
+		var ct pgconn.CommandTag
+		var err error
+		if conn == nil {
+			conn, err = pgx.ConnectConfig(ctx, cfg)
+		}
+		if err == nil {
+			ct, err = conn.Exec(ctx, `UPDATE nodes SET lease_until = now() + $2::interval WHERE id = $1`, s.node, s.lease.String())
+			if err != nil {
+				conn.Close(ctx)
+				conn = nil
+			}
+		}
 		cancel()
 		switch {
 		case err == nil && ct.RowsAffected() == 1:

@@ -141,3 +141,36 @@ func TestShared(t *testing.T) {
 		return node, expire
 	})
 }
+
+// TestLeaseRenewed keeps a node with a one-second lease for three seconds:
+// it renews its lease, so it can still commit, and keeps its executions
+// from another node's claims.
+func TestLeaseRenewed(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	a, err := postgres.OpenOptions(ctx, dsn, postgres.Options{Lease: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b := open(t, dsn)
+	defer b.Close()
+	arn := "arn:aws:states:us-east-1:1:execution:m:e"
+	if err := a.CreateExecution(ctx, &store.Execution{ARN: arn, Name: "e", StateMachineARN: "sm", Status: "RUNNING"}, &store.Step{ExecutionARN: arn, Status: "RUNNING"}); err != nil {
+		t.Fatal(err)
+	}
+	for seq := int64(1); seq <= 3; seq++ {
+		time.Sleep(time.Second)
+		if claimed, err := b.Claim(ctx); err != nil || len(claimed) != 0 {
+			t.Fatalf("after %d s, another node claimed %d executions: %v", seq, len(claimed), err)
+		}
+		if err := a.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: seq, Status: "RUNNING"}); err != nil {
+			t.Fatalf("after %d s: %v", seq, err)
+		}
+	}
+	select {
+	case <-a.Lost():
+		t.Fatal("the node lost its lease")
+	default:
+	}
+}
