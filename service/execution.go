@@ -289,7 +289,7 @@ func (s *Service) Wait(ctx context.Context, arn string) (*store.Execution, error
 	if err := s.waitDone(ctx, arn); err != nil {
 		return nil, err
 	}
-	return s.DescribeExecution(ctx, arn)
+	return s.waitElsewhere(ctx, arn)
 }
 
 // waitDone blocks until the execution of arn is not running in this

@@ -229,3 +229,33 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 // activityPoll is how often a waiting GetActivityTask looks for a task in
 // a shared store.
 const activityPoll = 200 * time.Millisecond
+
+// elsewherePoll is how often Wait reads an execution that another node of
+// a shared store runs.
+const elsewherePoll = 500 * time.Millisecond
+
+// waitElsewhere returns the execution once it is not running, reading it
+// from a shared store again while another node runs it (a .sync child
+// claimed by another node); with a single-node store it reads it once.
+func (s *Service) waitElsewhere(ctx context.Context, execution string) (*store.Execution, error) {
+	for {
+		e, err := s.DescribeExecution(ctx, execution)
+		if err != nil || e.Status != string(interp.Running) || s.shared(execution) == nil {
+			return e, err
+		}
+		if d := s.driver(execution); d != nil {
+			// Adopted here meanwhile.
+			select {
+			case <-d.Done():
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(elsewherePoll):
+		}
+	}
+}

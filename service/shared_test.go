@@ -83,4 +83,30 @@ func TestSharedNodes(t *testing.T) {
 	if err != nil || stopped.Status != "ABORTED" {
 		t.Fatalf("StopExecution on the other node: %+v %v", stopped, err)
 	}
+
+	// A .sync parent on A whose child runs on B (B started it first, by
+	// the name and input the parent gives) waits for the child's end.
+	kid, err := b.CreateStateMachine(ctx, service.StateMachineInput{Name: "kid", RoleARN: "arn:aws:iam::1:role/r",
+		Definition: `{"StartAt":"Nap","States":{"Nap":{"Type":"Wait","Seconds":1,"Next":"Say"},"Say":{"Type":"Pass","Result":{"said":"kid"},"End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.StartExecution(ctx, service.StartInput{StateMachineARN: kid.ARN, Name: "kid-1", Input: `{"n":1}`}); err != nil {
+		t.Fatal(err)
+	}
+	parent, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: "arn:aws:iam::1:role/r",
+		Definition: `{"StartAt":"Child","States":{"Child":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
+			"Parameters":{"StateMachineArn":"` + kid.ARN + `","Name":"kid-1","Input":{"n":1}},"OutputPath":"$.Output","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pe, err := a.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer pcancel()
+	if done, err := a.Wait(pctx, pe.ARN); err != nil || done.Status != "SUCCEEDED" || done.Output != `{"said":"kid"}` {
+		t.Fatalf("a .sync parent whose child runs on another node: %+v %v", done, err)
+	}
 }

@@ -25,7 +25,8 @@ import (
 // Wait, an activity (its workers poll random nodes), a command task that fails its first attempt and is retried, and a
 // .waitForTaskToken callback (the command standing in for the queue
 // leaves the message in a folder; the test answers it on a random node,
-// usually not the owner), and a Map whose iterations wait.
+// usually not the owner), a .sync:2 child (which may move to another node
+// than its parent's), and a Map whose iterations wait.
 const failoverDef = `{"StartAt":"Wait","States":{
  "Wait":{"Type":"Wait","SecondsPath":"$.wait","Next":"Work"},
  "Work":{"Type":"Task","Resource":"ACTIVITY","TimeoutSeconds":300,"ResultPath":"$.work","Next":"Flaky"},
@@ -33,15 +34,22 @@ const failoverDef = `{"StartAt":"Wait","States":{
    "Retry":[{"ErrorEquals":["Flaky"],"IntervalSeconds":1,"MaxAttempts":3}],"ResultPath":"$.flaky","Next":"Ask"},
  "Ask":{"Type":"Task","Resource":"arn:aws:states:::sqs:sendMessage.waitForTaskToken","TimeoutSeconds":300,
    "Parameters":{"QueueUrl":"https://sqs.us-east-1.amazonaws.com/123456789012/asks","MessageBody":{"token.$":"$$.Task.Token","id.$":"$.id"}},
-   "ResultPath":"$.answer","Next":"Fan"},
+   "ResultPath":"$.answer","Next":"Child"},
+ "Child":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
+   "Parameters":{"StateMachineArn":"CHILD","Input":{"id.$":"$.id","AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$":"$$.Execution.Id"}},
+   "ResultSelector":{"out.$":"$.Output"},"ResultPath":"$.child","Next":"Fan"},
  "Fan":{"Type":"Map","ItemsPath":"$.items","MaxConcurrency":2,"ResultPath":"$.fan",
    "ItemProcessor":{"StartAt":"Pause","States":{"Pause":{"Type":"Wait","Seconds":1,"Next":"Double"},
      "Double":{"Type":"Pass","Parameters":{"v.$":"States.MathAdd($, $)"},"End":true}}},"Next":"Done"},
- "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","work.$":"$.work","flaky.$":"$.flaky","answer.$":"$.answer","fan.$":"$.fan"},"End":true}}}`
+ "Done":{"Type":"Pass","Parameters":{"id.$":"$.id","work.$":"$.work","flaky.$":"$.flaky","answer.$":"$.answer","child.$":"$.child.out","fan.$":"$.fan"},"End":true}}}`
 
 // flakyScript fails the first call for an id and succeeds after.
 const flakyScript = `in=$(cat); f="$MARKS/m-$(printf %s "$in" | tr -dc 0-9)"
 if [ -e "$f" ]; then echo '{"ok":true}'; else : > "$f"; echo '{"errorType":"Flaky","errorMessage":"first try"}'; exit 1; fi`
+
+// failoverChildDef waits, then answers with its id.
+const failoverChildDef = `{"StartAt":"Nap","States":{"Nap":{"Type":"Wait","Seconds":1,"Next":"Say"},
+ "Say":{"Type":"Pass","Parameters":{"child.$":"$.id"},"End":true}}}`
 
 // askScript leaves the message in $ASKS, whole (written, then renamed).
 const askScript = `f="$ASKS/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json" && echo '{"MessageId":"m-1"}'`
@@ -115,8 +123,20 @@ func TestFailover(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	var childARN string
 	if err := onAny(0, func(c *sfn.Client) error {
-		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("failover"), Definition: aws.String(strings.Replace(failoverDef, "ACTIVITY", actARN, 1)),
+		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("failover-child"), Definition: aws.String(failoverChildDef),
+			RoleArn: aws.String("arn:aws:iam::123456789012:role/x")})
+		if err == nil {
+			childARN = aws.ToString(sm.StateMachineArn)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	def := strings.Replace(strings.Replace(failoverDef, "ACTIVITY", actARN, 1), "CHILD", childARN, 1)
+	if err := onAny(0, func(c *sfn.Client) error {
+		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("failover"), Definition: aws.String(def),
 			RoleArn: aws.String("arn:aws:iam::123456789012:role/x")})
 		if err == nil {
 			smARN = aws.ToString(sm.StateMachineArn)
@@ -251,7 +271,7 @@ func TestFailover(t *testing.T) {
 				return err
 			})
 			if err == nil && d.Status != types.ExecutionStatusRunning {
-				want := fmt.Sprintf(`{"id":%d,"work":{"by":"worker","id":%d},"flaky":{"ok":true},"answer":{"by":"callback","id":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, i, 2*i, 2*(i+1))
+				want := fmt.Sprintf(`{"id":%d,"work":{"by":"worker","id":%d},"flaky":{"ok":true},"answer":{"by":"callback","id":%d},"child":{"child":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, i, i, 2*i, 2*(i+1))
 				if d.Status != types.ExecutionStatusSucceeded || aws.ToString(d.Output) != want {
 					t.Errorf("execution %d: %s %s %s %s, want output %s", i, d.Status, aws.ToString(d.Output), aws.ToString(d.Error), aws.ToString(d.Cause), want)
 				}
