@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/postgres"
+	"github.com/stepd/stepd/store/postgres/pgtest"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/store/storetest"
 	"github.com/stepd/stepd/task"
@@ -44,12 +47,38 @@ func BenchmarkDurable(b *testing.B) {
 	for _, gc := range []int{100, 400} {
 		b.Run(fmt.Sprintf("gogc=%d", gc), func(b *testing.B) {
 			defer debug.SetGCPercent(debug.SetGCPercent(gc))
-			benchDurable(b)
+			benchDurable(b, openSQLite)
 		})
 	}
 }
 
-func benchDurable(b *testing.B) {
+// BenchmarkDurableStores runs BenchmarkDurable's workload on each durable
+// store in the same run, as stepd serve runs it (gogc=400): SQLite in a
+// temporary folder and PostgreSQL (a schema of its own on the test server,
+// see store/postgres/pgtest).
+func BenchmarkDurableStores(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	b.Run("store=sqlite", func(b *testing.B) { benchDurable(b, openSQLite) })
+	b.Run("store=postgres", func(b *testing.B) {
+		benchDurable(b, func(b *testing.B) store.Store {
+			st, err := postgres.Open(context.Background(), pgtest.DSN(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			return st
+		})
+	})
+}
+
+func openSQLite(b *testing.B) store.Store {
+	st, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "stepd.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+func benchDurable(b *testing.B, open func(b *testing.B) store.Store) {
 	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		return task.Result{Output: value.ObjectOf("ok", true)}
 	})
@@ -57,10 +86,7 @@ func benchDurable(b *testing.B) {
 	for _, conc := range []int{1, 100, 1000} {
 		b.Run(fmt.Sprintf("executions=%d", conc), func(b *testing.B) {
 			ctx := context.Background()
-			st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "stepd.db"))
-			if err != nil {
-				b.Fatal(err)
-			}
+			st := open(b)
 			defer st.Close()
 			svc := service.New(service.Config{Store: st, Invoker: inv})
 			defer svc.Close()

@@ -88,6 +88,9 @@ func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait 
 	if _, err := s.DescribeActivity(ctx, arn); err != nil {
 		return "", "", err
 	}
+	if sh, ok := s.store.(store.Shared); ok {
+		return s.takeShared(ctx, sh, arn, worker, wait)
+	}
 	q := s.queue(arn)
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -152,6 +155,9 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 	}
 	d := s.driver(arn)
 	if d == nil {
+		if sh := s.shared(arn); sh != nil {
+			return s.forward(ctx, sh, arn, callbackMessage(token, in))
+		}
 		return s.noDriver(ctx, arn)
 	}
 	switch err := d.Deliver(token, in); {

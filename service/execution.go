@@ -221,6 +221,11 @@ func (s *Service) enqueueActivity(d *engine.Driver, id int64, req *task.Request)
 		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)})
 		return
 	}
+	if execution := d.Execution().Info().ExecutionArn; s.shared(execution) != nil {
+		// Any node's workers may take it.
+		go s.offerShared(s.shared(execution), &store.ActivityTask{ActivityARN: req.Resource, ExecutionARN: execution, Token: req.TaskToken, Input: value.String(req.Input)})
+		return
+	}
 	q := s.queue(req.Resource)
 	at := activityTask{token: req.TaskToken, input: value.String(req.Input), driver: d}
 	select {
@@ -431,7 +436,7 @@ func (s *Service) Wait(ctx context.Context, arn string) (*store.Execution, error
 	if err := s.waitDone(ctx, arn); err != nil {
 		return nil, err
 	}
-	return s.DescribeExecution(ctx, arn)
+	return s.waitElsewhere(ctx, arn)
 }
 
 // waitDone blocks until the execution of arn is not running in this
@@ -460,6 +465,9 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 	}
 	d := s.driver(arn)
 	if d == nil {
+		if sh := s.shared(arn); sh != nil {
+			return s.stopElsewhere(ctx, sh, arn, errName, cause)
+		}
 		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
 	}
 	// The stop interrupts an evaluation running meanwhile; the answer

@@ -206,5 +206,44 @@ func ScanRunning(ctx context.Context, s Store, fn func(e *Execution, steps []*St
 	return nil
 }
 
+// Shared is a Store that several `stepd serve` nodes share (store/postgres).
+// Each node owns the running executions it started or claimed, and holds a
+// lease that it renews; a node whose lease has lapsed can commit nothing
+// more (its writes fail with ErrConflict), and the running executions it
+// owned are claimed by the others. Single-node stores (memory, SQLite) do
+// not implement it: their one process owns every execution.
+type Shared interface {
+	Store
+	// Claim makes this node the owner of every running execution whose
+	// owner's lease has lapsed (or whose owner has left), and returns them
+	// for the caller to resume by replay.
+	Claim(ctx context.Context) ([]*Execution, error)
+	// Lost is closed once this node has lost its lease: from then on it
+	// can commit no step, and its process should stop.
+	Lost() <-chan struct{}
+	// Send queues msg for the owner of a running execution (ErrNotFound
+	// when it is not running). The message outlives its owner: if the
+	// owner dies first, the node that claims the execution receives it.
+	Send(ctx context.Context, executionARN string, msg []byte) error
+	// Receive calls fn, until ctx ends, with each message sent to an
+	// execution this node owns, in the order sent. A message is removed
+	// once fn returns nil; when fn fails it is offered again later.
+	Receive(ctx context.Context, fn func(ctx context.Context, executionARN string, msg []byte) error) error
+	// OfferTask queues an activity task for the workers polling any node.
+	// Offering a token that is queued already changes nothing.
+	OfferTask(ctx context.Context, t *ActivityTask) error
+	// TakeTask takes the oldest task queued for an activity, once across
+	// all nodes; nil when there is none.
+	TakeTask(ctx context.Context, activityARN string) (*ActivityTask, error)
+}
+
+// ActivityTask is an activity task waiting for a worker.
+type ActivityTask struct {
+	ActivityARN  string
+	ExecutionARN string
+	Token        string
+	Input        string
+}
+
 // SecretSize is the length of a store's secret.
 const SecretSize = 32

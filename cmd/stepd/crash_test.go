@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/stepd/stepd/store/postgres/pgtest"
 )
 
 // crashDef mixes what a restart must preserve: a durable Wait, a task
@@ -45,15 +47,21 @@ const crashChildDef = `{"StartAt":"Relay","States":{"Relay":{"Type":"Task","Reso
 // Standard executions, kills the process with SIGKILL at random moments
 // five times (restarting it each time) while activity workers keep working,
 // and checks that every execution ends with the right output and a
-// contiguous, duplicate-free history. It needs the durable store.
+// contiguous, duplicate-free history. It runs on each durable store:
+// SQLite, and PostgreSQL (--store).
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
 	bin := buildStepd(t)
+	t.Run("SQLite", func(t *testing.T) { testCrashRecovery(t, bin) })
+	t.Run("PostgreSQL", func(t *testing.T) { testCrashRecovery(t, bin, "--store", pgtest.DSN(t)) })
+}
+
+func testCrashRecovery(t *testing.T, bin string, storeFlags ...string) {
 	data := filepath.Join(t.TempDir(), "data")
 	addr := freeAddr(t)
-	proc := startServe(t, bin, addr, data)
+	proc := startServe(t, bin, addr, data, storeFlags...)
 	defer func() { _ = proc.Process.Kill(); _, _ = proc.Process.Wait() }()
 	c := restartingClient(addr)
 	ctx := context.Background()
@@ -140,7 +148,7 @@ func TestCrashRecovery(t *testing.T) {
 		time.Sleep(time.Duration(200+rand.IntN(800)) * time.Millisecond)
 		_ = proc.Process.Signal(syscall.SIGKILL)
 		_, _ = proc.Process.Wait()
-		proc = startServe(t, bin, addr, data)
+		proc = startServe(t, bin, addr, data, storeFlags...)
 	}
 
 	deadline := time.Now().Add(90 * time.Second)

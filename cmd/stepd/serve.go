@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -21,6 +22,7 @@ import (
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
+	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task/mock"
 )
@@ -58,10 +60,15 @@ func envOr(name, def string) string {
 	return def
 }
 
-// openStore opens the durable store in dir, or a memory store when dir is
-// empty.
-func openStore(ctx context.Context, dir string) (store.Store, error) {
-	if dir == "" {
+// openStore opens the store named by url when it is set (a PostgreSQL
+// URL), else the SQLite store in dir, or a memory store when dir is empty.
+func openStore(ctx context.Context, url, dir string) (store.Store, error) {
+	switch {
+	case strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
+		return postgres.Open(ctx, url)
+	case url != "":
+		return nil, fmt.Errorf("--store: want a postgres:// URL, got %q", url)
+	case dir == "":
 		return memory.New(), nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -70,11 +77,29 @@ func openStore(ctx context.Context, dir string) (store.Store, error) {
 	return sqlite.Open(ctx, filepath.Join(dir, "stepd.db"))
 }
 
+// storeName describes the store for the log, without a password.
+func storeName(storeURL, dir string) string {
+	switch {
+	case storeURL != "":
+		if u, err := url.Parse(storeURL); err == nil {
+			if u.User != nil {
+				u.User = url.User(u.User.Username())
+			}
+			return "PostgreSQL " + u.Redacted()
+		}
+		return "PostgreSQL"
+	case dir == "":
+		return "memory"
+	}
+	return "SQLite in " + dir
+}
+
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stepd serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
 	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
+	storeURL := fs.String("store", envOr("STEPD_STORE", ""), "postgres://USER@HOST/DB?search_path=SCHEMA: keep state in PostgreSQL, shared by several nodes, instead of SQLite in --data (env STEPD_STORE)")
 	region := fs.String("region", envOr("STEPD_REGION", arn.DefaultRegion), "region used in ARNs (env STEPD_REGION)")
 	account := fs.String("account", envOr("STEPD_ACCOUNT", arn.DefaultAccount), "account id used in ARNs (env STEPD_ACCOUNT)")
 	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
@@ -109,7 +134,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return exitUsage
 		}
 	}
-	st, err := openStore(ctx, *data)
+	st, err := openStore(ctx, *storeURL, *data)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
@@ -117,8 +142,26 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer st.Close()
 	cfg.Store = st
 	svc := service.New(cfg)
-	n, err := svc.Resume(ctx)
-	if err != nil {
+	// A shared store (PostgreSQL) holds other nodes' executions too: this
+	// node runs those it starts and those it claims from nodes that died
+	// or left; a single-node store's executions are all this process's.
+	var lost <-chan struct{}
+	var n int
+	if sh, ok := st.(store.Shared); ok {
+		lost = sh.Lost()
+		claimed, err := sh.Claim(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "stepd serve: claiming executions: %v\n", err)
+			return exitFail
+		}
+		n = svc.Adopt(ctx, claimed)
+		go claimLoop(ctx, sh, svc, log)
+		go func() {
+			if err := svc.Receive(ctx); err != nil {
+				log.Error("receiving stops and callbacks from other nodes", "err", err)
+			}
+		}()
+	} else if n, err = svc.Resume(ctx); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: resuming executions: %v\n", err)
 		return exitFail
 	}
@@ -156,24 +199,63 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())
 	}
 	log.Info("stepd serving the AWS Step Functions API",
-		"addr", ln.Addr().String(), "auth", auth, "data", *data, "region", *region, "account", *account, "resumed", n)
+		"addr", ln.Addr().String(), "auth", auth, "store", storeName(*storeURL, *data), "region", *region, "account", *account, "resumed", n)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	if *ui {
 		fmt.Fprintf(stdout, "web console at http://%s/\n", ln.Addr())
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	code := exitOK
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
 		log.Error("server stopped", "err", err)
+	case <-lost:
+		// Another node has claimed this node's executions: it can commit
+		// nothing more, so it stops (a supervisor restarts it as a new
+		// node).
+		log.Error("this node lost its lease to the store; stopping")
+		code = exitFail
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
 	svc.Close()
-	log.Info("stopped; running executions resume on the next start")
-	return exitOK
+	if lost != nil {
+		log.Info("stopped; the other nodes take this node's running executions over")
+	} else {
+		log.Info("stopped; running executions resume on the next start")
+	}
+	return code
+}
+
+// claimEvery is how often a node of a shared store claims the executions
+// of nodes that died or left (a fifth of the store's default lease).
+const claimEvery = time.Second
+
+// claimLoop claims and adopts executions of nodes that died or left, until
+// ctx ends or the node loses its lease.
+func claimLoop(ctx context.Context, sh store.Shared, svc *service.Service, log *slog.Logger) {
+	tick := time.NewTicker(claimEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sh.Lost():
+			return
+		case <-tick.C:
+		}
+		claimed, err := sh.Claim(ctx)
+		if err != nil {
+			log.Warn("claiming executions", "err", err)
+			continue
+		}
+		if len(claimed) > 0 {
+			log.Info("claimed the executions of nodes that died or left", "claimed", len(claimed), "running", svc.Adopt(ctx, claimed))
+		}
+	}
 }
 
 // withConsole serves GET and HEAD requests (the console's static files,

@@ -1,0 +1,261 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// forwarded is a stop or a callback that a node sends, through a shared
+// store (store.Shared), to the node that owns the execution.
+type forwarded struct {
+	V      int    `json:"v"`
+	Kind   string `json:"kind"` // stop, success, failure, heartbeat, started
+	Token  string `json:"token,omitempty"`
+	Worker string `json:"worker,omitempty"` // started: the worker that took the task
+	Output string `json:"output,omitempty"` // JSON text, for success
+	Error  string `json:"error,omitempty"`
+	Cause  string `json:"cause,omitempty"`
+}
+
+// decodeForwarded reads a message that encodeForwarded wrote.
+func decodeForwarded(b []byte) (forwarded, error) {
+	var m forwarded
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, fmt.Errorf("forwarded message: %w", err)
+	}
+	if dec.More() {
+		return m, errors.New("forwarded message: text after the object")
+	}
+	if m.V != 1 {
+		return m, fmt.Errorf("forwarded message: version %d, want 1", m.V)
+	}
+	switch m.Kind {
+	case "stop":
+	case "success":
+		if _, err := value.ParseString(m.Output); err != nil {
+			return m, fmt.Errorf("forwarded message: output: %w", err)
+		}
+		fallthrough
+	case "failure", "heartbeat", "started":
+		if m.Token == "" {
+			return m, fmt.Errorf("forwarded message: %s without a token", m.Kind)
+		}
+	default:
+		return m, fmt.Errorf("forwarded message: unknown kind %q", m.Kind)
+	}
+	return m, nil
+}
+
+func encodeForwarded(m forwarded) []byte {
+	m.V = 1
+	b, _ := json.Marshal(m) // strings only: cannot fail
+	return b
+}
+
+// callbackMessage is the forwarded form of a callback's input.
+func callbackMessage(token string, in interp.Input) forwarded {
+	switch {
+	case in.Kind == interp.TaskHeartbeat:
+		return forwarded{Kind: "heartbeat", Token: token}
+	case in.Result.Error != "":
+		return forwarded{Kind: "failure", Token: token, Error: in.Result.Error, Cause: in.Result.Cause}
+	}
+	return forwarded{Kind: "success", Token: token, Output: value.String(in.Result.Output)}
+}
+
+// callbackInput is the input of a forwarded callback.
+func callbackInput(m forwarded) interp.Input {
+	switch m.Kind {
+	case "heartbeat":
+		return interp.Input{Kind: interp.TaskHeartbeat}
+	case "started":
+		return interp.Input{Kind: interp.TaskStarted, Worker: m.Worker}
+	case "failure":
+		return interp.Input{Kind: interp.TaskDone, Result: task.Result{Error: m.Error, Cause: m.Cause}}
+	}
+	v, _ := value.ParseString(m.Output) // checked by decodeForwarded
+	return interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: v}}
+}
+
+// shared returns the shared store that holds a Standard execution run by
+// another node, or nil (single-node stores, Express executions).
+func (s *Service) shared(execution string) store.Shared {
+	if a, err := arn.Parse(execution); err == nil && a.Type == arn.Express {
+		return nil
+	}
+	sh, _ := s.store.(store.Shared)
+	return sh
+}
+
+// forward sends a callback for an execution this node does not run to its
+// owner. The owner delivers it later: the caller learns that it was
+// queued, not whether the task was still open.
+func (s *Service) forward(ctx context.Context, sh store.Shared, execution string, m forwarded) error {
+	err := sh.Send(ctx, execution, encodeForwarded(m))
+	if errors.Is(err, store.ErrNotFound) {
+		return s.noDriver(ctx, execution)
+	}
+	return err
+}
+
+// stopElsewhere asks the owner of an execution that another node runs to
+// stop it, and waits (up to 10 s) until it has ended.
+func (s *Service) stopElsewhere(ctx context.Context, sh store.Shared, execution, errName, cause string) (*store.Execution, error) {
+	if err := sh.Send(ctx, execution, encodeForwarded(forwarded{Kind: "stop", Error: errName, Cause: cause})); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		e, err := s.DescribeExecution(ctx, execution)
+		if err != nil || e.Status != string(interp.Running) || time.Now().After(deadline) {
+			return e, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Receive delivers, until ctx ends, the stops and callbacks that other
+// nodes forward to the executions this node runs (a shared store only;
+// with another store it returns at once).
+func (s *Service) Receive(ctx context.Context) error {
+	sh, ok := s.store.(store.Shared)
+	if !ok {
+		return nil
+	}
+	return sh.Receive(ctx, s.receive)
+}
+
+// receive delivers one forwarded message. A message for an execution this
+// node owns but has not adopted yet fails, to be offered again; one that
+// cannot be delivered any more (a closed task, an ended execution, a bad
+// message) is logged and dropped.
+func (s *Service) receive(ctx context.Context, execution string, msg []byte) error {
+	m, err := decodeForwarded(msg)
+	if err != nil {
+		s.log.Error("dropping a forwarded message", "execution", execution, "err", err)
+		return nil
+	}
+	d := s.driver(execution)
+	if d == nil {
+		e, err := s.store.GetExecution(ctx, execution)
+		if err != nil {
+			return err
+		}
+		if e.Status == string(interp.Running) {
+			return fmt.Errorf("execution %s is not running here yet", execution)
+		}
+		return nil
+	}
+	if m.Kind == "stop" {
+		d.Stop(m.Error, m.Cause)
+		return nil
+	}
+	if err := d.Deliver(m.Token, callbackInput(m)); err != nil {
+		s.log.Info("a forwarded callback found no open task", "execution", execution, "kind", m.Kind, "err", err)
+	}
+	return nil
+}
+
+// offerShared queues an activity task in the shared store, for the
+// workers of every node, retrying while the store fails.
+func (s *Service) offerShared(sh store.Shared, t *store.ActivityTask) {
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := sh.OfferTask(s.ctx, t)
+		if err == nil || s.ctx.Err() != nil {
+			return
+		}
+		s.log.Warn("offering an activity task; retrying", "execution", t.ExecutionARN, "err", err)
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// takeShared waits up to wait for a task of the activity in the shared
+// store, and tells its execution's owner that worker took it. A task whose
+// execution has ended is skipped.
+func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, worker string, wait time.Duration) (token, input string, err error) {
+	deadline := time.Now().Add(wait)
+	for {
+		t, err := sh.TakeTask(ctx, activity)
+		if err != nil {
+			return "", "", err
+		}
+		if t != nil {
+			if d := s.driver(t.ExecutionARN); d != nil {
+				if d.Deliver(t.Token, interp.Input{Kind: interp.TaskStarted, Worker: worker}) != nil {
+					continue // its task has closed
+				}
+				return t.Token, t.Input, nil
+			}
+			err := sh.Send(ctx, t.ExecutionARN, encodeForwarded(forwarded{Kind: "started", Token: t.Token, Worker: worker}))
+			if errors.Is(err, store.ErrNotFound) {
+				continue // its execution has ended
+			}
+			if err != nil {
+				return "", "", err
+			}
+			return t.Token, t.Input, nil
+		}
+		if time.Now().After(deadline) {
+			return "", "", nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", "", nil
+		case <-time.After(min(activityPoll, time.Until(deadline))):
+		}
+	}
+}
+
+// activityPoll is how often a waiting GetActivityTask looks for a task in
+// a shared store.
+const activityPoll = 200 * time.Millisecond
+
+// elsewherePoll is how often Wait reads an execution that another node of
+// a shared store runs.
+const elsewherePoll = 500 * time.Millisecond
+
+// waitElsewhere returns the execution once it is not running, reading it
+// from a shared store again while another node runs it (a .sync child
+// claimed by another node); with a single-node store it reads it once.
+func (s *Service) waitElsewhere(ctx context.Context, execution string) (*store.Execution, error) {
+	for {
+		e, err := s.DescribeExecution(ctx, execution)
+		if err != nil || e.Status != string(interp.Running) || s.shared(execution) == nil {
+			return e, err
+		}
+		if d := s.driver(execution); d != nil {
+			// Adopted here meanwhile.
+			select {
+			case <-d.Done():
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(elsewherePoll):
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package service_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store/postgres"
+	"github.com/stepd/stepd/store/postgres/pgtest"
+)
+
+// TestSharedNodes runs two services over one PostgreSQL schema, as two
+// stepd serve nodes: node A runs the executions it starts, and node B
+// hands A's activity task to a worker, takes the worker's answer, and
+// stops another of A's executions.
+func TestSharedNodes(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var nodes [2]*service.Service
+	var receivers sync.WaitGroup
+	for i := range nodes {
+		st, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		nodes[i] = service.New(service.Config{Store: st})
+		defer nodes[i].Close()
+		receivers.Go(func() { _ = nodes[i].Receive(ctx) })
+	}
+	defer receivers.Wait() // before the stores close: a receiver holds a connection
+	defer cancel()
+	a, b := nodes[0], nodes[1]
+	act, err := a.CreateActivity(ctx, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := `{"StartAt":"Work","States":{"Work":{"Type":"Task","Resource":"` + act.ARN + `","TimeoutSeconds":60,"End":true}}}`
+	sm, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "m", RoleARN: "arn:aws:iam::1:role/r", Definition: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := a.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "e", Input: `{"n":1}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, input, err := b.GetActivityTask(ctx, act.ARN, "worker-on-b", 10*time.Second)
+	if err != nil || token == "" || input != `{"n":1}` {
+		t.Fatalf("GetActivityTask on the other node: %q %q %v", token, input, err)
+	}
+	if err := b.SendTaskHeartbeat(ctx, token); err != nil {
+		t.Fatalf("heartbeat on the other node: %v", err)
+	}
+	if err := b.SendTaskSuccess(ctx, token, `{"done":"by b"}`); err != nil {
+		t.Fatalf("SendTaskSuccess on the other node: %v", err)
+	}
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	done, err := a.Wait(wctx, e.ARN)
+	if err != nil || done.Status != "SUCCEEDED" || done.Output != `{"done":"by b"}` {
+		t.Fatalf("execution after the answer: %+v %v", done, err)
+	}
+	events, _, err := a.History(ctx, e.ARN, "", 100, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, ev := range events {
+		types = append(types, ev.Type)
+	}
+	if got := strings.Join(types, " "); !strings.Contains(got, "ActivityStarted ActivitySucceeded") {
+		t.Errorf("history: %s", got)
+	}
+
+	waiting, err := a.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "w", Input: `{"n":2}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped, err := b.StopExecution(ctx, waiting.ARN, "Halt", "stopped on b")
+	if err != nil || stopped.Status != "ABORTED" {
+		t.Fatalf("StopExecution on the other node: %+v %v", stopped, err)
+	}
+
+	// A .sync parent on A whose child runs on B (B started it first, by
+	// the name and input the parent gives) waits for the child's end.
+	kid, err := b.CreateStateMachine(ctx, service.StateMachineInput{Name: "kid", RoleARN: "arn:aws:iam::1:role/r",
+		Definition: `{"StartAt":"Nap","States":{"Nap":{"Type":"Wait","Seconds":1,"Next":"Say"},"Say":{"Type":"Pass","Result":{"said":"kid"},"End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.StartExecution(ctx, service.StartInput{StateMachineARN: kid.ARN, Name: "kid-1", Input: `{"n":1}`}); err != nil {
+		t.Fatal(err)
+	}
+	parent, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: "arn:aws:iam::1:role/r",
+		Definition: `{"StartAt":"Child","States":{"Child":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
+			"Parameters":{"StateMachineArn":"` + kid.ARN + `","Name":"kid-1","Input":{"n":1}},"OutputPath":"$.Output","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pe, err := a.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN, Name: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, pcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer pcancel()
+	if done, err := a.Wait(pctx, pe.ARN); err != nil || done.Status != "SUCCEEDED" || done.Output != `{"said":"kid"}` {
+		t.Fatalf("a .sync parent whose child runs on another node: %+v %v", done, err)
+	}
+}
