@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+	"maps"
 	"math"
 	"strings"
 	"sync"
@@ -101,7 +102,7 @@ type Store struct {
 
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
-	insStep, updExec, selExec *sql.Stmt
+	insStep, insExec, updExec, selExec *sql.Stmt
 	// cache holds, for the writer goroutine only, recent executions' row
 	// key, next step number and summary, so that a step costs one insert
 	// (the executions row is only rewritten when the summary changes). It
@@ -114,6 +115,14 @@ type Store struct {
 	scratch []byte
 
 	commits atomic.Int64 // transactions committed, for tests
+
+	// sms caches the state machines read, by ARN, so that StartExecution,
+	// which reads its state machine, costs no query. A write of a state
+	// machine drops its entry once committed, and bumps smGen so that a
+	// read that began before the write does not cache what it read.
+	smMu  sync.Mutex
+	sms   map[string]*store.StateMachine
+	smGen uint64
 }
 
 type execState struct {
@@ -130,6 +139,9 @@ var _ store.Store = (*Store)(nil)
 type request struct {
 	fn  func(tx *sql.Tx) error
 	err chan error
+	// after, when set, runs on the writer once the request's transaction
+	// has ended, committed or not, before the caller is answered.
+	after func()
 }
 
 // refusal is an error of a request that wrote nothing: the transaction
@@ -161,11 +173,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}}
+	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}}
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
 	}{
+		{&s.insExec, `INSERT INTO executions (` + execColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
@@ -323,6 +336,9 @@ func (s *Store) commitAll(batch []*request) bool {
 	defer func() { s.txOf, s.txStmts = nil, nil }()
 	if err != nil {
 		for _, r := range batch {
+			if r.after != nil {
+				r.after()
+			}
 			r.err <- fmt.Errorf("begin: %w", err)
 		}
 		return true
@@ -341,6 +357,9 @@ func (s *Store) commitAll(batch []*request) bool {
 			if len(batch) > 1 {
 				return false
 			}
+			if r.after != nil {
+				r.after()
+			}
 			r.err <- err
 			return true
 		}
@@ -357,6 +376,9 @@ func (s *Store) commitAll(batch []*request) bool {
 		}
 	}
 	for i, r := range batch {
+		if r.after != nil {
+			r.after()
+		}
 		r.err <- errs[i]
 	}
 	return true
@@ -365,7 +387,13 @@ func (s *Store) commitAll(batch []*request) bool {
 // write queues fn and waits until its batch is committed. When ctx ends
 // first, the write may still commit.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	r := &request{fn: fn, err: make(chan error, 1)}
+	return s.writeThen(ctx, fn, nil)
+}
+
+// writeThen is write with a function that the writer runs once the
+// transaction of fn has ended (see request.after).
+func (s *Store) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, after func()) error {
+	r := &request{fn: fn, err: make(chan error, 1), after: after}
 	select {
 	case <-s.done:
 		return errClosed
@@ -400,7 +428,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		s.closeErr = errors.Join(s.insStep.Close(), s.updExec.Close(), s.selExec.Close(), s.w.Close(), s.db.Close())
+		s.closeErr = errors.Join(s.insStep.Close(), s.insExec.Close(), s.updExec.Close(), s.selExec.Close(), s.w.Close(), s.db.Close())
 	})
 	return s.closeErr
 }
@@ -509,13 +537,13 @@ func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	if err != nil {
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeThen(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO state_machines VALUES (?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, nanos(sm.Created), nanos(sm.Updated), sm.RevisionID, string(tags))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists))
 		}
 		return err
-	})
+	}, func() { s.forgetSM(sm.ARN) })
 }
 
 // UpdateStateMachine implements store.Store.
@@ -524,7 +552,8 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	if err != nil {
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	arn := sm.ARN
+	return s.writeThen(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=? WHERE arn=?`, sm.Definition, sm.RoleARN, nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
 		if err != nil {
 			return err
@@ -535,7 +564,7 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound))
 		}
 		return nil
-	})
+	}, func() { s.forgetSM(arn) })
 }
 
 const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags`
@@ -554,8 +583,16 @@ func scanSM(row scanner) (*store.StateMachine, error) {
 	return &sm, nil
 }
 
-// GetStateMachine implements store.Store.
+// GetStateMachine implements store.Store: from the cache when it holds
+// the state machine, else from the database (and then into the cache).
+// The caller gets its own copy either way.
 func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMachine, error) {
+	s.smMu.Lock()
+	cached, gen := s.sms[arn], s.smGen
+	s.smMu.Unlock()
+	if cached != nil {
+		return copySM(cached), nil
+	}
 	sm, err := scanSM(s.db.QueryRowContext(ctx, `SELECT `+smColumns+` FROM state_machines WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
@@ -563,12 +600,35 @@ func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMa
 	if err != nil {
 		return nil, err
 	}
+	s.smMu.Lock()
+	if s.smGen == gen {
+		if len(s.sms) >= 10000 {
+			clear(s.sms)
+		}
+		s.sms[arn] = copySM(sm)
+	}
+	s.smMu.Unlock()
 	return sm, nil
+}
+
+// forgetSM drops a state machine from the cache after a write of it.
+func (s *Store) forgetSM(arn string) {
+	s.smMu.Lock()
+	delete(s.sms, arn)
+	s.smGen++
+	s.smMu.Unlock()
+}
+
+// copySM returns a copy of sm that shares nothing mutable with it.
+func copySM(sm *store.StateMachine) *store.StateMachine {
+	c := *sm
+	c.Tags = maps.Clone(sm.Tags)
+	return &c
 }
 
 // DeleteStateMachine implements store.Store.
 func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeThen(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`DELETE FROM state_machines WHERE arn=?`, arn)
 		if err != nil {
 			return err
@@ -579,7 +639,7 @@ func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
 			return refuse(fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound))
 		}
 		return nil
-	})
+	}, func() { s.forgetSM(arn) })
 }
 
 // query runs a list query and scans its rows.
@@ -687,11 +747,16 @@ func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 		return nil, err
 	}
 	c.next++
+	s.remember(arn, c)
+	return c, nil
+}
+
+// remember keeps an execution's state in the writer's cache.
+func (s *Store) remember(arn string, c *execState) {
 	if len(s.cache) >= 100000 {
 		clear(s.cache)
 	}
 	s.cache[arn] = c
-	return c, nil
 }
 
 // appendEvents appends the packed form of evs to b: id (8 bytes), type
@@ -735,11 +800,12 @@ func decodeEvents(b []byte) ([]store.Event, error) {
 	return out, nil
 }
 
-// CreateExecution implements store.Store.
+// CreateExecution implements store.Store. The new row's key comes from
+// the insert, and a new execution has no steps, so its state for the step
+// cache needs no query.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, nanos(e.Started), nanos(e.Stopped))
+		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, nanos(e.Started), nanos(e.Stopped))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))
 		}
@@ -747,10 +813,12 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 			return err
 		}
 		// From here on a failure rolls the batch back: the row is written.
-		c, err := s.execState(tx, e.ARN)
+		key, err := res.LastInsertId()
 		if err != nil {
 			return unrefused(err)
 		}
+		c := &execState{key: key, status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
+		s.remember(e.ARN, c)
 		return unrefused(s.insertStep(tx, c, first))
 	})
 }
