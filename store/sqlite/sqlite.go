@@ -41,6 +41,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -113,6 +114,15 @@ type Store struct {
 	txStmts map[*sql.Stmt]*sql.Stmt
 	// scratch is the writer's buffer for packing a step's events.
 	scratch []byte
+	// pending are the steps of the batch that leave their execution
+	// running, inserted together by flush in multi-row statements of
+	// runStmts (by row count) before the batch commits; arena holds their
+	// inputs and packed events, args the statements' arguments. Writer
+	// only.
+	pending  []pendingStep
+	arena    []byte
+	args     []any
+	runStmts map[int]*sql.Stmt
 
 	commits atomic.Int64 // transactions committed, for tests
 
@@ -124,6 +134,23 @@ type Store struct {
 	sms   map[string]*store.StateMachine
 	smGen uint64
 }
+
+// pendingStep is a step waiting in the writer for flush: its row's values,
+// the input and events as ranges of the writer's arena.
+type pendingStep struct {
+	key, seq, at, first, last, wake int64
+	input                           int // arena[input:events] is the input, -1 for none
+	events, end                     int // arena[events:end] are the packed events
+}
+
+// runRow is the placeholder list of one row of a running step: the
+// summary columns hold what a running step's always do.
+const runRow = `(?,?,?,?,?,?,?,'RUNNING','','','',0,?)`
+
+// runBatch is the most rows one insert of running steps holds; flush
+// splits the pending steps into statements of runBatch, then of powers of
+// two below it.
+const runBatch = 64
 
 type execState struct {
 	key    int64
@@ -173,7 +200,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}}
+	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{},
+		arena: make([]byte, 0, 1<<16)} // never nil: a step without events binds an empty blob, not NULL
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
@@ -191,6 +219,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			r.Close()
 			return nil, fmt.Errorf("prepare %q: %w", p.sql, err)
 		}
+	}
+	if err := s.prepareRun(ctx); err != nil {
+		for _, st := range append([]*sql.Stmt{s.insStep, s.insExec, s.updExec, s.selExec}, slices.Collect(maps.Values(s.runStmts))...) {
+			st.Close()
+		}
+		w.Close()
+		r.Close()
+		return nil, err
 	}
 	go s.writer()
 	return s, nil
@@ -334,6 +370,10 @@ func (s *Store) commit(batch []*request) {
 func (s *Store) commitAll(batch []*request) bool {
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	defer func() { s.txOf, s.txStmts = nil, nil }()
+	s.pending, s.arena = s.pending[:0], s.arena[:0]
+	if cap(s.arena) > 16<<20 {
+		s.arena = make([]byte, 0, 1<<16) // a batch of large steps had grown it
+	}
 	if err != nil {
 		for _, r := range batch {
 			if r.after != nil {
@@ -363,6 +403,19 @@ func (s *Store) commitAll(batch []*request) bool {
 			r.err <- err
 			return true
 		}
+	}
+	if err := s.flush(tx); err != nil {
+		_ = tx.Rollback()
+		clear(s.cache)
+		if len(batch) > 1 {
+			return false
+		}
+		r := batch[0]
+		if r.after != nil {
+			r.after()
+		}
+		r.err <- fmt.Errorf("insert steps: %w", err)
+		return true
 	}
 	if err := tx.Commit(); err == nil {
 		s.commits.Add(1)
@@ -428,7 +481,11 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		s.closeErr = errors.Join(s.insStep.Close(), s.insExec.Close(), s.updExec.Close(), s.selExec.Close(), s.w.Close(), s.db.Close())
+		errs := []error{s.insStep.Close(), s.insExec.Close(), s.updExec.Close(), s.selExec.Close()}
+		for _, st := range s.runStmts {
+			errs = append(errs, st.Close())
+		}
+		s.closeErr = errors.Join(append(errs, s.w.Close(), s.db.Close())...)
 	})
 	return s.closeErr
 }
@@ -696,6 +753,20 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
+	if st.Status == "RUNNING" && st.Output == "" && st.Error == "" && st.Cause == "" && st.Stopped.IsZero() && c.status == "RUNNING" && !c.dirty {
+		// The common step: the execution runs on, its summary unchanged.
+		p := pendingStep{key: c.key, seq: st.Seq, at: nanos(st.At), first: first, last: last, wake: nanos(st.Wake), input: -1}
+		if st.Input != nil {
+			p.input = len(s.arena)
+			s.arena = append(s.arena, st.Input...)
+		}
+		p.events = len(s.arena)
+		s.arena = appendEvents(s.arena, st.Events)
+		p.end = len(s.arena)
+		s.pending = append(s.pending, p)
+		c.next, c.last = st.Seq+1, last
+		return nil
+	}
 	// The statement binds a copy of the blob, so the writer's scratch
 	// buffer serves every step.
 	if s.scratch == nil {
@@ -720,6 +791,54 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	return nil
 }
 
+// flush inserts the pending steps in tx: runBatch rows a statement, and
+// the rest in statements of fewer rows, each a power of two.
+func (s *Store) flush(tx *sql.Tx) error {
+	rows := s.pending
+	for len(rows) > 0 {
+		n := runBatch
+		for n > len(rows) {
+			n /= 2
+		}
+		ins := s.runStmt(n)
+		args := s.args[:0]
+		for _, p := range rows[:n] {
+			var input []byte
+			if p.input >= 0 {
+				input = s.arena[p.input:p.events]
+			}
+			args = append(args, p.key, p.seq, p.at, input, p.first, p.last, s.arena[p.events:p.end:p.end], p.wake)
+		}
+		s.args = args
+		if _, err := s.stmt(tx, ins).Exec(args...); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	s.pending = s.pending[:0]
+	clear(s.args)
+	return nil
+}
+
+// runStmt returns the insert of n running steps (a power of two up to
+// runBatch), prepared by Open.
+func (s *Store) runStmt(n int) *sql.Stmt { return s.runStmts[n] }
+
+// prepareRun prepares the inserts of running steps on the writer's
+// connection, one for each power of two up to runBatch rows.
+func (s *Store) prepareRun(ctx context.Context) error {
+	for n := 1; n <= runBatch; n *= 2 {
+		q := `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(runRow+",", n), ",")
+		st, err := s.w.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare the insert of %d steps: %w", n, err)
+		}
+		s.runStmts[n] = st
+	}
+	return nil
+}
+
 // stmt returns the writer's prepared statement p bound to the batch
 // transaction tx, made once per transaction.
 func (s *Store) stmt(tx *sql.Tx, p *sql.Stmt) *sql.Stmt {
@@ -738,6 +857,10 @@ func (s *Store) stmt(tx *sql.Tx, p *sql.Stmt) *sql.Stmt {
 func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 	if c := s.cache[arn]; c != nil {
 		return c, nil
+	}
+	// The query reads the execution's steps: those pending go in first.
+	if err := s.flush(tx); err != nil {
+		return nil, err
 	}
 	c := &execState{}
 	if err := s.stmt(tx, s.selExec).QueryRow(arn).Scan(&c.key, &c.next, &c.last, &c.status, &c.dirty); err != nil {
