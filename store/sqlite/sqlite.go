@@ -17,11 +17,16 @@
 // writes the table's last pages and a few index pages, however many
 // executions it holds, rather than a page per execution. A step's events
 // are packed into its row, so a transition costs that insert (and an
-// update of the executions row when the summary changes). Every row
+// update of the executions row when the summary changes). The steps that
+// leave their execution running, nearly all of them, are held by the
+// writer until the batch ends and inserted 64 rows a statement. Every row
 // records the range of event ids it holds; a step without events records
 // the empty range just after the previous step's, so both bounds grow with
 // Seq and a page of history starting at an event id is found by binary
 // search.
+//
+// State machines read are cached (StartExecution reads one each time);
+// the writer drops an entry once a write of that state machine ends.
 //
 // List tokens are opaque, checksummed keys of the last item returned
 // (keyset pagination), so that a page does not shift when executions are
