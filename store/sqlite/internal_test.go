@@ -466,3 +466,49 @@ func TestBatchedSteps(t *testing.T) {
 		t.Errorf("events of the execution created in the batch: %v %v", evs, err)
 	}
 }
+
+// TestBatchedStepFails checks that a batched insert of steps that fails (a
+// step the writer's cache wrongly took for the next one, which the
+// database refuses) rolls its batch back and that the batch's requests
+// are then committed or refused one by one.
+func TestBatchedStepFails(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	stale, other := newExec(t, s, "stale"), newExec(t, s, "other")
+	if err := <-appendAsync(s, stale, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Make the cache believe step 1 of stale is still to come.
+	if err := s.write(ctx, func(*sql.Tx) error {
+		s.cache[stale].next = 1
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	release := hold(t, s)
+	dup := appendAsync(s, stale, 1)
+	waitQueued(t, s, 1)
+	ok := appendAsync(s, other, 1)
+	waitQueued(t, s, 2)
+	before := s.commits.Load()
+	release()
+	if err := <-ok; err != nil {
+		t.Errorf("the other step: %v", err)
+	}
+	if err := <-dup; !errors.Is(err, store.ErrConflict) {
+		t.Errorf("step 1 again: %v, want ErrConflict", err)
+	}
+	// The held request's, then the replay's (the refused request commits
+	// nothing but its empty transaction).
+	if got := s.commits.Load() - before; got != 3 {
+		t.Errorf("%d transactions, want 3", got)
+	}
+	for _, a := range []string{stale, other} {
+		if steps, err := s.Steps(ctx, a); err != nil || len(steps) != 2 {
+			t.Errorf("%s: %d steps, %v", a, len(steps), err)
+		}
+		if err := <-appendAsync(s, a, 2); err != nil {
+			t.Errorf("%s: step 2: %v", a, err)
+		}
+	}
+}

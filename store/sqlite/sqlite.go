@@ -833,7 +833,10 @@ func (s *Store) runStmt(n int) *sql.Stmt { return s.runStmts[n] }
 // connection, one for each power of two up to runBatch rows.
 func (s *Store) prepareRun(ctx context.Context) error {
 	for n := 1; n <= runBatch; n *= 2 {
-		q := `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES ` +
+		// OR ROLLBACK: a failing row ends the transaction, which the
+		// writer rolls back and replays anyway, so SQLite keeps no
+		// statement journal to undo the statement's other rows.
+		q := `INSERT OR ROLLBACK INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES ` +
 			strings.TrimSuffix(strings.Repeat(runRow+",", n), ",")
 		st, err := s.w.PrepareContext(ctx, q)
 		if err != nil {
