@@ -17,9 +17,10 @@
 // writes the table's last pages and a few index pages, however many
 // executions it holds, rather than a page per execution. A step's events
 // are packed into its row, so a transition costs that insert (and an
-// update of the executions row when the summary changes). The steps that
-// leave their execution running, nearly all of them, are held by the
-// writer until the batch ends and inserted 64 rows a statement. Every row
+// update of the executions row when the summary changes). The writer holds
+// the steps of a batch until it ends and inserts them 64 rows a statement
+// (those that leave their execution running, nearly all, with the summary
+// columns written as literals). Every row
 // records the range of event ids it holds; a step without events records
 // the empty range just after the previous step's, so both bounds grow with
 // Seq and a page of history starting at an event id is found by binary
@@ -108,7 +109,7 @@ type Store struct {
 
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
-	insStep, insExec, updExec, selExec *sql.Stmt
+	insExec, updExec, selExec *sql.Stmt
 	// cache holds, for the writer goroutine only, recent executions' row
 	// key, next step number and summary, so that a step costs one insert
 	// (the executions row is only rewritten when the summary changes). It
@@ -117,17 +118,16 @@ type Store struct {
 	// txOf is the transaction txStmts belong to (see stmt); writer only.
 	txOf    *sql.Tx
 	txStmts map[*sql.Stmt]*sql.Stmt
-	// scratch is the writer's buffer for packing a step's events.
-	scratch []byte
 	// pending are the steps of the batch that leave their execution
 	// running, inserted together by flush in multi-row statements of
-	// runStmts (by row count) before the batch commits; arena holds their
-	// inputs and packed events, args the statements' arguments. Writer
-	// only.
-	pending  []pendingStep
-	arena    []byte
-	args     []any
-	runStmts map[int]*sql.Stmt
+	// runStmts (by row count) before the batch commits; ending are the
+	// other steps, inserted the same way by the statements of fullStmts;
+	// arena holds their inputs and packed events, args the statements'
+	// arguments. Writer only.
+	pending, ending     []pendingStep
+	arena               []byte
+	args                []any
+	runStmts, fullStmts map[int]*sql.Stmt
 
 	commits atomic.Int64 // transactions committed, for tests
 
@@ -146,11 +146,17 @@ type pendingStep struct {
 	key, seq, at, first, last, wake int64
 	input                           int // arena[input:events] is the input, -1 for none
 	events, end                     int // arena[events:end] are the packed events
+	// The summary columns, of a step in ending only.
+	status, output, errName, cause string
+	stopped                        int64
 }
 
 // runRow is the placeholder list of one row of a running step: the
 // summary columns hold what a running step's always do.
 const runRow = `(?,?,?,?,?,?,?,'RUNNING','','','',0,?)`
+
+// fullRow is the placeholder list of one row of any step.
+const fullRow = `(?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
 // runBatch is the most rows one insert of running steps holds; flush
 // splits the pending steps into statements of runBatch, then of powers of
@@ -205,14 +211,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{},
+	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
 		arena: make([]byte, 0, 1<<16)} // never nil: a step without events binds an empty blob, not NULL
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
 	}{
 		{&s.insExec, `INSERT INTO executions (` + execColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
-		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
 			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0
@@ -226,7 +231,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		}
 	}
 	if err := s.prepareRun(ctx); err != nil {
-		for _, st := range append([]*sql.Stmt{s.insStep, s.insExec, s.updExec, s.selExec}, slices.Collect(maps.Values(s.runStmts))...) {
+		for _, st := range append([]*sql.Stmt{s.insExec, s.updExec, s.selExec}, append(slices.Collect(maps.Values(s.runStmts)), slices.Collect(maps.Values(s.fullStmts))...)...) {
 			st.Close()
 		}
 		w.Close()
@@ -375,7 +380,7 @@ func (s *Store) commit(batch []*request) {
 func (s *Store) commitAll(batch []*request) bool {
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	defer func() { s.txOf, s.txStmts = nil, nil }()
-	s.pending, s.arena = s.pending[:0], s.arena[:0]
+	s.pending, s.ending, s.arena = s.pending[:0], s.ending[:0], s.arena[:0]
 	if cap(s.arena) > 16<<20 {
 		s.arena = make([]byte, 0, 1<<16) // a batch of large steps had grown it
 	}
@@ -486,8 +491,11 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		errs := []error{s.insStep.Close(), s.insExec.Close(), s.updExec.Close(), s.selExec.Close()}
+		errs := []error{s.insExec.Close(), s.updExec.Close(), s.selExec.Close()}
 		for _, st := range s.runStmts {
+			errs = append(errs, st.Close())
+		}
+		for _, st := range s.fullStmts {
 			errs = append(errs, st.Close())
 		}
 		s.closeErr = errors.Join(append(errs, s.w.Close(), s.db.Close())...)
@@ -758,30 +766,23 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
+	// The row waits for flush, its input and events in the arena.
+	p := pendingStep{key: c.key, seq: st.Seq, at: nanos(st.At), first: first, last: last, wake: nanos(st.Wake), input: -1}
+	if st.Input != nil {
+		p.input = len(s.arena)
+		s.arena = append(s.arena, st.Input...)
+	}
+	p.events = len(s.arena)
+	s.arena = appendEvents(s.arena, st.Events)
+	p.end = len(s.arena)
 	if st.Status == "RUNNING" && st.Output == "" && st.Error == "" && st.Cause == "" && st.Stopped.IsZero() && c.status == "RUNNING" && !c.dirty {
 		// The common step: the execution runs on, its summary unchanged.
-		p := pendingStep{key: c.key, seq: st.Seq, at: nanos(st.At), first: first, last: last, wake: nanos(st.Wake), input: -1}
-		if st.Input != nil {
-			p.input = len(s.arena)
-			s.arena = append(s.arena, st.Input...)
-		}
-		p.events = len(s.arena)
-		s.arena = appendEvents(s.arena, st.Events)
-		p.end = len(s.arena)
 		s.pending = append(s.pending, p)
 		c.next, c.last = st.Seq+1, last
 		return nil
 	}
-	// The statement binds a copy of the blob, so the writer's scratch
-	// buffer serves every step.
-	if s.scratch == nil {
-		s.scratch = make([]byte, 0, 4096) // not nil: an empty blob, not NULL
-	}
-	s.scratch = appendEvents(s.scratch[:0], st.Events)
-	if _, err := s.stmt(tx, s.insStep).Exec(c.key, st.Seq, nanos(st.At), st.Input, first, last, s.scratch,
-		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped), nanos(st.Wake)); err != nil {
-		return err
-	}
+	p.status, p.output, p.errName, p.cause, p.stopped = st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)
+	s.ending = append(s.ending, p)
 	status := c.status
 	if st.Status != "" {
 		status = st.Status
@@ -796,53 +797,65 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	return nil
 }
 
-// flush inserts the pending steps in tx: runBatch rows a statement, and
-// the rest in statements of fewer rows, each a power of two.
+// flush inserts the pending and ending steps in tx: runBatch rows a
+// statement, and the rest in statements of fewer rows, each a power of
+// two.
 func (s *Store) flush(tx *sql.Tx) error {
-	rows := s.pending
-	for len(rows) > 0 {
-		n := runBatch
-		for n > len(rows) {
-			n /= 2
-		}
-		ins := s.runStmt(n)
-		args := s.args[:0]
-		for _, p := range rows[:n] {
-			var input []byte
-			if p.input >= 0 {
-				input = s.arena[p.input:p.events]
+	for _, g := range []struct {
+		rows  []pendingStep
+		stmts map[int]*sql.Stmt
+		full  bool
+	}{{s.pending, s.runStmts, false}, {s.ending, s.fullStmts, true}} {
+		for rows := g.rows; len(rows) > 0; {
+			n := runBatch
+			for n > len(rows) {
+				n /= 2
 			}
-			args = append(args, p.key, p.seq, p.at, input, p.first, p.last, s.arena[p.events:p.end:p.end], p.wake)
+			args := s.args[:0]
+			for _, p := range rows[:n] {
+				var input []byte
+				if p.input >= 0 {
+					input = s.arena[p.input:p.events]
+				}
+				events := s.arena[p.events:p.end:p.end]
+				if g.full {
+					args = append(args, p.key, p.seq, p.at, input, p.first, p.last, events, p.status, p.output, p.errName, p.cause, p.stopped, p.wake)
+				} else {
+					args = append(args, p.key, p.seq, p.at, input, p.first, p.last, events, p.wake)
+				}
+			}
+			s.args = args
+			if _, err := s.stmt(tx, g.stmts[n]).Exec(args...); err != nil {
+				return err
+			}
+			rows = rows[n:]
 		}
-		s.args = args
-		if _, err := s.stmt(tx, ins).Exec(args...); err != nil {
-			return err
-		}
-		rows = rows[n:]
 	}
-	s.pending = s.pending[:0]
+	s.pending, s.ending = s.pending[:0], s.ending[:0]
 	clear(s.args)
 	return nil
 }
 
-// runStmt returns the insert of n running steps (a power of two up to
-// runBatch), prepared by Open.
-func (s *Store) runStmt(n int) *sql.Stmt { return s.runStmts[n] }
-
-// prepareRun prepares the inserts of running steps on the writer's
-// connection, one for each power of two up to runBatch rows.
+// prepareRun prepares the inserts of steps on the writer's connection, for
+// each power of two up to runBatch rows: of running steps (runStmts) and
+// of any (fullStmts).
 func (s *Store) prepareRun(ctx context.Context) error {
 	for n := 1; n <= runBatch; n *= 2 {
-		// OR ROLLBACK: a failing row ends the transaction, which the
-		// writer rolls back and replays anyway, so SQLite keeps no
-		// statement journal to undo the statement's other rows.
-		q := `INSERT OR ROLLBACK INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES ` +
-			strings.TrimSuffix(strings.Repeat(runRow+",", n), ",")
-		st, err := s.w.PrepareContext(ctx, q)
-		if err != nil {
-			return fmt.Errorf("prepare the insert of %d steps: %w", n, err)
+		for _, v := range []struct {
+			stmts map[int]*sql.Stmt
+			row   string
+		}{{s.runStmts, runRow}, {s.fullStmts, fullRow}} {
+			// OR ROLLBACK: a failing row ends the transaction, which the
+			// writer rolls back and replays anyway, so SQLite keeps no
+			// statement journal to undo the statement's other rows.
+			q := `INSERT OR ROLLBACK INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES ` +
+				strings.TrimSuffix(strings.Repeat(v.row+",", n), ",")
+			st, err := s.w.PrepareContext(ctx, q)
+			if err != nil {
+				return fmt.Errorf("prepare the insert of %d steps: %w", n, err)
+			}
+			v.stmts[n] = st
 		}
-		s.runStmts[n] = st
 	}
 	return nil
 }
