@@ -381,3 +381,134 @@ func TestMigrateWake(t *testing.T) {
 		t.Fatalf("steps after migration: %+v %v", steps, err)
 	}
 }
+
+// TestBatchedSteps checks that the steps of one batch that leave their
+// executions running, held by the writer and inserted several rows a
+// statement (150 of them: statements of 64, 64, 16, 4 and 2 rows), are
+// stored field for field beside steps that end or change an execution and
+// new executions, all in one transaction.
+func TestBatchedSteps(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	const n = 150
+	arns := make([]string, n)
+	for i := range arns {
+		arns[i] = newExec(t, s, fmt.Sprint(i))
+	}
+	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	want := make([]*store.Step, 0, n+2)
+	for i, arn := range arns {
+		st := &store.Step{ExecutionARN: arn, Seq: 1, At: at.Add(time.Duration(i) * time.Millisecond), Status: "RUNNING"}
+		switch i % 5 {
+		case 0: // no input, no events
+		case 1:
+			st.Input = []byte(fmt.Sprintf(`{"v":1,"kind":"TaskDone","id":%d}`, i))
+			st.Wake = at.Add(time.Hour + time.Duration(i))
+		case 4:
+			st.Status, st.Output, st.Stopped = "SUCCEEDED", fmt.Sprintf(`{"i":%d}`, i), at.Add(time.Second)
+			fallthrough
+		default:
+			st.Input = []byte(fmt.Sprintf(`{"i":%d}`, i))
+			for j := range i%3 + 1 {
+				st.Events = append(st.Events, store.Event{ID: int64(2 + j), Type: fmt.Sprintf("T%d", j), JSON: []byte(fmt.Sprintf(`{"e":"%d.%d"}`, i, j))})
+			}
+		}
+		want = append(want, st)
+	}
+	release := hold(t, s)
+	before := s.commits.Load()
+	var errs []chan error
+	for _, st := range want {
+		c := make(chan error, 1)
+		go func() { c <- s.AppendStep(ctx, st) }()
+		errs = append(errs, c)
+	}
+	fresh := &store.Execution{ARN: "arn:aws:states:us-east-1:1:execution:m:fresh", Name: "fresh", StateMachineARN: "sm", Status: "RUNNING", Input: "{}"}
+	created := make(chan error, 1)
+	go func() {
+		created <- s.CreateExecution(ctx, fresh, &store.Step{ExecutionARN: fresh.ARN, Status: "RUNNING", At: at,
+			Events: []store.Event{{ID: 1, Type: "ExecutionStarted", JSON: []byte(`{}`)}}})
+	}()
+	waitQueued(t, s, n+1)
+	release()
+	for i, c := range append(errs, created) {
+		if err := <-c; err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	if got := s.commits.Load() - before; got != 2 {
+		t.Errorf("%d transactions, want 2 (the held one and the batch)", got)
+	}
+	for i, w := range want {
+		steps, err := s.Steps(ctx, w.ExecutionARN)
+		if err != nil || len(steps) != 2 {
+			t.Fatalf("execution %d: %d steps, %v", i, len(steps), err)
+		}
+		g := steps[1]
+		if g.Seq != 1 || !g.At.Equal(w.At) || string(g.Input) != string(w.Input) || (g.Input == nil) != (w.Input == nil) ||
+			!g.Wake.Equal(w.Wake) || g.Status != w.Status || g.Output != w.Output || !g.Stopped.Equal(w.Stopped) ||
+			fmt.Sprint(g.Events) != fmt.Sprint(w.Events) {
+			t.Errorf("execution %d: step %+v, want %+v", i, g, w)
+		}
+		e, err := s.GetExecution(ctx, w.ExecutionARN)
+		if err != nil || e.Status != w.Status || e.Output != w.Output {
+			t.Errorf("execution %d: %+v %v, want status %s", i, e, err, w.Status)
+		}
+		// The next step goes after the batched one.
+		if err := s.AppendStep(ctx, &store.Step{ExecutionARN: w.ExecutionARN, Seq: 1, Status: "RUNNING"}); !errors.Is(err, store.ErrConflict) {
+			t.Errorf("execution %d: step 1 again: %v, want ErrConflict", i, err)
+		}
+	}
+	if err := s.AppendStep(ctx, &store.Step{ExecutionARN: fresh.ARN, Seq: 1, Status: "RUNNING"}); err != nil {
+		t.Errorf("step 1 of the execution created in the batch: %v", err)
+	}
+	if evs, err := s.Events(ctx, fresh.ARN, 0, 10, false); err != nil || len(evs) != 1 || evs[0].Type != "ExecutionStarted" {
+		t.Errorf("events of the execution created in the batch: %v %v", evs, err)
+	}
+}
+
+// TestBatchedStepFails checks that a batched insert of steps that fails (a
+// step the writer's cache wrongly took for the next one, which the
+// database refuses) rolls its batch back and that the batch's requests
+// are then committed or refused one by one.
+func TestBatchedStepFails(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	stale, other := newExec(t, s, "stale"), newExec(t, s, "other")
+	if err := <-appendAsync(s, stale, 1); err != nil {
+		t.Fatal(err)
+	}
+	// Make the cache believe step 1 of stale is still to come.
+	if err := s.write(ctx, func(*sql.Tx) error {
+		s.cache[stale].next = 1
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	release := hold(t, s)
+	dup := appendAsync(s, stale, 1)
+	waitQueued(t, s, 1)
+	ok := appendAsync(s, other, 1)
+	waitQueued(t, s, 2)
+	before := s.commits.Load()
+	release()
+	if err := <-ok; err != nil {
+		t.Errorf("the other step: %v", err)
+	}
+	if err := <-dup; !errors.Is(err, store.ErrConflict) {
+		t.Errorf("step 1 again: %v, want ErrConflict", err)
+	}
+	// The held request's, then the replay's (the refused request commits
+	// nothing but its empty transaction).
+	if got := s.commits.Load() - before; got != 3 {
+		t.Errorf("%d transactions, want 3", got)
+	}
+	for _, a := range []string{stale, other} {
+		if steps, err := s.Steps(ctx, a); err != nil || len(steps) != 2 {
+			t.Errorf("%s: %d steps, %v", a, len(steps), err)
+		}
+		if err := <-appendAsync(s, a, 2); err != nil {
+			t.Errorf("%s: step 2: %v", a, err)
+		}
+	}
+}

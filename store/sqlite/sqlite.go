@@ -17,11 +17,17 @@
 // writes the table's last pages and a few index pages, however many
 // executions it holds, rather than a page per execution. A step's events
 // are packed into its row, so a transition costs that insert (and an
-// update of the executions row when the summary changes). Every row
+// update of the executions row when the summary changes). The writer holds
+// the steps of a batch until it ends and inserts them 64 rows a statement
+// (those that leave their execution running, nearly all, with the summary
+// columns written as literals). Every row
 // records the range of event ids it holds; a step without events records
 // the empty range just after the previous step's, so both bounds grow with
 // Seq and a page of history starting at an event id is found by binary
 // search.
+//
+// State machines read are cached (StartExecution reads one each time);
+// the writer drops an entry once a write of that state machine ends.
 //
 // List tokens are opaque, checksummed keys of the last item returned
 // (keyset pagination), so that a page does not shift when executions are
@@ -39,7 +45,9 @@ import (
 	"fmt"
 	"hash/crc32"
 	"hash/fnv"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -101,7 +109,7 @@ type Store struct {
 
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
-	insStep, updExec, selExec *sql.Stmt
+	insExec, updExec, selExec *sql.Stmt
 	// cache holds, for the writer goroutine only, recent executions' row
 	// key, next step number and summary, so that a step costs one insert
 	// (the executions row is only rewritten when the summary changes). It
@@ -110,11 +118,50 @@ type Store struct {
 	// txOf is the transaction txStmts belong to (see stmt); writer only.
 	txOf    *sql.Tx
 	txStmts map[*sql.Stmt]*sql.Stmt
-	// scratch is the writer's buffer for packing a step's events.
-	scratch []byte
+	// pending are the steps of the batch that leave their execution
+	// running, inserted together by flush in multi-row statements of
+	// runStmts (by row count) before the batch commits; ending are the
+	// other steps, inserted the same way by the statements of fullStmts;
+	// arena holds their inputs and packed events, args the statements'
+	// arguments. Writer only.
+	pending, ending     []pendingStep
+	arena               []byte
+	args                []any
+	runStmts, fullStmts map[int]*sql.Stmt
 
 	commits atomic.Int64 // transactions committed, for tests
+
+	// sms caches the state machines read, by ARN, so that StartExecution,
+	// which reads its state machine, costs no query. A write of a state
+	// machine drops its entry once committed, and bumps smGen so that a
+	// read that began before the write does not cache what it read.
+	smMu  sync.Mutex
+	sms   map[string]*store.StateMachine
+	smGen uint64
 }
+
+// pendingStep is a step waiting in the writer for flush: its row's values,
+// the input and events as ranges of the writer's arena.
+type pendingStep struct {
+	key, seq, at, first, last, wake int64
+	input                           int // arena[input:events] is the input, -1 for none
+	events, end                     int // arena[events:end] are the packed events
+	// The summary columns, of a step in ending only.
+	status, output, errName, cause string
+	stopped                        int64
+}
+
+// runRow is the placeholder list of one row of a running step: the
+// summary columns hold what a running step's always do.
+const runRow = `(?,?,?,?,?,?,?,'RUNNING','','','',0,?)`
+
+// fullRow is the placeholder list of one row of any step.
+const fullRow = `(?,?,?,?,?,?,?,?,?,?,?,?,?)`
+
+// runBatch is the most rows one insert of running steps holds; flush
+// splits the pending steps into statements of runBatch, then of powers of
+// two below it.
+const runBatch = 64
 
 type execState struct {
 	key    int64
@@ -130,6 +177,9 @@ var _ store.Store = (*Store)(nil)
 type request struct {
 	fn  func(tx *sql.Tx) error
 	err chan error
+	// after, when set, runs on the writer once the request's transaction
+	// has ended, committed or not, before the caller is answered.
+	after func()
 }
 
 // refusal is an error of a request that wrote nothing: the transaction
@@ -161,12 +211,13 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}}
+	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
+		arena: make([]byte, 0, 1<<16)} // never nil: a step without events binds an empty blob, not NULL
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insStep, `INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insExec, `INSERT INTO executions (` + execColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
 			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0
@@ -178,6 +229,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			r.Close()
 			return nil, fmt.Errorf("prepare %q: %w", p.sql, err)
 		}
+	}
+	if err := s.prepareRun(ctx); err != nil {
+		for _, st := range append([]*sql.Stmt{s.insExec, s.updExec, s.selExec}, append(slices.Collect(maps.Values(s.runStmts)), slices.Collect(maps.Values(s.fullStmts))...)...) {
+			st.Close()
+		}
+		w.Close()
+		r.Close()
+		return nil, err
 	}
 	go s.writer()
 	return s, nil
@@ -321,8 +380,15 @@ func (s *Store) commit(batch []*request) {
 func (s *Store) commitAll(batch []*request) bool {
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	defer func() { s.txOf, s.txStmts = nil, nil }()
+	s.pending, s.ending, s.arena = s.pending[:0], s.ending[:0], s.arena[:0]
+	if cap(s.arena) > 16<<20 {
+		s.arena = make([]byte, 0, 1<<16) // a batch of large steps had grown it
+	}
 	if err != nil {
 		for _, r := range batch {
+			if r.after != nil {
+				r.after()
+			}
 			r.err <- fmt.Errorf("begin: %w", err)
 		}
 		return true
@@ -341,9 +407,25 @@ func (s *Store) commitAll(batch []*request) bool {
 			if len(batch) > 1 {
 				return false
 			}
+			if r.after != nil {
+				r.after()
+			}
 			r.err <- err
 			return true
 		}
+	}
+	if err := s.flush(tx); err != nil {
+		_ = tx.Rollback()
+		clear(s.cache)
+		if len(batch) > 1 {
+			return false
+		}
+		r := batch[0]
+		if r.after != nil {
+			r.after()
+		}
+		r.err <- fmt.Errorf("insert steps: %w", err)
+		return true
 	}
 	if err := tx.Commit(); err == nil {
 		s.commits.Add(1)
@@ -357,6 +439,9 @@ func (s *Store) commitAll(batch []*request) bool {
 		}
 	}
 	for i, r := range batch {
+		if r.after != nil {
+			r.after()
+		}
 		r.err <- errs[i]
 	}
 	return true
@@ -365,7 +450,13 @@ func (s *Store) commitAll(batch []*request) bool {
 // write queues fn and waits until its batch is committed. When ctx ends
 // first, the write may still commit.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	r := &request{fn: fn, err: make(chan error, 1)}
+	return s.writeThen(ctx, fn, nil)
+}
+
+// writeThen is write with a function that the writer runs once the
+// transaction of fn has ended (see request.after).
+func (s *Store) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, after func()) error {
+	r := &request{fn: fn, err: make(chan error, 1), after: after}
 	select {
 	case <-s.done:
 		return errClosed
@@ -400,7 +491,14 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		s.closeErr = errors.Join(s.insStep.Close(), s.updExec.Close(), s.selExec.Close(), s.w.Close(), s.db.Close())
+		errs := []error{s.insExec.Close(), s.updExec.Close(), s.selExec.Close()}
+		for _, st := range s.runStmts {
+			errs = append(errs, st.Close())
+		}
+		for _, st := range s.fullStmts {
+			errs = append(errs, st.Close())
+		}
+		s.closeErr = errors.Join(append(errs, s.w.Close(), s.db.Close())...)
 	})
 	return s.closeErr
 }
@@ -509,13 +607,13 @@ func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	if err != nil {
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeThen(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO state_machines VALUES (?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, nanos(sm.Created), nanos(sm.Updated), sm.RevisionID, string(tags))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists))
 		}
 		return err
-	})
+	}, func() { s.forgetSM(sm.ARN) })
 }
 
 // UpdateStateMachine implements store.Store.
@@ -524,7 +622,8 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	if err != nil {
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	arn := sm.ARN
+	return s.writeThen(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=? WHERE arn=?`, sm.Definition, sm.RoleARN, nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
 		if err != nil {
 			return err
@@ -535,7 +634,7 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound))
 		}
 		return nil
-	})
+	}, func() { s.forgetSM(arn) })
 }
 
 const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags`
@@ -554,8 +653,16 @@ func scanSM(row scanner) (*store.StateMachine, error) {
 	return &sm, nil
 }
 
-// GetStateMachine implements store.Store.
+// GetStateMachine implements store.Store: from the cache when it holds
+// the state machine, else from the database (and then into the cache).
+// The caller gets its own copy either way.
 func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMachine, error) {
+	s.smMu.Lock()
+	cached, gen := s.sms[arn], s.smGen
+	s.smMu.Unlock()
+	if cached != nil {
+		return copySM(cached), nil
+	}
 	sm, err := scanSM(s.db.QueryRowContext(ctx, `SELECT `+smColumns+` FROM state_machines WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
@@ -563,12 +670,35 @@ func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMa
 	if err != nil {
 		return nil, err
 	}
+	s.smMu.Lock()
+	if s.smGen == gen {
+		if len(s.sms) >= 10000 {
+			clear(s.sms)
+		}
+		s.sms[arn] = copySM(sm)
+	}
+	s.smMu.Unlock()
 	return sm, nil
+}
+
+// forgetSM drops a state machine from the cache after a write of it.
+func (s *Store) forgetSM(arn string) {
+	s.smMu.Lock()
+	delete(s.sms, arn)
+	s.smGen++
+	s.smMu.Unlock()
+}
+
+// copySM returns a copy of sm that shares nothing mutable with it.
+func copySM(sm *store.StateMachine) *store.StateMachine {
+	c := *sm
+	c.Tags = maps.Clone(sm.Tags)
+	return &c
 }
 
 // DeleteStateMachine implements store.Store.
 func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeThen(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`DELETE FROM state_machines WHERE arn=?`, arn)
 		if err != nil {
 			return err
@@ -579,7 +709,7 @@ func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
 			return refuse(fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound))
 		}
 		return nil
-	})
+	}, func() { s.forgetSM(arn) })
 }
 
 // query runs a list query and scans its rows.
@@ -636,16 +766,23 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
-	// The statement binds a copy of the blob, so the writer's scratch
-	// buffer serves every step.
-	if s.scratch == nil {
-		s.scratch = make([]byte, 0, 4096) // not nil: an empty blob, not NULL
+	// The row waits for flush, its input and events in the arena.
+	p := pendingStep{key: c.key, seq: st.Seq, at: nanos(st.At), first: first, last: last, wake: nanos(st.Wake), input: -1}
+	if st.Input != nil {
+		p.input = len(s.arena)
+		s.arena = append(s.arena, st.Input...)
 	}
-	s.scratch = appendEvents(s.scratch[:0], st.Events)
-	if _, err := s.stmt(tx, s.insStep).Exec(c.key, st.Seq, nanos(st.At), st.Input, first, last, s.scratch,
-		st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped), nanos(st.Wake)); err != nil {
-		return err
+	p.events = len(s.arena)
+	s.arena = appendEvents(s.arena, st.Events)
+	p.end = len(s.arena)
+	if st.Status == "RUNNING" && st.Output == "" && st.Error == "" && st.Cause == "" && st.Stopped.IsZero() && c.status == "RUNNING" && !c.dirty {
+		// The common step: the execution runs on, its summary unchanged.
+		s.pending = append(s.pending, p)
+		c.next, c.last = st.Seq+1, last
+		return nil
 	}
+	p.status, p.output, p.errName, p.cause, p.stopped = st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)
+	s.ending = append(s.ending, p)
 	status := c.status
 	if st.Status != "" {
 		status = st.Status
@@ -657,6 +794,69 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 		}
 	}
 	c.next, c.last, c.status, c.dirty = st.Seq+1, last, status, dirty
+	return nil
+}
+
+// flush inserts the pending and ending steps in tx: runBatch rows a
+// statement, and the rest in statements of fewer rows, each a power of
+// two.
+func (s *Store) flush(tx *sql.Tx) error {
+	for _, g := range []struct {
+		rows  []pendingStep
+		stmts map[int]*sql.Stmt
+		full  bool
+	}{{s.pending, s.runStmts, false}, {s.ending, s.fullStmts, true}} {
+		for rows := g.rows; len(rows) > 0; {
+			n := runBatch
+			for n > len(rows) {
+				n /= 2
+			}
+			args := s.args[:0]
+			for _, p := range rows[:n] {
+				var input []byte
+				if p.input >= 0 {
+					input = s.arena[p.input:p.events]
+				}
+				events := s.arena[p.events:p.end:p.end]
+				if g.full {
+					args = append(args, p.key, p.seq, p.at, input, p.first, p.last, events, p.status, p.output, p.errName, p.cause, p.stopped, p.wake)
+				} else {
+					args = append(args, p.key, p.seq, p.at, input, p.first, p.last, events, p.wake)
+				}
+			}
+			s.args = args
+			if _, err := s.stmt(tx, g.stmts[n]).Exec(args...); err != nil {
+				return err
+			}
+			rows = rows[n:]
+		}
+	}
+	s.pending, s.ending = s.pending[:0], s.ending[:0]
+	clear(s.args)
+	return nil
+}
+
+// prepareRun prepares the inserts of steps on the writer's connection, for
+// each power of two up to runBatch rows: of running steps (runStmts) and
+// of any (fullStmts).
+func (s *Store) prepareRun(ctx context.Context) error {
+	for n := 1; n <= runBatch; n *= 2 {
+		for _, v := range []struct {
+			stmts map[int]*sql.Stmt
+			row   string
+		}{{s.runStmts, runRow}, {s.fullStmts, fullRow}} {
+			// OR ROLLBACK: a failing row ends the transaction, which the
+			// writer rolls back and replays anyway, so SQLite keeps no
+			// statement journal to undo the statement's other rows.
+			q := `INSERT OR ROLLBACK INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake) VALUES ` +
+				strings.TrimSuffix(strings.Repeat(v.row+",", n), ",")
+			st, err := s.w.PrepareContext(ctx, q)
+			if err != nil {
+				return fmt.Errorf("prepare the insert of %d steps: %w", n, err)
+			}
+			v.stmts[n] = st
+		}
+	}
 	return nil
 }
 
@@ -679,6 +879,10 @@ func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 	if c := s.cache[arn]; c != nil {
 		return c, nil
 	}
+	// The query reads the execution's steps: those pending go in first.
+	if err := s.flush(tx); err != nil {
+		return nil, err
+	}
 	c := &execState{}
 	if err := s.stmt(tx, s.selExec).QueryRow(arn).Scan(&c.key, &c.next, &c.last, &c.status, &c.dirty); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -687,11 +891,16 @@ func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 		return nil, err
 	}
 	c.next++
+	s.remember(arn, c)
+	return c, nil
+}
+
+// remember keeps an execution's state in the writer's cache.
+func (s *Store) remember(arn string, c *execState) {
 	if len(s.cache) >= 100000 {
 		clear(s.cache)
 	}
 	s.cache[arn] = c
-	return c, nil
 }
 
 // appendEvents appends the packed form of evs to b: id (8 bytes), type
@@ -735,11 +944,12 @@ func decodeEvents(b []byte) ([]store.Event, error) {
 	return out, nil
 }
 
-// CreateExecution implements store.Store.
+// CreateExecution implements store.Store. The new row's key comes from
+// the insert, and a new execution has no steps, so its state for the step
+// cache needs no query.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped)
-			VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, nanos(e.Started), nanos(e.Stopped))
+		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, nanos(e.Started), nanos(e.Stopped))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))
 		}
@@ -747,10 +957,12 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 			return err
 		}
 		// From here on a failure rolls the batch back: the row is written.
-		c, err := s.execState(tx, e.ARN)
+		key, err := res.LastInsertId()
 		if err != nil {
 			return unrefused(err)
 		}
+		c := &execState{key: key, status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
+		s.remember(e.ARN, c)
 		return unrefused(s.insertStep(tx, c, first))
 	})
 }

@@ -143,6 +143,11 @@ func stateMachines(t *testing.T, s store.Store) {
 	if err != nil || got.Name != "b" || got.Tags["k"] != "v" || !got.Created.Equal(t0) || got.Definition != `{"StartAt":"P"}` {
 		t.Fatalf("Get: %+v %v", got, err)
 	}
+	// What Get returns is the caller's: changing it changes nothing stored.
+	got.Tags["k"], got.Definition = "changed", "{}"
+	if g, err := s.GetStateMachine(ctx, got.ARN); err != nil || g.Tags["k"] != "v" || g.Definition != `{"StartAt":"P"}` {
+		t.Fatalf("Get after changing what an earlier Get returned: %+v %v", g, err)
+	}
 	got.Definition, got.RevisionID, got.Tags = `{"StartAt":"Q"}`, "r2", map[string]string{"x": "y"}
 	if err := s.UpdateStateMachine(ctx, got); err != nil {
 		t.Fatal(err)
@@ -163,6 +168,9 @@ func stateMachines(t *testing.T, s store.Store) {
 	}
 	if _, _, err := s.ListStateMachines(ctx, store.Page{Token: "garbage"}); !errors.Is(err, store.ErrBadToken) {
 		t.Errorf("bad token: %v", err)
+	}
+	if _, err := s.GetStateMachine(ctx, sm("a").ARN); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.DeleteStateMachine(ctx, sm("a").ARN); err != nil {
 		t.Fatal(err)
