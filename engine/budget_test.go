@@ -30,6 +30,15 @@ func deepArray(depth int) any {
 	return v
 }
 
+// deepObject is {"a":{"a":...1...}} nested depth levels.
+func deepObject(depth int) any {
+	v, err := value.ParseString(strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 func TestEvaluationBudgets(t *testing.T) {
 	t.Parallel()
 	jsonata := func(expr string) string {
@@ -52,6 +61,10 @@ func TestEvaluationBudgets(t *testing.T) {
 	}{
 		{name: "string doubled (bytes allocated)", def: jsonata(doubling), budget: engine.Budget{Time: -1, Steps: -1},
 			status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 134,217,728 bytes allocated"},
+		{name: "$string of a deep input, indented (bytes allocated)", def: jsonata(`$string($states.input, true)`), input: deepObject(10_000),
+			budget: engine.Budget{Time: -1, Steps: -1}, status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 134,217,728 bytes allocated"},
+		{name: "$string of a deep input, indented (time)", def: jsonata(`$string($states.input, true)`), input: deepObject(10_000),
+			budget: engine.Budget{Time: 50 * time.Millisecond, Steps: -1, Alloc: -1}, status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 50ms of time"},
 		{name: "exponential recursion (steps)", def: jsonata(fib), budget: engine.Budget{Time: -1, Steps: 100_000, Alloc: -1},
 			status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 100,000 steps"},
 		{name: "exponential recursion (time)", def: jsonata(fib), budget: engine.Budget{Time: 100 * time.Millisecond, Steps: -1, Alloc: -1},

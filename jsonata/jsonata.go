@@ -33,6 +33,10 @@ type Expr struct {
 	src   string
 	e     *gnata.Expression
 	funcs []string // AWS's functions src names, bound for each evaluation
+	// concat: the expression has & (rewritten to $&); str: it names
+	// $string. Both are bound for each evaluation to the adapter's
+	// serialisers (stringify.go).
+	concat, str bool
 }
 
 // Error is a JSONata compile or evaluation error.
@@ -70,7 +74,8 @@ func Compile(src string) (x *Expr, err error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) })}, nil
+	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
+		concat: rewriteConcat(e), str: mentions(src, stringName)}, nil
 }
 
 // MustCompile is Compile for expressions known to be valid; it panics on
@@ -125,6 +130,15 @@ func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[stri
 
 // run evaluates with gnata values and converts the result back.
 func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
+	if x.concat || x.str {
+		str, concat := serialisers(ctx)
+		if x.concat {
+			gvars[concatName] = concat
+		}
+		if _, bound := gvars[stringName]; x.str && !bound {
+			gvars[stringName] = str // a variable named $string hides it, as it hides the builtin
+		}
+	}
 	r, err := x.e.EvalWithVars(ctx, data, gvars)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
