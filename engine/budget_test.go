@@ -111,3 +111,50 @@ func TestEvaluationBudgets(t *testing.T) {
 		})
 	}
 }
+
+// Evaluations that run side by side are each charged a share of the
+// process's allocations, not all of them: five evaluations that each
+// allocate about 50 MB fit a budget of 128 MiB together (charged the whole
+// process's 250 MB, most were cut off), and the
+// string doubled thirty times is still stopped beside them.
+func TestAllocationShared(t *testing.T) {
+	// building 100,000 small objects allocates about 50 MB
+	const legit = `$count([1..100000].{'a': $})`
+	run := func(expr string) *interp.Execution {
+		def := `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass","Output":"{% ` + expr + ` %}","End":true}}}`
+		sm, err := asl.Parse([]byte(def))
+		if err != nil {
+			panic(err)
+		}
+		p, err := interp.Compile(sm)
+		if err != nil {
+			panic(err)
+		}
+		return engine.Run(context.Background(), p, interp.Info{Name: "t", StartTime: time.Unix(1000, 0)}, value.NewObject(0),
+			engine.Options{Budget: engine.Budget{Time: -1, Steps: -1}})
+	}
+	side := func(exprs ...string) []*interp.Execution {
+		start := make(chan struct{})
+		out := make([]*interp.Execution, len(exprs))
+		done := make(chan struct{})
+		for i, e := range exprs {
+			go func() { <-start; out[i] = run(e); done <- struct{}{} }()
+		}
+		close(start)
+		for range exprs {
+			<-done
+		}
+		return out
+	}
+	for round := range 3 {
+		for i, x := range side(legit, legit, legit, legit, legit) {
+			if x.Status() != interp.Succeeded || value.String(x.Output()) != "100000" {
+				t.Errorf("round %d, evaluation %d of 5 side by side: %s: %v", round, i, x.Status(), x.Failure())
+			}
+		}
+	}
+	x := side(doubling, legit, legit, legit)[0]
+	if f := x.Failure(); x.Status() != interp.Failed || !strings.Contains(f.Cause, "bytes allocated") {
+		t.Errorf("the doubled string beside three evaluations: %s: %v", x.Status(), f)
+	}
+}
