@@ -31,13 +31,6 @@ const (
 	concatName = "&"
 )
 
-// serialisers returns the adapter's $string and & bound to an
-// evaluation's context: gnata's native functions are given none.
-func serialisers(ctx context.Context) (str, concat any) {
-	s := &serialiser{ctx: ctx}
-	return native(s.fnString), native(s.fnConcat)
-}
-
 // serialiser binds the serialising functions to an evaluation's context.
 type serialiser struct{ ctx context.Context }
 
