@@ -34,10 +34,10 @@ type Expr struct {
 	e     *gnata.Expression
 	funcs []string // AWS's functions src names, bound for each evaluation
 	// concat: the expression has & (rewritten to $&); str: it names
-	// $string; distinct: it names $distinct. Each is bound for each
-	// evaluation to the adapter's own, which consult the evaluation's
-	// context (stringify.go, distinct.go).
-	concat, str, distinct bool
+	// $string; distinct, match: it names $distinct, $match. Each is bound
+	// for each evaluation to the adapter's own, which consult the
+	// evaluation's context (stringify.go, distinct.go, match.go).
+	concat, str, distinct, match bool
 }
 
 // Error is a JSONata compile or evaluation error.
@@ -76,7 +76,8 @@ func Compile(src string) (x *Expr, err error) {
 		return nil, wrapErr(err)
 	}
 	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
-		concat: rewriteConcat(e), str: mentions(src, stringName), distinct: mentions(src, distinctName)}, nil
+		concat: rewriteConcat(e), str: mentions(src, stringName), distinct: mentions(src, distinctName),
+		match: gnataMatch.IsValid() && mentions(src, matchName)}, nil
 }
 
 // MustCompile is Compile for expressions known to be valid; it panics on
@@ -131,18 +132,21 @@ func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[stri
 
 // run evaluates with gnata values and converts the result back.
 func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
-	if x.concat || x.str || x.distinct {
+	if x.concat || x.str || x.distinct || x.match {
 		s := &serialiser{ctx: ctx}
 		if x.concat {
 			gvars[concatName] = native(s.fnConcat)
 		}
-		// A variable named $string or $distinct hides the adapter's, as
-		// it hides the builtin.
+		// A variable named like one of them hides the adapter's, as it
+		// hides the builtin.
 		if _, bound := gvars[stringName]; x.str && !bound {
 			gvars[stringName] = native(s.fnString)
 		}
 		if _, bound := gvars[distinctName]; x.distinct && !bound {
 			gvars[distinctName] = native(s.fnDistinct)
+		}
+		if _, bound := gvars[matchName]; x.match && !bound {
+			gvars[matchName] = s.matchFunc()
 		}
 	}
 	r, err := x.e.EvalWithVars(ctx, data, gvars)
