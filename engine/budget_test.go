@@ -146,7 +146,10 @@ func TestAllocationShared(t *testing.T) {
 		}
 		return out
 	}
-	for round := range 3 {
+	if testing.Short() {
+		t.Skip("allocates 1 GB")
+	}
+	for round := range 2 {
 		for i, x := range side(legit, legit, legit, legit, legit) {
 			if x.Status() != interp.Succeeded || value.String(x.Output()) != "100000" {
 				t.Errorf("round %d, evaluation %d of 5 side by side: %s: %v", round, i, x.Status(), x.Failure())

@@ -20,7 +20,7 @@ import (
 // evaluation's context, so neither the time budget nor a stop could
 // interrupt it. The adapter therefore binds its own $string, and rewrites
 // every & of a compiled expression into a call of its own concatenation
-// (rewriteConcat): both serialise through appendJSON, in one pass, and
+// (rewriteConcat): both serialise through encoder, in one pass, and
 // consult the context as the output grows.
 
 // stringName is the variable the adapter binds to its $string; concatName

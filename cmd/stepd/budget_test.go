@@ -11,8 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 )
 
-// fibDef computes $f(20) by exponential recursion: about 22,000 calls,
-// well within the default budget even under the race detector.
+// fibDef computes $f(20) by exponential recursion: about 22,000 calls.
 const fibDef = `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass",
 	"Output":"{% ($f := function($n) { $n <= 1 ? $n : $f($n - 1) + $f($n - 2) }; $f(20)) %}","End":true}}}`
 
@@ -21,7 +20,8 @@ const fibDef = `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"
 func TestBudgetFlags(t *testing.T) {
 	t.Parallel()
 	def := writeFile(t, "fib.json", fibDef)
-	long := writeFile(t, "fib25.json", strings.Replace(fibDef, "$f(20)", "$f(25)", 1)) // 250,000 calls
+	long := writeFile(t, "fib25.json", strings.Replace(fibDef, "$f(20)", "$f(25)", 1))  // 250,000 calls
+	small := writeFile(t, "fib12.json", strings.Replace(fibDef, "$f(20)", "$f(12)", 1)) // 465 calls
 	tests := []struct {
 		name   string
 		args   []string
@@ -29,7 +29,7 @@ func TestBudgetFlags(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{name: "default budget", args: []string{"run", def}, code: 0, stdout: "6765\n"},
+		{name: "default budget", args: []string{"run", small}, code: 0, stdout: "144\n"},
 		{name: "steps", args: []string{"run", def, "--eval-steps", "10_000"}, code: 1,
 			stderr: "the evaluation exceeded its budget of 10,000 steps."},
 		{name: "time", args: []string{"run", long, "--eval-steps", "0", "--eval-memory", "0", "--eval-timeout", "1ms"}, code: 1,
