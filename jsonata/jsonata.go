@@ -34,10 +34,11 @@ type Expr struct {
 	e     *gnata.Expression
 	funcs []string // AWS's functions src names, bound for each evaluation
 	// concat: the expression has & (rewritten to $&); str: it names
-	// $string; distinct, match: it names $distinct, $match. Each is bound
-	// for each evaluation to the adapter's own, which consult the
-	// evaluation's context (stringify.go, distinct.go, match.go).
-	concat, str, distinct, match bool
+	// $string; distinct, match, split: it names $distinct, $match, $split.
+	// Each is bound for each evaluation to the adapter's own, which
+	// consult the evaluation's context (stringify.go, distinct.go,
+	// match.go, split.go).
+	concat, str, distinct, match, split bool
 }
 
 // Error is a JSONata compile or evaluation error.
@@ -77,7 +78,7 @@ func Compile(src string) (x *Expr, err error) {
 	}
 	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
 		concat: rewriteConcat(e), str: mentions(src, stringName), distinct: mentions(src, distinctName),
-		match: gnataMatch.IsValid() && mentions(src, matchName)}, nil
+		match: gnataMatch.IsValid() && mentions(src, matchName), split: gnataSplit != nil && mentions(src, splitName)}, nil
 }
 
 // MustCompile is Compile for expressions known to be valid; it panics on
@@ -132,7 +133,7 @@ func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[stri
 
 // run evaluates with gnata values and converts the result back.
 func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
-	if x.concat || x.str || x.distinct || x.match {
+	if x.concat || x.str || x.distinct || x.match || x.split {
 		s := &serialiser{ctx: ctx}
 		if x.concat {
 			gvars[concatName] = native(s.fnConcat)
@@ -147,6 +148,9 @@ func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string
 		}
 		if _, bound := gvars[matchName]; x.match && !bound {
 			gvars[matchName] = s.matchFunc()
+		}
+		if _, bound := gvars[splitName]; x.split && !bound {
+			gvars[splitName] = native(s.fnSplit)
 		}
 	}
 	r, err := x.e.EvalWithVars(ctx, data, gvars)
