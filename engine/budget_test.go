@@ -30,6 +30,15 @@ func deepArray(depth int) any {
 	return v
 }
 
+// deepObject is {"a":{"a":...1...}} nested depth levels.
+func deepObject(depth int) any {
+	v, err := value.ParseString(strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 func TestEvaluationBudgets(t *testing.T) {
 	t.Parallel()
 	jsonata := func(expr string) string {
@@ -52,6 +61,10 @@ func TestEvaluationBudgets(t *testing.T) {
 	}{
 		{name: "string doubled (bytes allocated)", def: jsonata(doubling), budget: engine.Budget{Time: -1, Steps: -1},
 			status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 134,217,728 bytes allocated"},
+		{name: "$string of a deep input, indented (bytes allocated)", def: jsonata(`$string($states.input, true)`), input: deepObject(10_000),
+			budget: engine.Budget{Time: -1, Steps: -1}, status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 134,217,728 bytes allocated"},
+		{name: "$string of a deep input, indented (time)", def: jsonata(`$string($states.input, true)`), input: deepObject(10_000),
+			budget: engine.Budget{Time: 50 * time.Millisecond, Steps: -1, Alloc: -1}, status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 50ms of time"},
 		{name: "exponential recursion (steps)", def: jsonata(fib), budget: engine.Budget{Time: -1, Steps: 100_000, Alloc: -1},
 			status: interp.Succeeded, err: "States.QueryEvaluationError", cause: "exceeded its budget of 100,000 steps"},
 		{name: "exponential recursion (time)", def: jsonata(fib), budget: engine.Budget{Time: 100 * time.Millisecond, Steps: -1, Alloc: -1},
@@ -96,5 +109,55 @@ func TestEvaluationBudgets(t *testing.T) {
 				t.Errorf("error %s: %s\nwant %s: ...%s...", errName, cause, tc.err, tc.cause)
 			}
 		})
+	}
+}
+
+// Evaluations that run side by side are each charged a share of the
+// process's allocations, not all of them: five evaluations that each
+// allocate about 50 MB fit a budget of 128 MiB together (charged the whole
+// process's 250 MB, most were cut off), and the
+// string doubled thirty times is still stopped beside them.
+func TestAllocationShared(t *testing.T) {
+	// building 100,000 small objects allocates about 50 MB
+	const legit = `$count([1..100000].{'a': $})`
+	run := func(expr string) *interp.Execution {
+		def := `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass","Output":"{% ` + expr + ` %}","End":true}}}`
+		sm, err := asl.Parse([]byte(def))
+		if err != nil {
+			panic(err)
+		}
+		p, err := interp.Compile(sm)
+		if err != nil {
+			panic(err)
+		}
+		return engine.Run(context.Background(), p, interp.Info{Name: "t", StartTime: time.Unix(1000, 0)}, value.NewObject(0),
+			engine.Options{Budget: engine.Budget{Time: -1, Steps: -1}})
+	}
+	side := func(exprs ...string) []*interp.Execution {
+		start := make(chan struct{})
+		out := make([]*interp.Execution, len(exprs))
+		done := make(chan struct{})
+		for i, e := range exprs {
+			go func() { <-start; out[i] = run(e); done <- struct{}{} }()
+		}
+		close(start)
+		for range exprs {
+			<-done
+		}
+		return out
+	}
+	if testing.Short() {
+		t.Skip("allocates 1 GB")
+	}
+	for round := range 2 {
+		for i, x := range side(legit, legit, legit, legit, legit) {
+			if x.Status() != interp.Succeeded || value.String(x.Output()) != "100000" {
+				t.Errorf("round %d, evaluation %d of 5 side by side: %s: %v", round, i, x.Status(), x.Failure())
+			}
+		}
+	}
+	x := side(doubling, legit, legit, legit)[0]
+	if f := x.Failure(); x.Status() != interp.Failed || !strings.Contains(f.Cause, "bytes allocated") {
+		t.Errorf("the doubled string beside three evaluations: %s: %v", x.Status(), f)
 	}
 }

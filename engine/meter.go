@@ -24,11 +24,12 @@ type Budget struct {
 	// Steps bounds the steps of one JSONata evaluation: function calls,
 	// and the items a filter or a sort visits.
 	Steps int64
-	// Alloc bounds the bytes allocated while one JSONata evaluation runs.
-	// It is measured for the whole process (Go has no per-goroutine
-	// figure), so other work allocating at the same time counts too: it
-	// is a bound for runaway values (a string doubled thirty times), set
-	// far above what an evaluation needs.
+	// Alloc bounds the bytes allocated while one JSONata evaluation runs:
+	// a bound for runaway values (a string doubled thirty times), set far
+	// above what an evaluation needs. Go has no per-goroutine figure, so
+	// an evaluation is charged its share of the process's allocations:
+	// each millisecond's, divided by the number of evaluations running
+	// then (see watcher).
 	Alloc int64
 	// ValueBytes and PathNodes bound JSONPath and intrinsic functions
 	// (interp.Budget).
@@ -198,7 +199,7 @@ type evalCtx struct {
 	watched bool
 	start   time.Time
 	seq     uint64 // the watcher's sample when the watch began
-	base    uint64 // the allocations counted at the first sample after it
+	base    uint64 // the watcher's share at the first sample after it
 	hasBase bool
 }
 
@@ -225,10 +226,10 @@ func (c *evalCtx) Err() error {
 		return nil
 	}
 	if seq := watch.seq.Load(); seq > c.seq {
-		allocs := watch.allocs.Load()
+		share := watch.share.Load()
 		if !c.hasBase {
-			c.base, c.hasBase = allocs, true
-		} else if b.Alloc > 0 && allocs-c.base > uint64(b.Alloc) {
+			c.base, c.hasBase = share, true
+		} else if b.Alloc > 0 && share-c.base > uint64(b.Alloc) {
 			return c.interrupt(fmt.Sprintf("the evaluation exceeded its budget of %s bytes allocated.", thousands(b.Alloc)))
 		}
 		if b.Time > 0 && watch.now.Load()-c.start.UnixNano() > int64(b.Time) {
@@ -260,13 +261,24 @@ func thousands(n int64) string {
 // evaluation's checks cost a few atomic loads. It sleeps once none has run
 // for watchIdle, so that a busy server does not wake it for every
 // evaluation.
+//
+// The bytes a period allocated are shared out among the evaluations
+// running at its end: share grows by the period's bytes divided by their
+// number, and an evaluation is charged how much share grew while it ran.
+// Charging each the whole process's allocations instead cut off a
+// legitimate evaluation because others ran beside it: four evaluations of
+// 40 MB each, side by side, were each charged about 160 MB. A lone runaway
+// is charged all it allocates, as before; beside n quiet evaluations it is
+// charged a 1/(n+1) part and so stopped later, at about (n+1) times the
+// budget. Allocations of other work (API requests, commits) made while
+// evaluations run are still shared out among them.
 var watch watcher
 
 type watcher struct {
 	active atomic.Int64
 	seq    atomic.Uint64 // samples taken
 	now    atomic.Int64  // UnixNano of the last sample
-	allocs atomic.Uint64 // bytes allocated by the process at the last sample
+	share  atomic.Uint64 // bytes allocated per running evaluation, summed over the samples
 	asleep atomic.Bool
 
 	once sync.Once
@@ -300,6 +312,7 @@ func (w *watcher) run() {
 	t := time.NewTicker(watchPeriod)
 	defer t.Stop()
 	idle := 0
+	var last uint64 // the process's allocations at the last sample
 	for {
 		if w.active.Load() > 0 {
 			idle = 0
@@ -316,7 +329,11 @@ func (w *watcher) run() {
 			t.Reset(watchPeriod)
 		}
 		metrics.Read(sample)
-		w.allocs.Store(sample[0].Value.Uint64())
+		allocs := sample[0].Value.Uint64()
+		if n := w.active.Load(); n > 0 && last > 0 {
+			w.share.Add((allocs - last) / uint64(n))
+		}
+		last = allocs
 		w.now.Store(time.Now().UnixNano())
 		w.seq.Add(1)
 		<-t.C

@@ -33,6 +33,12 @@ type Expr struct {
 	src   string
 	e     *gnata.Expression
 	funcs []string // AWS's functions src names, bound for each evaluation
+	// concat: the expression has & (rewritten to $&); str: it names
+	// $string; distinct, match, split: it names $distinct, $match, $split.
+	// Each is bound for each evaluation to the adapter's own, which
+	// consult the evaluation's context (stringify.go, distinct.go,
+	// match.go, split.go).
+	concat, str, distinct, match, split bool
 }
 
 // Error is a JSONata compile or evaluation error.
@@ -70,7 +76,9 @@ func Compile(src string) (x *Expr, err error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) })}, nil
+	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
+		concat: rewriteConcat(e), str: mentions(src, stringName), distinct: mentions(src, distinctName),
+		match: gnataMatch.IsValid() && mentions(src, matchName), split: gnataSplit != nil && mentions(src, splitName)}, nil
 }
 
 // MustCompile is Compile for expressions known to be valid; it panics on
@@ -125,6 +133,26 @@ func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[stri
 
 // run evaluates with gnata values and converts the result back.
 func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
+	if x.concat || x.str || x.distinct || x.match || x.split {
+		s := &serialiser{ctx: ctx}
+		if x.concat {
+			gvars[concatName] = native(s.fnConcat)
+		}
+		// A variable named like one of them hides the adapter's, as it
+		// hides the builtin.
+		if _, bound := gvars[stringName]; x.str && !bound {
+			gvars[stringName] = native(s.fnString)
+		}
+		if _, bound := gvars[distinctName]; x.distinct && !bound {
+			gvars[distinctName] = native(s.fnDistinct)
+		}
+		if _, bound := gvars[matchName]; x.match && !bound {
+			gvars[matchName] = s.matchFunc()
+		}
+		if _, bound := gvars[splitName]; x.split && !bound {
+			gvars[splitName] = native(s.fnSplit)
+		}
+	}
 	r, err := x.e.EvalWithVars(ctx, data, gvars)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {

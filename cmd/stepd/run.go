@@ -73,8 +73,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.config, "config", "", "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (see README)")
 	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
+	budget := addBudgetFlags(fs, false)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--config FILE] [--connections FILE] [--real-time] [--format text|json]")
+		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--config FILE] [--connections FILE] [--real-time] [--format text|json] [--eval-timeout D] [--eval-steps N] [--eval-memory SIZE] [--value-limit SIZE] [--path-values N]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -94,6 +95,11 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	if f.typ != "STANDARD" && f.typ != "EXPRESS" {
 		fmt.Fprintf(stderr, "stepd run: --type must be STANDARD or EXPRESS, not %q\n", f.typ)
+		return exitUsage
+	}
+	b, err := budget.budget(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
 	}
 	defPath := pos[0]
@@ -145,7 +151,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
 	}
-	l := &engine.Local{Region: f.region, Account: f.account, Options: engine.Options{Invoker: inv}}
+	l := &engine.Local{Region: f.region, Account: f.account, Options: engine.Options{Invoker: inv, Budget: b}}
 	if f.realTime {
 		l.Clock = engine.RealClock{}
 	}

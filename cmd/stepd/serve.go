@@ -108,6 +108,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	keys := fs.String("access-keys", envOr("STEPD_ACCESS_KEYS", ""), "ACCESS_KEY_ID:SECRET[,...]: require requests signed with these keys (SigV4, service states) (env STEPD_ACCESS_KEYS)")
 	allowHosts := fs.String("allow-host", envOr("STEPD_ALLOW_HOSTS", ""), "HOST[,...]: without --access-keys, also answer API requests addressed to these hosts (the loopback ones always; * for any; env STEPD_ALLOW_HOSTS)")
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
+	budget := addBudgetFlags(fs, true)
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -116,7 +117,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, nil))
 	setGCPercent(serveGCPercent)
-	cfg := service.Config{Region: *region, Account: *account, Log: log}
+	b, err := budget.budget(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	cfg := service.Config{Region: *region, Account: *account, Log: log, Budget: b}
 	reg, err := loadRegistry(*config, *conns)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)

@@ -24,6 +24,7 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	mockError := fs.String("mock-error", "", "fail the state's task with this error name")
 	mockCause := fs.String("mock-cause", "", "the cause of --mock-error")
 	mockMode := fs.String("mock-validation", "", "how --mock-result is checked against the service API's result shape: STRICT (default), PRESENT or NONE")
+	budget := addBudgetFlags(fs, false)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: stepd test-state DEFINITION.json [--state NAME] [--input JSON|@FILE] [--mock-result JSON [--mock-validation STRICT|PRESENT|NONE] | --mock-error ERROR --mock-cause CAUSE] [--inspection-level INFO|DEBUG|TRACE]")
 		fs.PrintDefaults()
@@ -37,6 +38,11 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	}
 	if len(pos) != 1 {
 		fs.Usage()
+		return exitUsage
+	}
+	b, err := budget.budget(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
 		return exitUsage
 	}
 	def, err := os.ReadFile(pos[0])
@@ -56,7 +62,7 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	case *mockError != "":
 		req.Mock = &service.TestMock{ErrorOutput: true, Error: *mockError, Cause: *mockCause}
 	}
-	svc := service.New(service.Config{})
+	svc := service.New(service.Config{Budget: b})
 	defer svc.Close()
 	out, err := svc.TestState(ctx, req)
 	if err != nil {
