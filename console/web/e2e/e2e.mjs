@@ -76,11 +76,16 @@ async function virtualTable(p, n, what) {
   await p.$eval("#ev-wrap", (w) => { w.scrollTop = 0; });
   await p.waitForSelector('#events tbody tr[data-i="0"]');
   await p.focus('#events tbody tr[data-i="0"]');
-  for (let i = 0; i < 80; i++) await p.keyboard.press("ArrowDown");
-  // The table redraws on the next frame after a move: wait for it rather
-  // than reading at once (a loaded machine lags).
+  // The table redraws on the next frame after a move: wait for each move
+  // to land before the next key (a loaded machine lags), so a key is never
+  // pressed while the row it would act on is being replaced.
   const settled = (fn, arg) => p.waitForFunction(fn, arg, { timeout: 10000 }).then(() => true, () => false);
-  check(await settled(() => document.activeElement?.dataset?.i === "80"), `${what}: the arrow keys move through the rows`);
+  let moved = true;
+  for (let i = 1; i <= 80 && moved; i++) {
+    await p.keyboard.press("ArrowDown");
+    moved = await settled((want) => document.activeElement?.dataset?.i === want, String(i));
+  }
+  check(moved && await settled(() => document.activeElement?.dataset?.i === "80"), `${what}: the arrow keys move through the rows`);
   await p.keyboard.press("Enter");
   check(await settled(() => document.querySelector("#panel")?.textContent.includes("Event 81")), `${what}: Enter on a row shows its event`);
 }
