@@ -420,6 +420,7 @@ func (d *Driver) end() {
 	for _, cancel := range d.inflight {
 		cancel()
 	}
+	d.timers.Clear()
 	if d.stopWatch != nil {
 		d.stopWatch()
 	}

@@ -2,8 +2,17 @@ package engine
 
 import (
 	"container/heap"
+	"sync/atomic"
 	"time"
 )
+
+// pendingTimers counts the timers queued in every Timers of the process
+// (a metric: one atomic add per timer, no lock).
+var pendingTimers atomic.Int64
+
+// PendingTimers returns how many timers the process's drivers hold
+// queued now.
+func PendingTimers() int64 { return pendingTimers.Load() }
 
 // Timers is a queue of timers by due time (then id), for engines that
 // carry out the interpreter's StartTimer and CancelTimer commands.
@@ -20,6 +29,7 @@ func (t *Timers) Add(id int64, at time.Time) {
 	tm := &timer{id: id, at: at}
 	t.byID[id] = tm
 	heap.Push(&t.h, tm)
+	pendingTimers.Add(1)
 }
 
 // Remove withdraws timer id, if it is queued.
@@ -27,7 +37,15 @@ func (t *Timers) Remove(id int64) {
 	if tm, ok := t.byID[id]; ok {
 		heap.Remove(&t.h, tm.index)
 		delete(t.byID, id)
+		pendingTimers.Add(-1)
 	}
+}
+
+// Clear withdraws every timer (a driver that ends or is abandoned).
+func (t *Timers) Clear() {
+	pendingTimers.Add(-int64(len(t.h)))
+	t.h = t.h[:0]
+	clear(t.byID)
 }
 
 // Len returns the number of queued timers.
@@ -45,6 +63,7 @@ func (t *Timers) Next() (id int64, at time.Time, ok bool) {
 func (t *Timers) Pop() (id int64, at time.Time) {
 	tm := heap.Pop(&t.h).(*timer)
 	delete(t.byID, tm.id)
+	pendingTimers.Add(-1)
 	return tm.id, tm.at
 }
 

@@ -81,6 +81,9 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		}
 		return nil, err
 	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Started(e, first)
+	}
 	s.register(execARN, d)
 	s.start(execARN, d)
 	return e, nil
@@ -142,7 +145,11 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		inv = m
 	}
 	arn := e.ARN
-	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log, Budget: s.cfg.Budget,
+	var journal engine.Journal = st
+	if s.cfg.Observer != nil {
+		journal = observed{st, s.cfg.Observer}
+	}
+	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: journal, Log: s.log, Budget: s.cfg.Budget,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
 		Park: true, OnEnd: func() { s.ended(arn) },

@@ -18,6 +18,7 @@ import (
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/console"
+	"github.com/stepd/stepd/metrics"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
@@ -103,6 +104,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer st.Close()
 	cfg.Store = st
+	// Operations: metrics.
+	m := metrics.New()
+	observe(m, &cfg, st)
 	svc := service.New(cfg)
 	n, err := svc.Resume(ctx)
 	if err != nil {
@@ -115,6 +119,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	h := api.New(svc, log)
+	observeService(m, svc, h)
 	go h.ReleaseWhenIdle(ctx, idleRelease)
 	for _, host := range strings.Split(*allowHosts, ",") {
 		if host = strings.TrimSpace(host); host != "" {
@@ -138,6 +143,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *ui {
 		handler = withConsole(h, console.Handler())
 	}
+	handler = withOps(handler, m)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() && *keys == "" {
 		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())

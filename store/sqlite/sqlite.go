@@ -114,6 +114,18 @@ type Store struct {
 	scratch []byte
 
 	commits atomic.Int64 // transactions committed, for tests
+
+	// onCommit, when set, is told of each transaction committed (see
+	// ObserveCommits).
+	onCommit atomic.Pointer[func(writes int, took time.Duration)]
+}
+
+// ObserveCommits makes fn be called, on the writer goroutine, after each
+// transaction the writer commits with the number of writes it held (the
+// group commit's batch size) and how long it took from its start; fn must
+// be cheap. It is for metrics.
+func (s *Store) ObserveCommits(fn func(writes int, took time.Duration)) {
+	s.onCommit.Store(&fn)
 }
 
 type execState struct {
@@ -319,6 +331,7 @@ func (s *Store) commit(batch []*request) {
 // it returns false, answering nobody, when a request of a batch of several
 // failed and the transaction was rolled back.
 func (s *Store) commitAll(batch []*request) bool {
+	t0 := time.Now()
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	defer func() { s.txOf, s.txStmts = nil, nil }()
 	if err != nil {
@@ -347,6 +360,9 @@ func (s *Store) commitAll(batch []*request) bool {
 	}
 	if err := tx.Commit(); err == nil {
 		s.commits.Add(1)
+		if fn := s.onCommit.Load(); fn != nil {
+			(*fn)(len(batch), time.Since(t0))
+		}
 	} else {
 		clear(s.cache)
 		err = fmt.Errorf("commit: %w", err)

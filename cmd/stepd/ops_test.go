@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sfn"
+	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// TestServeMetrics runs known executions on a real stepd serve (SQLite
+// store, a Lambda function served by a local command, an activity worked
+// through the API) and reads GET /metrics with Prometheus's text parser.
+func TestServeMetrics(t *testing.T) {
+	t.Parallel()
+	cfg := writeFile(t, "registry.json", `{"Functions":{"double":{"Command":["sh","-c","read -r line; n=${line#*:}; n=${n%\\}}; printf '{\"n\":%d}' $((n*2))"]}}}`)
+	url := startInProcess(t, "--data", t.TempDir(), "--config", cfg)
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
+	c := restartingClient(addr)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	create := func(name, def string) string {
+		t.Helper()
+		out, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String(name), Definition: aws.String(def),
+			RoleArn: aws.String("arn:aws:iam::123456789012:role/r")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *out.StateMachineArn
+	}
+	start := func(sm string) string {
+		t.Helper()
+		out, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(sm), Input: aws.String(`{"n":3}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *out.ExecutionArn
+	}
+	act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("work")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pass := create("pass", `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`)
+	fail := create("fail", `{"StartAt":"F","States":{"F":{"Type":"Fail","Error":"E"}}}`)
+	wait := create("wait", `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"End":true}}}`)
+	fns := create("fns", `{"StartAt":"Invoke","States":{
+		"Invoke":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"FunctionName":"double","Payload":{"n.$":"$.n"}},"OutputPath":"$.Payload","Next":"Bare"},
+		"Bare":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:double","Next":"Act"},
+		"Act":{"Type":"Task","Resource":"`+*act.ActivityArn+`","End":true}}}`)
+
+	var ends []string
+	for range 3 {
+		ends = append(ends, start(pass))
+	}
+	ends = append(ends, start(fail))
+	waiting := start(wait)
+	ends = append(ends, start(fns))
+	task, err := c.GetActivityTask(ctx, &sfn.GetActivityTaskInput{ActivityArn: act.ActivityArn})
+	if err != nil || task.TaskToken == nil {
+		t.Fatalf("GetActivityTask: %v", err)
+	}
+	if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(`{"done":true}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: aws.String(waiting)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, arn := range ends {
+		if d := waitFinished(t, c, arn); d.Status == types.ExecutionStatusRunning {
+			t.Fatalf("%s still running", arn)
+		}
+	}
+	_, _ = c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String("arn:aws:states:us-east-1:123456789012:execution:nope:x")})
+
+	fams := scrape(t, url+"metrics")
+	lambdaARN := "arn:aws:lambda:us-east-1:123456789012:function:double"
+	checks := []struct {
+		family string
+		labels map[string]string
+		want   float64
+	}{
+		{"stepd_executions_started_total", map[string]string{"state_machine_arn": pass}, 3},
+		{"stepd_executions_succeeded_total", map[string]string{"state_machine_arn": pass}, 3},
+		{"stepd_executions_failed_total", map[string]string{"state_machine_arn": fail}, 1},
+		{"stepd_executions_started_total", map[string]string{"state_machine_arn": wait}, 1},
+		{"stepd_executions_aborted_total", map[string]string{"state_machine_arn": wait}, 1},
+		{"stepd_executions_succeeded_total", map[string]string{"state_machine_arn": fns}, 1},
+		{"stepd_execution_throttled_total", map[string]string{"state_machine_arn": fns}, 0},
+		{"stepd_execution_time_seconds", map[string]string{"state_machine_arn": pass}, 3},
+		{"stepd_service_integrations_scheduled_total", map[string]string{"service_integration_resource_arn": "arn:aws:states:::lambda:invoke"}, 1},
+		{"stepd_service_integrations_succeeded_total", map[string]string{"service_integration_resource_arn": "arn:aws:states:::lambda:invoke"}, 1},
+		{"stepd_service_integration_run_time_seconds", map[string]string{"service_integration_resource_arn": "arn:aws:states:::lambda:invoke"}, 1},
+		{"stepd_lambda_functions_scheduled_total", map[string]string{"lambda_function_arn": lambdaARN}, 1},
+		{"stepd_lambda_functions_started_total", map[string]string{"lambda_function_arn": lambdaARN}, 1},
+		{"stepd_lambda_functions_succeeded_total", map[string]string{"lambda_function_arn": lambdaARN}, 1},
+		{"stepd_lambda_function_time_seconds", map[string]string{"lambda_function_arn": lambdaARN}, 1},
+		{"stepd_activities_scheduled_total", map[string]string{"activity_arn": *act.ActivityArn}, 1},
+		{"stepd_activities_started_total", map[string]string{"activity_arn": *act.ActivityArn}, 1},
+		{"stepd_activities_succeeded_total", map[string]string{"activity_arn": *act.ActivityArn}, 1},
+		{"stepd_activity_run_time_seconds", map[string]string{"activity_arn": *act.ActivityArn}, 1},
+		{"stepd_activity_schedule_time_seconds", map[string]string{"activity_arn": *act.ActivityArn}, 1},
+		{"stepd_api_requests_total", map[string]string{"operation": "StartExecution", "code": "OK"}, 6},
+		{"stepd_api_requests_total", map[string]string{"operation": "DescribeExecution", "code": "ExecutionDoesNotExist"}, 1},
+		{"stepd_api_request_seconds", map[string]string{"operation": "CreateActivity"}, 1},
+		{"stepd_timers_pending", nil, 0},
+		{"stepd_executions_running", nil, 0},
+	}
+	for _, ck := range checks {
+		if got, ok := metricValue(fams, ck.family, ck.labels); !ok || got != ck.want {
+			t.Errorf("%s%v = %v (found %v), want %v", ck.family, ck.labels, got, ok, ck.want)
+		}
+	}
+	// Steps: 6 starts (created with their execution) and 11 appended
+	// (the Pass and Fail runs, the Wait and its stop, two task results,
+	// the activity's start and result and the run of the first state);
+	// each appended step's commit was timed; the store batched writes.
+	for _, ck := range []struct {
+		family string
+		want   float64
+	}{{"stepd_transitions_total", 17}, {"stepd_store_commit_seconds", 11}} {
+		if got, ok := metricValue(fams, ck.family, nil); !ok || got != ck.want {
+			t.Errorf("%s = %v (found %v), want %v", ck.family, got, ok, ck.want)
+		}
+	}
+	if got, _ := metricValue(fams, "stepd_store_batch_writes", nil); got < 1 {
+		t.Errorf("stepd_store_batch_writes has %v transactions, want some", got)
+	}
+}
+
+// scrape reads the metrics at url with Prometheus's text parser.
+func scrape(t *testing.T, url string) map[string]*dto.MetricFamily {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s: %s", url, res.Status)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fams
+}
+
+// metricValue returns the value of the family's metric with the labels
+// (all of them, when labels is nil): a counter's or a gauge's value, a
+// histogram's sample count.
+func metricValue(fams map[string]*dto.MetricFamily, family string, labels map[string]string) (float64, bool) {
+	f := fams[family]
+	if f == nil {
+		return 0, false
+	}
+	var sum float64
+	found := false
+next:
+	for _, m := range f.Metric {
+		for k, v := range labels {
+			ok := false
+			for _, l := range m.Label {
+				if l.GetName() == k && l.GetValue() == v {
+					ok = true
+				}
+			}
+			if !ok {
+				continue next
+			}
+		}
+		found = true
+		switch {
+		case m.Counter != nil:
+			sum += m.Counter.GetValue()
+		case m.Gauge != nil:
+			sum += m.Gauge.GetValue()
+		case m.Histogram != nil:
+			sum += float64(m.Histogram.GetSampleCount())
+		}
+	}
+	return sum, found
+}
