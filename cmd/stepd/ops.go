@@ -1,7 +1,12 @@
 package main
 
 import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/metrics"
@@ -39,4 +44,34 @@ func withOps(next http.Handler, m *metrics.Metrics) http.Handler {
 	mux.Handle("GET /metrics", m.Handler())
 	mux.Handle("/", next)
 	return mux
+}
+
+// logOptions are the flags of stepd serve's log.
+type logOptions struct {
+	format, level *string
+}
+
+// addLogFlags adds --log-format and --log-level to fs.
+func addLogFlags(fs *flag.FlagSet) logOptions {
+	return logOptions{
+		format: fs.String("log-format", envOr("STEPD_LOG_FORMAT", "text"), "log format on standard error: text or json (env STEPD_LOG_FORMAT)"),
+		level: fs.String("log-level", envOr("STEPD_LOG_LEVEL", "info"),
+			"least level logged: debug (adds a line per API request), info (a line per execution end), warn or error (env STEPD_LOG_LEVEL)"),
+	}
+}
+
+// logger returns the logger the options ask for, writing to w.
+func (o logOptions) logger(w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*o.level)); err != nil {
+		return nil, fmt.Errorf("--log-level: want debug, info, warn or error, got %q", *o.level)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch strings.ToLower(*o.format) {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: want text or json, got %q", *o.format)
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -188,4 +192,119 @@ next:
 		}
 	}
 	return sum, found
+}
+
+// lockedBuffer is a buffer that a server writes while a test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// serveLogging runs stepd serve in process on a free port until the test
+// ends, its standard error in the returned buffer.
+func serveLogging(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
+	t.Helper()
+	logs = &lockedBuffer{}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, append([]string{"serve", "--addr", addr}, args...), strings.NewReader(""), io.Discard, logs)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	url = "http://" + addr + "/"
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if res, err := http.Get(url + "healthz"); err == nil {
+			res.Body.Close()
+			return url, logs
+		}
+		select {
+		case code := <-done:
+			done <- code
+			t.Fatalf("stepd serve exited with %d: %s", code, logs)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stepd serve did not answer at %s", url)
+		}
+	}
+}
+
+// TestServeLogs checks --log-format json and --log-level debug: one line
+// per API request, one per execution end, and a command handler's
+// standard error logged with its task.
+func TestServeLogs(t *testing.T) {
+	t.Parallel()
+	cfg := writeFile(t, "registry.json", `{"Functions":{"talk":{"Command":["sh","-c","echo 'working hard' >&2; echo '{}'"]}}}`)
+	url, logs := serveLogging(t, "--data", "", "--config", cfg, "--log-format", "json", "--log-level", "debug")
+	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	ctx := context.Background()
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("talk"), RoleArn: aws.String("arn:aws:iam::123456789012:role/r"),
+		Definition: aws.String(`{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:talk","Next":"F"},"F":{"Type":"Fail","Error":"Oops","Cause":"on purpose"}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFinished(t, c, *ex.ExecutionArn)
+
+	var requests, ends, stderrs int
+	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a log line is not JSON: %q", line)
+		}
+		switch rec["msg"] {
+		case "api request":
+			if rec["level"] == "DEBUG" && rec["operation"] == "StartExecution" && rec["code"] == "OK" {
+				requests++
+			}
+		case "execution ended":
+			if rec["level"] == "INFO" && rec["execution"] == *ex.ExecutionArn && rec["status"] == "FAILED" && rec["error"] == "Oops" && rec["cause"] == "on purpose" {
+				ends++
+			}
+		case "task handler stderr":
+			if rec["execution"] == *ex.ExecutionArn && rec["state"] == "T" && rec["stderr"] == "working hard" {
+				stderrs++
+			}
+		}
+	}
+	if requests != 1 || ends != 1 || stderrs != 1 {
+		t.Errorf("StartExecution lines %d, execution end lines %d, handler stderr lines %d; want one of each in:\n%s", requests, ends, stderrs, logs)
+	}
+
+	// At the default level (info), API requests are not logged.
+	url, logs = serveLogging(t, "--data", "")
+	res, err := http.Post(url, "application/x-amz-json-1.0", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if strings.Contains(logs.String(), "api request") {
+		t.Errorf("an API request logged at the info level:\n%s", logs)
+	}
+	for _, bad := range [][]string{{"--log-format", "xml"}, {"--log-level", "loud"}} {
+		var stderr strings.Builder
+		if code := Main(ctx, append([]string{"serve", "--data", "", "--addr", "127.0.0.1:0"}, bad...), strings.NewReader(""), io.Discard, &stderr); code != exitUsage ||
+			!strings.Contains(stderr.String(), bad[0]) {
+			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr.String())
+		}
+	}
 }

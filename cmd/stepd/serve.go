@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -69,18 +68,24 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	keys := fs.String("access-keys", envOr("STEPD_ACCESS_KEYS", ""), "ACCESS_KEY_ID:SECRET[,...]: require requests signed with these keys (SigV4, service states) (env STEPD_ACCESS_KEYS)")
 	allowHosts := fs.String("allow-host", envOr("STEPD_ALLOW_HOSTS", ""), "HOST[,...]: without --access-keys, also answer API requests addressed to these hosts (the loopback ones always; * for any; env STEPD_ALLOW_HOSTS)")
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
+	// Operations: logs.
+	logOpts := addLogFlags(fs)
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := logOpts.logger(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serveGCPercent)
 	}
 	cfg := service.Config{Region: *region, Account: *account, Log: log}
-	reg, err := loadRegistry(*config, *conns)
+	reg, err := loadRegistry(*config, *conns, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/url"
 	"os"
@@ -53,6 +54,9 @@ type Config struct {
 	Functions   map[string]Handler             `json:"Functions,omitempty"`
 	Resources   map[string]Handler             `json:"Resources,omitempty"`
 	Connections map[string]httptask.Connection `json:"Connections,omitempty"`
+	// Log receives what Command handlers write to standard error (nil:
+	// slog.Default()); it is not part of the file.
+	Log *slog.Logger `json:"-"`
 }
 
 // Handler is one handler: exactly one of Command (the program and its
@@ -140,7 +144,7 @@ func New(cfg Config) (*Invoker, error) {
 		if !ok {
 			return nil, fmt.Errorf("registry: Functions.%s: not a Lambda function name, partial ARN or ARN", name)
 		}
-		inv, err := h.invoker("Functions."+name, ref.Name)
+		inv, err := h.invoker("Functions."+name, ref.Name, cfg.Log)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +154,7 @@ func New(cfg Config) (*Invoker, error) {
 		if pattern == "" {
 			return nil, fmt.Errorf("registry: Resources: an empty resource name")
 		}
-		inv, err := cfg.Resources[pattern].invoker("Resources."+pattern, "")
+		inv, err := cfg.Resources[pattern].invoker("Resources."+pattern, "", cfg.Log)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +163,7 @@ func New(cfg Config) (*Invoker, error) {
 	return r, nil
 }
 
-func (h Handler) invoker(at, function string) (task.Invoker, error) {
+func (h Handler) invoker(at, function string, log *slog.Logger) (task.Invoker, error) {
 	n := 0
 	for _, set := range []bool{len(h.Command) > 0, h.URL != "", h.LambdaEndpoint != "", h.AwsLambda != nil} {
 		if set {
@@ -189,7 +193,7 @@ func (h Handler) invoker(at, function string) (task.Invoker, error) {
 		}
 		return inv, nil
 	case len(h.Command) > 0:
-		c := &command.Invoker{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir}
+		c := &command.Invoker{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir, Log: log}
 		for _, k := range slices.Sorted(maps.Keys(h.Env)) {
 			c.Env = append(c.Env, k+"="+h.Env[k])
 		}
