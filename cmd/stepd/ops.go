@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/metrics"
@@ -38,12 +42,75 @@ func observeService(m *metrics.Metrics, svc *service.Service, h *api.Handler) {
 	})
 }
 
-// withOps serves the operations endpoints (GET /metrics) before next.
-func withOps(next http.Handler, m *metrics.Metrics) http.Handler {
+// withOps serves the operations endpoints (GET /metrics, /healthz and
+// /readyz) before next.
+func withOps(next http.Handler, m *metrics.Metrics, ready *readiness) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeHealth(w, http.StatusOK, map[string]any{"status": "ok"})
+	})
+	mux.Handle("GET /readyz", ready)
 	mux.Handle("/", next)
 	return mux
+}
+
+// readyTimeout bounds the store check of /readyz.
+const readyTimeout = 2 * time.Second
+
+// readiness answers /readyz: 200 once the open executions are resumed,
+// while the store answers a read and until the server begins to stop;
+// 503 otherwise, with the reason.
+type readiness struct {
+	store   store.Store
+	resumed atomic.Int64 // executions resumed at start, -1 until done
+	ready   atomic.Bool  // resumed and not stopping
+}
+
+func newReadiness(st store.Store) *readiness {
+	r := &readiness{store: st}
+	r.resumed.Store(-1)
+	return r
+}
+
+// Resumed marks the open executions resumed (n of them): ready.
+func (r *readiness) Resumed(n int) {
+	r.resumed.Store(int64(n))
+	r.ready.Store(true)
+}
+
+// Stopping marks the server stopping: not ready any more.
+func (r *readiness) Stopping() { r.ready.Store(false) }
+
+func (r *readiness) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body := map[string]any{"status": "ok", "resumed": r.resumed.Load()}
+	if !r.ready.Load() {
+		body["status"] = "not ready"
+		if r.resumed.Load() < 0 {
+			body["reason"] = "resuming the open executions"
+		} else {
+			body["reason"] = "stopping"
+		}
+		writeHealth(w, http.StatusServiceUnavailable, body)
+		return
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), readyTimeout)
+	defer cancel()
+	if _, _, err := r.store.ListStateMachines(ctx, store.Page{Limit: 1}); err != nil {
+		body["status"] = "not ready"
+		body["reason"] = fmt.Sprintf("the store does not answer: %v", err)
+		writeHealth(w, http.StatusServiceUnavailable, body)
+		return
+	}
+	body["store"] = "ok"
+	writeHealth(w, http.StatusOK, body)
+}
+
+func writeHealth(w http.ResponseWriter, code int, body map[string]any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // logOptions are the flags of stepd serve's log.

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +20,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/stepd/stepd/store/sqlite"
 )
 
 // TestServeMetrics runs known executions on a real stepd serve (SQLite
@@ -216,6 +221,14 @@ func (b *lockedBuffer) String() string {
 // ends, its standard error in the returned buffer.
 func serveLogging(t *testing.T, args ...string) (url string, logs *lockedBuffer) {
 	t.Helper()
+	url, logs, _ = serveInProcess(t, args...)
+	return url, logs
+}
+
+// serveInProcess is serveLogging that also returns a function stopping
+// the server (as SIGTERM does) and waiting for it.
+func serveInProcess(t *testing.T, args ...string) (url string, logs *lockedBuffer, stop func()) {
+	t.Helper()
 	logs = &lockedBuffer{}
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -223,15 +236,19 @@ func serveLogging(t *testing.T, args ...string) (url string, logs *lockedBuffer)
 	go func() {
 		done <- Main(ctx, append([]string{"serve", "--addr", addr}, args...), strings.NewReader(""), io.Discard, logs)
 	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	t.Cleanup(stop)
 	url = "http://" + addr + "/"
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if res, err := http.Get(url + "healthz"); err == nil {
 			res.Body.Close()
-			return url, logs
+			return url, logs, stop
 		}
 		select {
 		case code := <-done:
@@ -307,4 +324,82 @@ func TestServeLogs(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", bad, code, stderr.String())
 		}
 	}
+}
+
+// TestServeHealth checks /healthz and /readyz of a real server, open even
+// when the API requires signatures, and the count of executions resumed
+// after a restart.
+func TestServeHealth(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	url, _, stop := serveInProcess(t, "--data", data)
+	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	ctx := context.Background()
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("w"), RoleArn: aws.String("arn:aws:iam::123456789012:role/r"),
+		Definition: aws.String(`{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"End":true}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, body := getJSON(t, url+"readyz"); code != 200 || body["status"] != "ok" || body["store"] != "ok" || body["resumed"] != 0.0 {
+		t.Errorf("/readyz before the restart: %d %v", code, body)
+	}
+	stop()
+
+	url, _, _ = serveInProcess(t, "--data", data, "--access-keys", "k:s")
+	if code, body := getJSON(t, url+"healthz"); code != 200 || body["status"] != "ok" {
+		t.Errorf("/healthz: %d %v", code, body)
+	}
+	if code, body := getJSON(t, url+"readyz"); code != 200 || body["status"] != "ok" || body["store"] != "ok" || body["resumed"] != 2.0 {
+		t.Errorf("/readyz after the restart: %d %v, want 2 resumed", code, body)
+	}
+}
+
+// TestReadiness checks that /readyz answers 503 while resuming, when the
+// store (a real SQLite store, closed) does not answer, and once stopping.
+func TestReadiness(t *testing.T) {
+	t.Parallel()
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "stepd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newReadiness(st)
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	check := func(when string, code int, reason string) {
+		t.Helper()
+		got, body := getJSON(t, srv.URL)
+		if got != code || !strings.Contains(fmt.Sprint(body["reason"]), reason) {
+			t.Errorf("%s: %d %v, want %d with reason %q", when, got, body, code, reason)
+		}
+	}
+	check("resuming", 503, "resuming")
+	r.Resumed(0)
+	check("resumed", 200, "")
+	r.Stopping()
+	check("stopping", 503, "stopping")
+	r.Resumed(0)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	check("store closed", 503, "the store does not answer")
+}
+
+// getJSON gets url and decodes its JSON object.
+func getJSON(t *testing.T, url string) (int, map[string]any) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatalf("GET %s: %d, not JSON: %v", url, res.StatusCode, err)
+	}
+	return res.StatusCode, body
 }

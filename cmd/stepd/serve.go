@@ -113,11 +113,13 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	m := metrics.New()
 	observe(m, &cfg, st)
 	svc := service.New(cfg)
+	ready := newReadiness(st)
 	n, err := svc.Resume(ctx)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: resuming executions: %v\n", err)
 		return exitFail
 	}
+	ready.Resumed(n)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
@@ -148,7 +150,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *ui {
 		handler = withConsole(h, console.Handler())
 	}
-	handler = withOps(handler, m)
+	handler = withOps(handler, m, ready)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() && *keys == "" {
 		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())
@@ -166,6 +168,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	case err := <-errc:
 		log.Error("server stopped", "err", err)
 	}
+	ready.Stopping()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
