@@ -3,16 +3,23 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"math"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/metrics"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
@@ -141,4 +148,95 @@ func (o logOptions) logger(w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format: want text or json, got %q", *o.format)
+}
+
+// addTimeFlag adds --time-scale to fs.
+func addTimeFlag(fs *flag.FlagSet) *float64 {
+	return fs.Float64("time-scale", timeScaleDefault(),
+		"run time this many times as fast as the wall clock's, e.g. 0.01: a Wait of 60 s takes 0.6 s; 1 is real time (env STEPD_TIME_SCALE, or Step Functions Local's WAIT_TIME_SCALE)")
+}
+
+// timeScaleDefault is the time scale the environment sets: STEPD_TIME_SCALE,
+// else WAIT_TIME_SCALE (Step Functions Local's name), else 1. A value that
+// is not a number is left for the flag check to refuse.
+func timeScaleDefault() float64 {
+	for _, name := range []string{"STEPD_TIME_SCALE", "WAIT_TIME_SCALE"} {
+		if v, ok := os.LookupEnv(name); ok && strings.TrimSpace(v) != "" {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				return math.NaN()
+			}
+			return f
+		}
+	}
+	return 1
+}
+
+// clockFile keeps a scaled clock's anchor in the data directory, so that
+// the time of its executions stays consistent across restarts.
+const clockFile = "clock.json"
+
+// clockAnchor is what clockFile holds.
+type clockAnchor struct {
+	Scale    float64   `json:"scale"`
+	Real0    time.Time `json:"real0"`
+	Virtual0 time.Time `json:"virtual0"`
+}
+
+// serveClock returns the clock of stepd serve for the time scale: nil (the
+// wall clock) at scale 1, else an engine.ScaledClock. With a data
+// directory its anchor is kept there: a restart at the same scale goes on
+// with the same time function (timers due while the server was down fire
+// at once), and a change of scale re-anchors at the time reached, so the
+// histories' times never go back. Back at scale 1, the clock returns to the
+// wall clock once the wall clock has caught up with it.
+func serveClock(scale float64, dir string, now time.Time) (engine.Clock, error) {
+	if math.IsNaN(scale) || math.IsInf(scale, 0) || scale <= 0 {
+		return nil, fmt.Errorf("--time-scale (or STEPD_TIME_SCALE, WAIT_TIME_SCALE): want a number above 0, such as 0.01")
+	}
+	path := ""
+	var old *clockAnchor
+	if dir != "" {
+		path = filepath.Join(dir, clockFile)
+		b, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			old = &clockAnchor{}
+			if err := json.Unmarshal(b, old); err != nil || old.Scale <= 0 {
+				return nil, fmt.Errorf("%s: not a clock anchor (%v); delete it to restart the clock at the wall clock's time", path, err)
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, err
+		}
+	}
+	a := clockAnchor{Scale: scale, Real0: now, Virtual0: now}
+	if old != nil {
+		if old.Scale == scale {
+			a = *old
+		} else {
+			reached := (&engine.ScaledClock{Scale: old.Scale, Real0: old.Real0, Virtual0: old.Virtual0}).At(now)
+			if reached.After(now) {
+				a.Virtual0 = reached
+			}
+		}
+	}
+	if scale == 1 && !a.Virtual0.After(a.Real0) {
+		if old != nil {
+			if err := os.Remove(path); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	}
+	if path != "" && (old == nil || *old != a) {
+		b, _ := json.Marshal(a)
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o644); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return nil, err
+		}
+	}
+	return &engine.ScaledClock{Scale: a.Scale, Real0: a.Real0, Virtual0: a.Virtual0}, nil
 }

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +23,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/store/sqlite"
 )
 
@@ -402,4 +405,133 @@ func getJSON(t *testing.T, url string) (int, map[string]any) {
 		t.Fatalf("GET %s: %d, not JSON: %v", url, res.StatusCode, err)
 	}
 	return res.StatusCode, body
+}
+
+// TestServeTimeScale runs a 1-hour Wait on a server at --time-scale
+// 0.0001 (0.36 s of real time), across a restart, and checks that the
+// execution completes within the test's deadline and that its history
+// shows the hour, in order.
+func TestServeTimeScale(t *testing.T) {
+	t.Parallel()
+	data := t.TempDir()
+	url, _, stop := serveInProcess(t, "--data", data, "--time-scale", "0.0001")
+	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	ctx := context.Background()
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("hour"), RoleArn: aws.String("arn:aws:iam::123456789012:role/r"),
+		Definition: aws.String(`{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"Next":"P"},"P":{"Type":"Pass","End":true}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func() string {
+		ex, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *ex.ExecutionArn
+	}
+	first := start()
+	checkHour(t, c, first, waitFinished(t, c, first))
+
+	// Started, then the server stops at once and starts again at the same
+	// scale: the Wait goes on in the same time.
+	second := start()
+	stop()
+	url, _, _ = serveInProcess(t, "--data", data, "--time-scale", "0.0001")
+	c = restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	checkHour(t, c, second, waitFinished(t, c, second))
+}
+
+// checkHour checks that an execution that waited an hour succeeded, that
+// its history's times never go back and that the Wait lasted an hour.
+func checkHour(t *testing.T, c *sfn.Client, arn string, d *sfn.DescribeExecutionOutput) {
+	t.Helper()
+	if d.Status != types.ExecutionStatusSucceeded {
+		t.Fatalf("%s: %s", arn, d.Status)
+	}
+	h, err := c.GetExecutionHistory(context.Background(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entered, exited time.Time
+	for i, ev := range h.Events {
+		if i > 0 && ev.Timestamp.Before(*h.Events[i-1].Timestamp) {
+			t.Errorf("event %d (%s) at %v, before event %d at %v", ev.Id, ev.Type, *ev.Timestamp, h.Events[i-1].Id, *h.Events[i-1].Timestamp)
+		}
+		switch ev.Type {
+		case types.HistoryEventTypeWaitStateEntered:
+			entered = *ev.Timestamp
+		case types.HistoryEventTypeWaitStateExited:
+			exited = *ev.Timestamp
+		}
+	}
+	if wait := exited.Sub(entered); wait < time.Hour || wait > time.Hour+time.Minute {
+		t.Errorf("the Wait lasted %v in the history, want an hour", wait)
+	}
+	if !d.StopDate.After(d.StartDate.Add(time.Hour)) {
+		t.Errorf("started %v, stopped %v: less than the hour waited", d.StartDate, d.StopDate)
+	}
+}
+
+// TestServeClock checks the time scale's sources and the clock's anchor:
+// kept across restarts at one scale, re-anchored without going back on a
+// change, dropped once back at real time.
+func TestServeClock(t *testing.T) {
+	t.Setenv("STEPD_TIME_SCALE", "")
+	t.Setenv("WAIT_TIME_SCALE", "0.5")
+	if got := timeScaleDefault(); got != 0.5 {
+		t.Errorf("WAIT_TIME_SCALE=0.5: %v", got)
+	}
+	t.Setenv("STEPD_TIME_SCALE", "0.25")
+	if got := timeScaleDefault(); got != 0.25 {
+		t.Errorf("STEPD_TIME_SCALE=0.25 beside WAIT_TIME_SCALE: %v", got)
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := serveClock(bad, "", time.Now()); err == nil || !strings.Contains(err.Error(), "--time-scale") {
+			t.Errorf("scale %v: %v", bad, err)
+		}
+	}
+	if c, err := serveClock(1, t.TempDir(), time.Now()); err != nil || c != nil {
+		t.Errorf("scale 1: %v, %v; want the wall clock", c, err)
+	}
+
+	dir := t.TempDir()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c1, err := serveClock(0.01, dir, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A restart a minute later at the same scale: the same time function.
+	c2, err := serveClock(0.01, dir, t0.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(2 * time.Minute)
+	if a, b := c1.(*engine.ScaledClock).At(at), c2.(*engine.ScaledClock).At(at); !a.Equal(b) || !a.Equal(t0.Add(200*time.Minute)) {
+		t.Errorf("after a restart: %v, before it %v; want %v", b, a, t0.Add(200*time.Minute))
+	}
+	// At real time again, 2 minutes in: the clock is 198 minutes ahead and
+	// stays so (it never goes back).
+	c3, err := serveClock(1, dir, at)
+	if err != nil || c3 == nil {
+		t.Fatalf("back at scale 1: %v, %v", c3, err)
+	}
+	if got := c3.(*engine.ScaledClock).At(at.Add(time.Hour)); !got.Equal(t0.Add(200*time.Minute + time.Hour)) {
+		t.Errorf("back at scale 1, an hour later: %v", got)
+	}
+	// Faster than real time from a past anchor: the wall clock is ahead,
+	// so scale 1 is the wall clock and the anchor goes.
+	slow, err := serveClock(2, dir, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := at.Add(48 * time.Hour)
+	if wall := slow.(*engine.ScaledClock).At(later); !wall.Before(later) {
+		t.Fatalf("at scale 2: %v, want behind the wall clock %v", wall, later)
+	}
+	if c, err := serveClock(1, dir, later); err != nil || c != nil {
+		t.Errorf("scale 1 with the wall clock ahead: %v, %v; want the wall clock", c, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, clockFile)); !os.IsNotExist(err) {
+		t.Errorf("the anchor stayed: %v", err)
+	}
 }

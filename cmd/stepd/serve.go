@@ -70,6 +70,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	// Operations: logs.
 	logOpts := addLogFlags(fs)
+	// Operations: time scale.
+	timeScale := addTimeFlag(fs)
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -109,6 +111,14 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer st.Close()
 	cfg.Store = st
+	// Operations: time scale.
+	if cfg.Clock, err = serveClock(*timeScale, *data, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	if cfg.Clock != nil {
+		log.Info("time runs scaled", "scale", *timeScale, "now", cfg.Clock.Now().UTC().Format(time.RFC3339Nano))
+	}
 	// Operations: metrics.
 	m := metrics.New()
 	observe(m, &cfg, st)
