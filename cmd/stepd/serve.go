@@ -165,7 +165,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() && *keys == "" {
 		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())
 	}
-	log.Info("stepd serving the AWS Step Functions API",
+	log.Info("stepd serving the AWS Step Functions API", "version", versionString(),
 		"addr", ln.Addr().String(), "auth", auth, "data", *data, "region", *region, "account", *account, "resumed", n)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	if *ui {
