@@ -535,3 +535,57 @@ func TestServeClock(t *testing.T) {
 		t.Errorf("the anchor stayed: %v", err)
 	}
 }
+
+// TestShortJSONErrors checks the command line's short messages for
+// definitions: malformed JSON as file:line:col: message from run, validate
+// and test, unknown fields with the nearest known one; while the API still
+// answers AWS's messages.
+func TestShortJSONErrors(t *testing.T) {
+	t.Parallel()
+	bad := writeFile(t, "bad.json", "{\"StartAt\":\"P\",\n \"States\":{\"P\":{\"Type\":\"Pass\",\n   \"End\":true,}}}\n")
+	typo := writeFile(t, "typo.json", `{"StartAt":"P","States":{"P":{"Type":"Pass","Ende":true}}}`)
+	syntax := bad + ":3:15: invalid JSON: unexpected '}', expecting a string key\n"
+	if code, _, stderr := runMain(t, "", "run", bad); code != exitUsage || stderr != syntax {
+		t.Errorf("run: exit %d, stderr %q, want %q", code, stderr, syntax)
+	}
+	if code, stdout, _ := runMain(t, "", "validate", bad); code != exitFail || stdout != syntax {
+		t.Errorf("validate: exit %d, stdout %q, want %q", code, stdout, syntax)
+	}
+	want := typo + ":/States/P/Ende: ERROR SCHEMA_VALIDATION_FAILED: Field 'Ende' is not supported (did you mean 'End'?)"
+	if code, stdout, _ := runMain(t, "", "validate", typo); code != exitFail || !strings.Contains(stdout, want) {
+		t.Errorf("validate: exit %d, stdout %q, want a line %q", code, stdout, want)
+	}
+	if code, _, stderr := runMain(t, "", "run", typo); code != exitUsage || !strings.Contains(stderr, "(did you mean 'End'?)") {
+		t.Errorf("run: exit %d, stderr %q, want the hint", code, stderr)
+	}
+	caseFile := filepath.Join(filepath.Dir(bad), "case.json")
+	if err := os.WriteFile(caseFile, []byte(`{"name":"c","kind":"execution","definitionFile":"bad.json","expected":{"status":"SUCCEEDED"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runMain(t, "", "test", caseFile); code != exitUsage || !strings.Contains(stderr, strings.TrimSuffix(syntax, "\n")) {
+		t.Errorf("test: exit %d, stderr %q, want %q", code, stderr, syntax)
+	}
+	broken := writeFile(t, "broken.json", "{\"name\":\"c\",\n\"kind\":}")
+	if code, _, stderr := runMain(t, "", "test", broken); code != exitUsage || !strings.Contains(stderr, broken+":2:8: invalid JSON: ") {
+		t.Errorf("test of a malformed case file: exit %d, stderr %q", code, stderr)
+	}
+
+	// The API answers AWS's messages, without hints.
+	url := startInProcess(t, "--data", "")
+	for _, def := range []string{"{\"StartAt\":\"P\",\n \"States\":{\"P\":{\"Type\":\"Pass\",\n   \"End\":true,}}}\n", `{"StartAt":"P","States":{"P":{"Type":"Pass","Ende":true}}}`} {
+		body, _ := json.Marshal(map[string]string{"definition": def})
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+		req.Header.Set("X-Amz-Target", "AWSStepFunctions.ValidateStateMachineDefinition")
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || strings.Contains(string(b), "did you mean") || strings.Contains(string(b), "invalid JSON:") ||
+			!(strings.Contains(string(b), "[Source: (String)") || strings.Contains(string(b), `"Field 'Ende' is not supported"`)) {
+			t.Errorf("ValidateStateMachineDefinition: %d %s", res.StatusCode, b)
+		}
+	}
+}

@@ -109,7 +109,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	vr := validate.Definition(data, f.typ)
 	if !vr.OK() {
-		printDiagnostics(stderr, defPath, vr.Diagnostics.Errors())
+		printDiagnostics(stderr, defPath, data, vr.Diagnostics.Errors())
 		return exitUsage
 	}
 	sm := vr.Machine
