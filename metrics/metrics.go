@@ -15,7 +15,6 @@ package metrics
 import (
 	"bytes"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -314,7 +313,7 @@ func (m *Metrics) event(x *execution, ev *store.Event, at time.Time) {
 	case "Failed", "StartFailed", "ScheduleFailed", "SubmitFailed":
 		c.res.failed.Inc()
 	case "TimedOut":
-		if kind == activityKind && bytes.Contains(ev.JSON, []byte(`"States.HeartbeatTimeout"`)) {
+		if kind == activityKind && bytes.Contains(ev.JSON, heartbeatError) {
 			c.res.heartbeatTimedOut.Inc()
 		} else {
 			c.res.timedOut.Inc()
@@ -375,19 +374,26 @@ func (f *family) resource(name string) *resource {
 // Lambda function's ARN, or a service integration's resource ARN
 // (arn:aws:states:::lambda:invoke).
 func resourceOf(kind int, event []byte) string {
-	res := stringMember(event, "resource")
+	res := stringMember(event, resourceKey)
 	if kind == integrationKind {
-		return "arn:aws:states:::" + stringMember(event, "resourceType") + ":" + res
+		return "arn:aws:states:::" + stringMember(event, resourceTypeKey) + ":" + res
 	}
 	return res
 }
 
-// stringMember returns the first string member name of an event's JSON.
-// Strings nested in the details (inputs, parameters) are escaped, so they
-// never match.
-func stringMember(event []byte, name string) string {
-	key := `"` + name + `":"`
-	i := bytes.Index(event, []byte(key))
+// The members resourceOf reads, as they appear in an event's JSON.
+var (
+	resourceKey     = []byte(`"resource":"`)
+	resourceTypeKey = []byte(`"resourceType":"`)
+	previousKey     = []byte(`"previousEventId":`)
+	heartbeatError  = []byte(`"States.HeartbeatTimeout"`)
+)
+
+// stringMember returns the value of the first string member whose key (as
+// `"name":"`) appears in an event's JSON. Strings nested in the details
+// (inputs, parameters) are escaped, so they never match.
+func stringMember(event, key []byte) string {
+	i := bytes.Index(event, key)
 	if i < 0 {
 		return ""
 	}
@@ -400,19 +406,21 @@ func stringMember(event []byte, name string) string {
 
 // previousID returns an event's previousEventId.
 func previousID(event []byte) int64 {
-	const key = `"previousEventId":`
-	i := bytes.Index(event, []byte(key))
+	i := bytes.Index(event, previousKey)
 	if i < 0 {
 		return -1
 	}
-	rest := event[i+len(key):]
+	rest := event[i+len(previousKey):]
 	j := 0
 	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
 		j++
 	}
-	n, err := strconv.ParseInt(string(rest[:j]), 10, 64)
-	if err != nil {
+	if j == 0 || j > 18 {
 		return -1
+	}
+	var n int64
+	for _, c := range rest[:j] {
+		n = n*10 + int64(c-'0')
 	}
 	return n
 }

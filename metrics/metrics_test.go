@@ -16,7 +16,7 @@ func FuzzEventFields(f *testing.F) {
 	f.Add(`{"resource":"arn:x"}`, "arn:aws:states:us-east-1:1:activity:a", int64(3))
 	f.Add(`"previousEventId":9`, "invoke", int64(0))
 	f.Fuzz(func(t *testing.T, input, res string, prev int64) {
-		_ = stringMember([]byte(input), "resource")
+		_ = stringMember([]byte(input), resourceKey)
 		_ = previousID([]byte(input))
 		if prev < 0 {
 			prev = -prev
@@ -35,7 +35,7 @@ func FuzzEventFields(f *testing.F) {
 		}
 		want := string(value.AppendString(nil, res))
 		if want == `"`+res+`"` { // no escapes: the reader returns it as is
-			if got := stringMember(b, "resource"); got != res {
+			if got := stringMember(b, resourceKey); got != res {
 				t.Fatalf("stringMember(%s) = %q, want %q", b, got, res)
 			}
 		}
