@@ -401,6 +401,9 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 	allowed, known := stateFields[st.Type]
 	if !known {
 		p.errorf(ptr+"/Type", CodeSchema, "Instance value (%s) not found in enum (possible values: [\"Task\",\"Pass\",\"Choice\",\"Wait\",\"Succeed\",\"Fail\",\"Parallel\",\"Map\"])", value.String(tv))
+		if near := Nearest(st.Type, maps.Keys(stateFields)); near != "" {
+			p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
+		}
 		return nil
 	}
 	for _, k := range o.Keys() {

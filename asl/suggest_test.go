@@ -29,7 +29,7 @@ func TestNearest(t *testing.T) {
 // TestUnknownFieldHint checks that the parser gives the nearest field as a
 // hint, outside AWS's message.
 func TestUnknownFieldHint(t *testing.T) {
-	_, err := Parse([]byte(`{"StartAt":"P","States":{"P":{"Type":"Pass","Ende":true}},"Commment":"x"}`))
+	_, err := Parse([]byte(`{"StartAt":"P","States":{"P":{"Type":"Pass","Ende":true},"Q":{"Type":"Succed"}},"Commment":"x"}`))
 	diags, _ := err.(Diagnostics)
 	hints := map[string]string{}
 	for _, d := range diags {
@@ -38,7 +38,7 @@ func TestUnknownFieldHint(t *testing.T) {
 			t.Errorf("AWS's message changed: %q", d.Message)
 		}
 	}
-	if hints["/States/P/Ende"] != "did you mean 'End'?" || hints["/Commment"] != "did you mean 'Comment'?" {
+	if hints["/States/P/Ende"] != "did you mean 'End'?" || hints["/Commment"] != "did you mean 'Comment'?" || hints["/States/Q/Type"] != "did you mean 'Succeed'?" {
 		t.Errorf("hints %v (diagnostics %v)", hints, diags)
 	}
 }
