@@ -6,19 +6,20 @@ import (
 	"time"
 )
 
-// pendingTimers counts the timers queued in every Timers of the process
-// (a metric: one atomic add per timer, no lock).
-var pendingTimers atomic.Int64
-
-// PendingTimers returns how many timers the process's drivers hold
-// queued now.
-func PendingTimers() int64 { return pendingTimers.Load() }
-
 // Timers is a queue of timers by due time (then id), for engines that
 // carry out the interpreter's StartTimer and CancelTimer commands.
 type Timers struct {
 	h    timerHeap
 	byID map[int64]*timer
+	// Count, when set, is kept equal to the timers queued in every Timers
+	// that shares it (a metric: one atomic add per timer, no lock).
+	Count *atomic.Int64
+}
+
+func (t *Timers) count(n int64) {
+	if t.Count != nil {
+		t.Count.Add(n)
+	}
 }
 
 // Add schedules timer id at the given time.
@@ -29,7 +30,7 @@ func (t *Timers) Add(id int64, at time.Time) {
 	tm := &timer{id: id, at: at}
 	t.byID[id] = tm
 	heap.Push(&t.h, tm)
-	pendingTimers.Add(1)
+	t.count(1)
 }
 
 // Remove withdraws timer id, if it is queued.
@@ -37,13 +38,13 @@ func (t *Timers) Remove(id int64) {
 	if tm, ok := t.byID[id]; ok {
 		heap.Remove(&t.h, tm.index)
 		delete(t.byID, id)
-		pendingTimers.Add(-1)
+		t.count(-1)
 	}
 }
 
 // Clear withdraws every timer (a driver that ends or is abandoned).
 func (t *Timers) Clear() {
-	pendingTimers.Add(-int64(len(t.h)))
+	t.count(-int64(len(t.h)))
 	t.h = t.h[:0]
 	clear(t.byID)
 }
@@ -63,7 +64,7 @@ func (t *Timers) Next() (id int64, at time.Time, ok bool) {
 func (t *Timers) Pop() (id int64, at time.Time) {
 	tm := heap.Pop(&t.h).(*timer)
 	delete(t.byID, tm.id)
-	pendingTimers.Add(-1)
+	t.count(-1)
 	return tm.id, tm.at
 }
 

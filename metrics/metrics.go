@@ -3,7 +3,8 @@
 // Functions publishes to CloudWatch, named in Prometheus's style (the HELP
 // text of each names the AWS metric) and labelled with AWS's dimensions,
 // plus the engine's own (steps committed, store commit latency and group
-// commit size, pending timers, API requests by operation and code).
+// commit size, API requests by operation and code; gauges such as pending
+// timers are added with Gauge).
 //
 // The AWS metrics are derived from the history events of the steps the
 // service commits (service.Observer), so they count exactly what the
@@ -23,7 +24,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/stepd/stepd/arn"
-	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/store"
 )
 
@@ -163,10 +163,7 @@ func New() *Metrics {
 		Help: "API requests by operation and outcome (OK, or the AWS error code answered)."}, []string{"operation", "code"})
 	m.apiLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "stepd", Name: "api_request_seconds",
 		Help: "Seconds to answer API requests, by operation.", Buckets: prometheus.ExponentialBuckets(0.0001, 4, 12)}, []string{"operation"})
-	m.reg.MustRegister(m.steps, m.commitErrors, m.commitLatency, m.batchSize, m.batchLatency, m.apiRequests, m.apiLatency,
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "stepd", Name: "timers_pending",
-			Help: "Timers (Waits, retry back-offs, task timeouts and heartbeats) queued by the running executions' drivers."},
-			func() float64 { return float64(engine.PendingTimers()) }))
+	m.reg.MustRegister(m.steps, m.commitErrors, m.commitLatency, m.batchSize, m.batchLatency, m.apiRequests, m.apiLatency)
 	return m
 }
 

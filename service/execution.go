@@ -151,7 +151,7 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		journal = observed{st, s.cfg.Observer}
 	}
 	var d *engine.Driver
-	d = engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: journal, Log: s.log, Budget: s.cfg.Budget,
+	d = engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: journal, Log: s.log, Budget: s.cfg.Budget, Timers: &s.timers,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
 		Park: true, OnEnd: func() { s.logEnd(e, d); s.ended(arn) },

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepd/stepd/arn"
@@ -96,6 +97,10 @@ func (o observed) AppendStep(ctx context.Context, s *store.Step) error {
 	return err
 }
 
+// PendingTimers returns how many timers (Waits, retry intervals, task
+// timeouts and heartbeats) the service's running executions have queued.
+func (s *Service) PendingTimers() int64 { return s.timers.Load() }
+
 // Counts returns how many executions this process runs now and how many
 // resumed ones wait dormant (see Resume).
 func (s *Service) Counts() (running, dormant int) {
@@ -131,6 +136,7 @@ type Service struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
+	timers   atomic.Int64 // timers queued by this service's drivers
 }
 
 // New creates a service. Call Resume to continue open executions.

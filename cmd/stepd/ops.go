@@ -43,6 +43,9 @@ func observeService(m *metrics.Metrics, svc *service.Service, h *api.Handler) {
 		r, _ := svc.Counts()
 		return float64(r)
 	})
+	m.Gauge("timers_pending", "Timers (Waits, retry intervals, task timeouts and heartbeats) queued by the running executions.", func() float64 {
+		return float64(svc.PendingTimers())
+	})
 	m.Gauge("executions_dormant", "Executions resumed after a restart that wait, not yet rebuilt, for their next timer.", func() float64 {
 		_, d := svc.Counts()
 		return float64(d)

@@ -82,14 +82,20 @@ func TestServeMetrics(t *testing.T) {
 	if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(`{"done":true}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: aws.String(waiting)}); err != nil {
-		t.Fatal(err)
-	}
 	for _, arn := range ends {
 		if d := waitFinished(t, c, arn); d.Status == types.ExecutionStatusRunning {
 			t.Fatalf("%s still running", arn)
 		}
 	}
+	// The Wait alone runs, with its timer (a driver ends just after its
+	// last step is committed: wait for the gauges to settle).
+	waitMetric(t, url+"metrics", "stepd_executions_running", 1)
+	waitMetric(t, url+"metrics", "stepd_timers_pending", 1)
+	if _, err := c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: aws.String(waiting)}); err != nil {
+		t.Fatal(err)
+	}
+	waitFinished(t, c, waiting)
+	waitMetric(t, url+"metrics", "stepd_executions_running", 0)
 	_, _ = c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String("arn:aws:states:us-east-1:123456789012:execution:nope:x")})
 
 	fams := scrape(t, url+"metrics")
@@ -144,6 +150,20 @@ func TestServeMetrics(t *testing.T) {
 	}
 	if got, _ := metricValue(fams, "stepd_store_batch_writes", nil); got < 1 {
 		t.Errorf("stepd_store_batch_writes has %v transactions, want some", got)
+	}
+}
+
+// waitMetric waits until the unlabelled metric family reads want.
+func waitMetric(t *testing.T, url, family string, want float64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		got, ok := metricValue(scrape(t, url), family, nil)
+		if ok && got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s = %v (found %v), want %v", family, got, ok, want)
+		}
 	}
 }
 
