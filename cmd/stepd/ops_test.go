@@ -484,7 +484,9 @@ func checkHour(t *testing.T, c *sfn.Client, arn string, d *sfn.DescribeExecution
 			exited = *ev.Timestamp
 		}
 	}
-	if wait := exited.Sub(entered); wait < time.Hour || wait > time.Hour+time.Minute {
+	// At least the hour: how much more depends on the machine's load (a
+	// millisecond late is ten seconds at this scale), so no upper bound.
+	if wait := exited.Sub(entered); wait < time.Hour {
 		t.Errorf("the Wait lasted %v in the history, want an hour", wait)
 	}
 	if !d.StopDate.After(d.StartDate.Add(time.Hour)) {
