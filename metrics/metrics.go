@@ -121,7 +121,7 @@ func New() *Metrics {
 	m.execAborted = counter("executions_aborted_total", "ExecutionsAborted", "executions stopped (ABORTED).", labelStateMachine)
 	m.execTimedOut = counter("executions_timed_out_total", "ExecutionsTimedOut", "executions that timed out.", labelStateMachine)
 	m.execThrottled = counter("execution_throttled_total", "ExecutionThrottled", "StartExecution calls throttled (stepd throttles none: always 0).", labelStateMachine)
-	m.execTime = histogram("execution_time_seconds", "ExecutionTime", "seconds from an execution's start to its end (executions started by this process).", labelStateMachine)
+	m.execTime = histogram("execution_time_seconds", "ExecutionTime", "seconds from an execution's start to its end.", labelStateMachine)
 
 	for kind, f := range []struct{ prefix, aws, awsTime, label, what string }{
 		{"activities", "Activities", "Activity", labelActivity, "activity tasks"},
@@ -223,6 +223,13 @@ func (m *Metrics) Started(e *store.Execution, first *store.Step) {
 	m.step(x, first)
 }
 
+// Resumed implements service.Observer: an execution resumed after a
+// restart keeps its start time, so its ExecutionTime is observed at its
+// end.
+func (m *Metrics) Resumed(e *store.Execution) {
+	m.executions.Store(e.ARN, &execution{m: m.machine(e.StateMachineARN), started: e.Started})
+}
+
 // Committed implements service.Observer.
 func (m *Metrics) Committed(s *store.Step, took time.Duration, err error) {
 	m.commitLatency.Observe(took.Seconds())
@@ -232,7 +239,7 @@ func (m *Metrics) Committed(s *store.Step, took time.Duration, err error) {
 	}
 	v, ok := m.executions.Load(s.ExecutionARN)
 	if !ok {
-		// Resumed after a restart: its start is not known here.
+		// Not seen starting nor resumed: its start is not known here.
 		v, _ = m.executions.LoadOrStore(s.ExecutionARN, &execution{m: m.machine(machineOf(s.ExecutionARN))})
 	}
 	m.step(v.(*execution), s)

@@ -316,6 +316,9 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	_, realClock := s.clock.(engine.RealClock)
 	defs := map[string]string{} // one copy of each definition's text
 	err := store.ScanRunning(ctx, s.store, func(e *store.Execution, steps []*store.Step) error {
+		if s.cfg.Observer != nil {
+			s.cfg.Observer.Resumed(e)
+		}
 		if d, ok := defs[e.Definition]; ok {
 			e.Definition = d
 		} else {

@@ -80,6 +80,8 @@ type Config struct {
 type Observer interface {
 	// Started: execution e was created with its first step.
 	Started(e *store.Execution, first *store.Step)
+	// Resumed: the running execution e was found at start (Resume).
+	Resumed(e *store.Execution)
 	// Committed: step s was kept (err nil) or refused (err) after took.
 	Committed(s *store.Step, took time.Duration, err error)
 }

@@ -459,6 +459,28 @@ func TestServeTimeScale(t *testing.T) {
 	url, _, _ = serveInProcess(t, "--data", data, "--time-scale", "0.0001")
 	c = restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
 	checkHour(t, c, second, waitFinished(t, c, second))
+	// The new server timed the resumed execution from its start.
+	h := metricFamilyHistogram(t, scrape(t, url+"metrics"), "stepd_execution_time_seconds", *sm.StateMachineArn)
+	if h.GetSampleCount() != 1 || h.GetSampleSum() < 3600 {
+		t.Errorf("ExecutionTime after the restart: %d samples, sum %vs; want the resumed execution's hour", h.GetSampleCount(), h.GetSampleSum())
+	}
+}
+
+// metricFamilyHistogram returns the histogram of a state machine in a
+// family.
+func metricFamilyHistogram(t *testing.T, fams map[string]*dto.MetricFamily, family, sm string) *dto.Histogram {
+	t.Helper()
+	if f := fams[family]; f != nil {
+		for _, m := range f.Metric {
+			for _, l := range m.Label {
+				if l.GetName() == "state_machine_arn" && l.GetValue() == sm {
+					return m.Histogram
+				}
+			}
+		}
+	}
+	t.Fatalf("no %s for %s", family, sm)
+	return nil
 }
 
 // checkHour checks that an execution that waited an hour succeeded, that
