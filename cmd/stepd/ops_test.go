@@ -33,7 +33,7 @@ import (
 func TestServeMetrics(t *testing.T) {
 	t.Parallel()
 	cfg := writeFile(t, "registry.json", `{"Functions":{"double":{"Command":["sh","-c","read -r line; n=${line#*:}; n=${n%\\}}; printf '{\"n\":%d}' $((n*2))"]}}}`)
-	url := startInProcess(t, "--data", t.TempDir(), "--config", cfg)
+	url, _ := serveLogging(t, "--data", t.TempDir(), "--config", cfg)
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
 	c := restartingClient(addr)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -252,12 +252,15 @@ func serveLogging(t *testing.T, args ...string) (url string, logs *lockedBuffer)
 // the server (as SIGTERM does) and waiting for it.
 func serveInProcess(t *testing.T, args ...string) (url string, logs *lockedBuffer, stop func()) {
 	t.Helper()
+	// The server listens on a port of the kernel's choosing and says which:
+	// a port found free beforehand may be taken by another test's server
+	// (or one restarting on a fixed address) before this one listens.
 	logs = &lockedBuffer{}
-	addr := freeAddr(t)
+	stdout := &lockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(ctx, append([]string{"serve", "--addr", addr}, args...), strings.NewReader(""), io.Discard, logs)
+		done <- Main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...), strings.NewReader(""), stdout, logs)
 	}()
 	var once sync.Once
 	stop = func() {
@@ -267,11 +270,10 @@ func serveInProcess(t *testing.T, args ...string) (url string, logs *lockedBuffe
 		})
 	}
 	t.Cleanup(stop)
-	url = "http://" + addr + "/"
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if res, err := http.Get(url + "healthz"); err == nil {
-			res.Body.Close()
-			return url, logs, stop
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, rest, ok := strings.Cut(stdout.String(), "listening on "); ok {
+			url, _, _ = strings.Cut(rest, "\n")
+			return url + "/", logs, stop
 		}
 		select {
 		case code := <-done:
@@ -280,7 +282,7 @@ func serveInProcess(t *testing.T, args ...string) (url string, logs *lockedBuffe
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("stepd serve did not answer at %s", url)
+			t.Fatalf("stepd serve did not start: %s", logs)
 		}
 	}
 }
@@ -615,7 +617,7 @@ func TestShortJSONErrors(t *testing.T) {
 	}
 
 	// The API answers AWS's messages, without hints.
-	url := startInProcess(t, "--data", "")
+	url, _ := serveLogging(t, "--data", "")
 	for _, def := range []string{"{\"StartAt\":\"P\",\n \"States\":{\"P\":{\"Type\":\"Pass\",\n   \"End\":true,}}}\n", `{"StartAt":"P","States":{"P":{"Type":"Pass","Ende":true}}}`} {
 		body, _ := json.Marshal(map[string]string{"definition": def})
 		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
