@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds stepd's release archives: a static binary (CGO_ENABLED=0; the
 # SQLite driver is pure Go) for each target, with the README, in
-# stepd_VERSION_OS_ARCH.tar.gz (.zip for Windows), and SHA256SUMS.
+# stepd_VERSION_OS_ARCH.tar.gz (.zip for a windows target), and SHA256SUMS.
+# Windows is not a default target: task/command runs handlers in Unix
+# process groups (Setpgid, kill of the group) and does not build there.
 #
 #   scripts/release.sh v1.2.3 [OUTDIR]          # OUTDIR defaults to dist
 #   TARGETS="linux/amd64 darwin/arm64" scripts/release.sh v1.2.3
@@ -10,7 +12,7 @@
 set -euo pipefail
 version=${1:?usage: scripts/release.sh VERSION [OUTDIR]}
 out=${2:-dist}
-targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64"}
+targets=${TARGETS:-"linux/amd64 linux/arm64 darwin/amd64 darwin/arm64"}
 cd "$(dirname "$0")/.."
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
