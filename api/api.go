@@ -45,6 +45,11 @@ type Handler struct {
 	ops        map[string]func(ctx context.Context, body []byte) (any, error)
 	// requests counts the requests served (ReleaseWhenIdle watches it).
 	requests atomic.Int64
+
+	// Observe, when set, is told of every API request: its operation
+	// ("unknown" when it names none), its outcome ("OK" or the AWS error
+	// code answered) and how long it took (package metrics counts them).
+	Observe func(op, code string, took time.Duration)
 }
 
 // New returns a handler for svc.
@@ -97,53 +102,65 @@ func validation(format string, args ...any) error {
 	return &apiError{status: 400, code: "ValidationException", message: fmt.Sprintf(format, args...)}
 }
 
-// ServeHTTP implements http.Handler.
+// ServeHTTP implements http.Handler. Each request is logged at debug
+// level and told to Observe.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t0 := time.Now()
+	op, code := h.serve(w, r)
+	took := time.Since(t0)
+	if h.Observe != nil {
+		h.Observe(op, code, took)
+	}
+	if h.log.Enabled(r.Context(), slog.LevelDebug) {
+		h.log.LogAttrs(r.Context(), slog.LevelDebug, "api request", slog.String("operation", op), slog.String("code", code),
+			slog.Duration("took", took), slog.String("remote", r.RemoteAddr))
+	}
+}
+
+// serve answers one request and returns its operation and outcome.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string) {
 	h.requests.Add(1)
+	op = "unknown"
 	if r.Method != http.MethodPost {
-		writeError(w, &apiError{status: 404, code: "UnknownOperationException", message: "the Step Functions API takes POST requests"})
-		return
+		return op, writeError(w, &apiError{status: 404, code: "UnknownOperationException", message: "the Step Functions API takes POST requests"})
 	}
 	target := r.Header.Get("X-Amz-Target")
-	op, ok := strings.CutPrefix(target, "AWSStepFunctions.")
-	fn := h.ops[op]
+	name, ok := strings.CutPrefix(target, "AWSStepFunctions.")
+	fn := h.ops[name]
 	if !ok || fn == nil {
-		writeError(w, &apiError{status: 400, code: "UnknownOperationException", message: fmt.Sprintf("unknown operation %q", target)})
-		return
+		return op, writeError(w, &apiError{status: 400, code: "UnknownOperationException", message: fmt.Sprintf("unknown operation %q", target)})
 	}
+	op = name
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 	if err != nil {
-		writeError(w, &apiError{status: 400, code: "SerializationException", message: err.Error()})
-		return
+		return op, writeError(w, &apiError{status: 400, code: "SerializationException", message: err.Error()})
 	}
 	if len(body) > maxBody {
-		writeError(w, &apiError{status: 413, code: "ValidationException", message: "request body too large"})
-		return
+		return op, writeError(w, &apiError{status: 413, code: "ValidationException", message: "request body too large"})
 	}
 	if h.Auth != nil && len(h.Auth.Keys) > 0 {
 		if err := h.Auth.verify(r, body); err != nil {
-			writeError(w, err)
-			return
+			return op, writeError(w, err)
 		}
 	} else if !hostAllowed(r.Host, h.AllowHosts) {
-		writeError(w, hostError(r.Host))
-		return
+		return op, writeError(w, hostError(r.Host))
 	}
 	if len(body) == 0 {
 		body = []byte("{}")
 	}
 	out, err := fn(r.Context(), body)
 	if err != nil {
-		writeError(w, err)
-		return
+		return op, writeError(w, err)
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Header().Set("x-amzn-RequestId", uuid.New())
 	b, _ := json.Marshal(out)
 	_, _ = w.Write(b)
+	return op, "OK"
 }
 
-func writeError(w http.ResponseWriter, err error) {
+// writeError answers err in AWS's shape and returns its code.
+func writeError(w http.ResponseWriter, err error) string {
 	var ae *apiError
 	var se *service.Error
 	switch {
@@ -159,6 +176,7 @@ func writeError(w http.ResponseWriter, err error) {
 	w.WriteHeader(ae.status)
 	b, _ := json.Marshal(map[string]string{"__type": ae.code, "message": clipMessage(ae.message)})
 	_, _ = w.Write(b)
+	return ae.code
 }
 
 // decode parses a request body into v, strictly: one JSON value and

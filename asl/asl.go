@@ -162,6 +162,10 @@ type Diagnostic struct {
 	Message  string
 	Severity string // ERROR (also when empty) or WARNING
 	Err      error  // the underlying error, if any (a *value.SyntaxError for malformed JSON)
+	// Hint is advice for people, outside AWS's message (which the API
+	// answers unchanged): for an unknown field, the nearest known one
+	// ("did you mean 'End'?").
+	Hint string
 }
 
 // Severities.

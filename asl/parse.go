@@ -3,6 +3,7 @@ package asl
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -72,6 +73,15 @@ type parser struct {
 	topQL string // the top-level QueryLanguage
 }
 
+// unsupported reports field k of the object at ptr as not supported,
+// with the nearest of the known fields as a hint.
+func (p *parser) unsupported(ptr, k string, known map[string]bool) {
+	p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+	if near := Nearest(k, maps.Keys(known)); near != "" {
+		p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
+	}
+}
+
 func (p *parser) errorf(ptr, code, format string, args ...any) {
 	if ptr == "" {
 		ptr = "/"
@@ -92,7 +102,7 @@ func (p *parser) fields(o *value.Object, ptr string, allowed map[string]bool, re
 	}
 	for _, k := range o.Keys() {
 		if !allowed[k] {
-			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+			p.unsupported(ptr, k, allowed)
 		}
 	}
 }
@@ -264,7 +274,7 @@ func (p *parser) machine(o *value.Object, ptr string, where scope) *StateMachine
 	}
 	for _, k := range o.Keys() {
 		if !allowed[k] {
-			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+			p.unsupported(ptr, k, allowed)
 		}
 	}
 	sm.Comment = p.str(o, "Comment", ptr)
@@ -391,11 +401,14 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 	allowed, known := stateFields[st.Type]
 	if !known {
 		p.errorf(ptr+"/Type", CodeSchema, "Instance value (%s) not found in enum (possible values: [\"Task\",\"Pass\",\"Choice\",\"Wait\",\"Succeed\",\"Fail\",\"Parallel\",\"Map\"])", value.String(tv))
+		if near := Nearest(st.Type, maps.Keys(stateFields)); near != "" {
+			p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
+		}
 		return nil
 	}
 	for _, k := range o.Keys() {
 		if !allowed[k] {
-			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+			p.unsupported(ptr, k, allowed)
 		}
 	}
 	st.Comment = p.str(o, "Comment", ptr)
@@ -795,7 +808,7 @@ func (p *parser) rule(v any, ptr string, top bool, ql string) *ChoiceRule {
 			switch k {
 			case "Condition", "Next", "Output", "Assign", "Comment":
 			default:
-				p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+				p.unsupported(ptr, k, jsonataRuleFields)
 			}
 		}
 		return r
@@ -838,7 +851,7 @@ func (p *parser) rule(v any, ptr string, top bool, ql string) *ChoiceRule {
 			p.operand(r, ptr+"/"+k)
 		case top && (k == "Next" || k == "Output" || k == "Assign"), k == "Comment":
 		default:
-			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+			p.unsupported(ptr, k, ruleFields(top))
 		}
 	}
 	switch {
@@ -882,4 +895,21 @@ func (p *parser) operand(r *ChoiceRule, ptr string) {
 			p.errorf(ptr, CodeSchema, "String does not match RFC3339 timestamp")
 		}
 	}
+}
+
+// jsonataRuleFields are the fields of a JSONata Choice rule.
+var jsonataRuleFields = set("Condition", "Next", "Output", "Assign", "Comment")
+
+// ruleFields are the fields a JSONPath Choice rule may have: the
+// operators, And, Or, Not, Variable, Comment and, at the top, Next,
+// Output and Assign.
+func ruleFields(top bool) map[string]bool {
+	m := set("Variable", "And", "Or", "Not", "Comment")
+	for k := range operators {
+		m[k] = true
+	}
+	if top {
+		m["Next"], m["Output"], m["Assign"] = true, true, true
+	}
+	return m
 }

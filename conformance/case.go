@@ -139,7 +139,7 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 	}
 	v, err := value.Parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, value.Locate(path, data, err)
 	}
 	base := strings.TrimSuffix(filepath.Base(path), ".json")
 	var objs []any
@@ -168,12 +168,13 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 		if f := str(o, "definitionFile"); f != "" && c.Definition == nil {
 			// A stepd extension: the definition in a file of its own,
 			// relative to the case file.
-			data, err := os.ReadFile(filepath.Join(filepath.Dir(path), f))
+			defPath := filepath.Join(filepath.Dir(path), f)
+			data, err := os.ReadFile(defPath)
 			if err != nil {
 				return nil, fmt.Errorf("%s: definitionFile: %w", path, err)
 			}
 			if c.Definition, err = value.Parse(data); err != nil {
-				return nil, fmt.Errorf("%s: definitionFile %s: %w", path, f, err)
+				return nil, fmt.Errorf("%s: definitionFile: %w", path, value.Locate(defPath, data, err))
 			}
 		}
 		if f := str(o, "config"); f != "" {

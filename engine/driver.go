@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepd/stepd/interp"
@@ -61,6 +62,9 @@ type Config struct {
 	OnEnd func()
 	// Budget bounds each evaluation (zero fields: the defaults).
 	Budget Budget
+	// Timers, when set, counts the timers the driver holds queued (shared
+	// by the drivers of a service, for its metrics).
+	Timers *atomic.Int64
 }
 
 // Driver carries out the commands of one execution: it invokes tasks
@@ -142,7 +146,7 @@ func New(p *interp.Program, cfg Config) *Driver {
 		queue = 2 // a server's executions mostly wait: keep them small
 	}
 	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{},
-		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil)}
+		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: Timers{Count: cfg.Timers}}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -424,6 +428,7 @@ func (d *Driver) end() {
 	for _, cancel := range d.inflight {
 		cancel()
 	}
+	d.timers.Clear()
 	if d.stopWatch != nil {
 		d.stopWatch()
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"container/heap"
+	"sync/atomic"
 	"time"
 )
 
@@ -10,6 +11,15 @@ import (
 type Timers struct {
 	h    timerHeap
 	byID map[int64]*timer
+	// Count, when set, is kept equal to the timers queued in every Timers
+	// that shares it (a metric: one atomic add per timer, no lock).
+	Count *atomic.Int64
+}
+
+func (t *Timers) count(n int64) {
+	if t.Count != nil {
+		t.Count.Add(n)
+	}
 }
 
 // Add schedules timer id at the given time.
@@ -20,6 +30,7 @@ func (t *Timers) Add(id int64, at time.Time) {
 	tm := &timer{id: id, at: at}
 	t.byID[id] = tm
 	heap.Push(&t.h, tm)
+	t.count(1)
 }
 
 // Remove withdraws timer id, if it is queued.
@@ -27,7 +38,15 @@ func (t *Timers) Remove(id int64) {
 	if tm, ok := t.byID[id]; ok {
 		heap.Remove(&t.h, tm.index)
 		delete(t.byID, id)
+		t.count(-1)
 	}
+}
+
+// Clear withdraws every timer (a driver that ends or is abandoned).
+func (t *Timers) Clear() {
+	t.count(-int64(len(t.h)))
+	t.h = t.h[:0]
+	clear(t.byID)
 }
 
 // Len returns the number of queued timers.
@@ -45,6 +64,7 @@ func (t *Timers) Next() (id int64, at time.Time, ok bool) {
 func (t *Timers) Pop() (id int64, at time.Time) {
 	tm := heap.Pop(&t.h).(*timer)
 	delete(t.byID, tm.id)
+	t.count(-1)
 	return tm.id, tm.at
 }
 

@@ -3,6 +3,7 @@ package service_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -88,7 +89,8 @@ func benchDurable(b *testing.B, open func(b *testing.B) store.Store) {
 			ctx := context.Background()
 			st := open(b)
 			defer st.Close()
-			svc := service.New(service.Config{Store: st, Invoker: inv})
+			// The execution-end log lines would go to the benchmark's output.
+			svc := service.New(service.Config{Store: st, Invoker: inv, Log: slog.New(slog.DiscardHandler)})
 			defer svc.Close()
 			sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "bench", RoleARN: "arn:aws:iam::1:role/r", Definition: chain(states)})
 			if err != nil {

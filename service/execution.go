@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -81,6 +82,9 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		}
 		return nil, err
 	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Started(e, first)
+	}
 	s.register(execARN, d)
 	s.start(execARN, d)
 	return e, nil
@@ -142,15 +146,39 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		inv = m
 	}
 	arn := e.ARN
-	return engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: st, Log: s.log, Budget: s.cfg.Budget,
+	var journal engine.Journal = st
+	if s.cfg.Observer != nil {
+		journal = observed{st, s.cfg.Observer}
+	}
+	var d *engine.Driver
+	d = engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: journal, Log: s.log, Budget: s.cfg.Budget, Timers: &s.timers,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
-		Park: true, OnEnd: func() { s.ended(arn) },
+		Park: true, OnEnd: func() { s.logEnd(e, d); s.ended(arn) },
 		// A callback integration's response only submits the task; the
 		// token completes it. (A mock answers for the whole task, as in
 		// Step Functions Local.)
 		Submit:   e.TestCase == "",
-		Activity: s.enqueueActivity}), nil
+		Activity: s.enqueueActivity})
+	return d, nil
+}
+
+// logEnd logs the end of an execution at info level (one line each); an
+// execution abandoned while it runs (the server stops) is not logged.
+func (s *Service) logEnd(e *store.Execution, d *engine.Driver) {
+	x := d.Execution()
+	if x == nil || x.Status() == interp.Running || !s.log.Enabled(s.ctx, slog.LevelInfo) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("execution", e.ARN), slog.String("stateMachine", e.StateMachineARN), slog.String("type", e.Type),
+		slog.String("status", string(x.Status()))}
+	if h := x.History(); len(h) > 0 && !e.Started.IsZero() {
+		attrs = append(attrs, slog.Duration("duration", h[len(h)-1].Timestamp.Sub(e.Started)))
+	}
+	if f := x.Failure(); f != nil {
+		attrs = append(attrs, slog.String("error", f.Error), slog.String("cause", f.Cause))
+	}
+	s.log.LogAttrs(s.ctx, slog.LevelInfo, "execution ended", attrs...)
 }
 
 func (s *Service) info(e *store.Execution, now time.Time, tokenKey []byte) interp.Info {
@@ -293,6 +321,9 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	_, realClock := s.clock.(engine.RealClock)
 	defs := map[string]string{} // one copy of each definition's text
 	err := store.ScanRunning(ctx, s.store, func(e *store.Execution, steps []*store.Step) error {
+		if s.cfg.Observer != nil {
+			s.cfg.Observer.Resumed(e)
+		}
 		if d, ok := defs[e.Definition]; ok {
 			e.Definition = d
 		} else {

@@ -16,6 +16,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/asl"
@@ -66,6 +68,47 @@ type Config struct {
 	// Budget bounds each evaluation of every execution (zero fields: the
 	// defaults; see engine.Budget).
 	Budget engine.Budget
+
+	// Observer, when set, is told of every execution started and every
+	// step committed (package metrics implements it).
+	Observer Observer
+}
+
+// Observer watches what the service commits, for metrics: it is called on
+// the committing goroutine, once per execution created and once per step
+// kept, so it must be cheap and must not keep the step's buffers.
+type Observer interface {
+	// Started: execution e was created with its first step.
+	Started(e *store.Execution, first *store.Step)
+	// Resumed: the running execution e was found at start (Resume).
+	Resumed(e *store.Execution)
+	// Committed: step s was kept (err nil) or refused (err) after took.
+	Committed(s *store.Step, took time.Duration, err error)
+}
+
+// observed is a journal that tells an Observer of each step it commits.
+type observed struct {
+	engine.Journal
+	obs Observer
+}
+
+func (o observed) AppendStep(ctx context.Context, s *store.Step) error {
+	t0 := time.Now()
+	err := o.Journal.AppendStep(ctx, s)
+	o.obs.Committed(s, time.Since(t0), err)
+	return err
+}
+
+// PendingTimers returns how many timers (Waits, retry intervals, task
+// timeouts and heartbeats) the service's running executions have queued.
+func (s *Service) PendingTimers() int64 { return s.timers.Load() }
+
+// Counts returns how many executions this process runs now and how many
+// resumed ones wait dormant (see Resume).
+func (s *Service) Counts() (running, dormant int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.running), len(s.dormant)
 }
 
 // DefaultKeepExpress is the default of Config.KeepExpress.
@@ -95,6 +138,7 @@ type Service struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
+	timers   atomic.Int64 // timers queued by this service's drivers
 }
 
 // New creates a service. Call Resume to continue open executions.

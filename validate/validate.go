@@ -120,10 +120,10 @@ func jsonDiagnostic(data []byte, err error) asl.Diagnostic {
 		end := col + len(m)
 		loc := fmt.Sprintf("[Source: (String)%q; line: %d, column: %d]", src, line, end)
 		return asl.Diagnostic{Pointer: loc, Code: asl.CodeInvalidJSON, Severity: asl.SeverityError,
-			Message: fmt.Sprintf("Unrecognized token '%s': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')\n at %s", m, loc)}
+			Message: fmt.Sprintf("Unrecognized token '%s': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')\n at %s", m, loc), Err: err}
 	}
 	loc := fmt.Sprintf("[Source: (String)%q; line: %d, column: %d]", src, line, col)
-	return asl.Diagnostic{Pointer: loc, Code: asl.CodeInvalidJSON, Severity: asl.SeverityError, Message: msg + "\n at " + loc}
+	return asl.Diagnostic{Pointer: loc, Code: asl.CodeInvalidJSON, Severity: asl.SeverityError, Message: msg + "\n at " + loc, Err: err}
 }
 
 var tokenRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)

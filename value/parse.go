@@ -1,6 +1,7 @@
 package value
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -345,4 +346,43 @@ func toValidUTF8(s string) string {
 		s = s[n:]
 	}
 	return string(b)
+}
+
+// Position returns the 1-based line and column (in bytes) of offset off
+// in data.
+func Position(data []byte, off int) (line, col int) {
+	line, col = 1, 1
+	for i := 0; i < off && i < len(data); i++ {
+		if data[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// FileError is a SyntaxError placed in a file, for people: its Error is
+// "file:line:col: invalid JSON: message", the form editors jump to.
+type FileError struct {
+	File      string
+	Line, Col int
+	Err       *SyntaxError
+}
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: invalid JSON: %s", e.File, e.Line, e.Col, e.Err.Msg)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Locate returns err as a *FileError when it is (or wraps) a *SyntaxError
+// of data, the contents of file; otherwise err unchanged.
+func Locate(file string, data []byte, err error) error {
+	var se *SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	line, col := Position(data, se.Offset)
+	return &FileError{File: file, Line: line, Col: col, Err: se}
 }

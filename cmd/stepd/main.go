@@ -34,6 +34,7 @@ Usage:
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
   stepd test-state FILE [flags]       run one state with an input (the TestState API)
   stepd bench [WORKLOAD...] [flags]   measure the engine on the benchmark workloads (--peer: against aws-local-stepfunctions)
+  stepd version                       show the version (also --version)
   stepd help                          show this help
 
 Run "stepd COMMAND -h" for the flags of a command.
@@ -61,6 +62,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	case "bench":
 		setGCPercent(inProcessGCPercent)
 		return benchCommand(ctx, args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		return versionCommand(stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

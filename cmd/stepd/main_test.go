@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 		{name: "fails", args: []string{"run", fail}, code: 1, stderr: "error: Boom", contains: true},
 		{name: "json format", args: []string{"run", fail, "--format", "json"}, code: 1, stdout: `"status":"FAILED","output":null,"error":"Boom","cause":"it broke","history":[`, contains: true},
 		{name: "missing target", args: []string{"run", badTarget}, code: 2, stderr: "bad.json:/States/A/Next: ERROR MISSING_TRANSITION_TARGET: Missing 'Next' target: Nowhere", contains: true},
-		{name: "malformed definition", args: []string{"run", badJSON}, code: 2, stderr: "INVALID_JSON_DESCRIPTION", contains: true},
+		{name: "malformed definition", args: []string{"run", badJSON}, code: 2, stderr: "badjson.json:1:13: invalid JSON: unexpected end of input", contains: true},
 		{name: "malformed input", args: []string{"run", pass, "--input", `{"a":`}, code: 2, stderr: "--input", contains: true},
 		{name: "no file", args: []string{"run"}, code: 2},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2},

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,7 +115,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	vr := validate.Definition(data, f.typ)
 	if !vr.OK() {
-		printDiagnostics(stderr, defPath, vr.Diagnostics.Errors())
+		printDiagnostics(stderr, defPath, data, vr.Diagnostics.Errors())
 		return exitUsage
 	}
 	sm := vr.Machine
@@ -141,7 +142,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			return exitUsage
 		}
 	}
-	reg, err := loadRegistry(f.config, f.connections)
+	reg, err := loadRegistry(f.config, f.connections, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
@@ -237,7 +238,8 @@ func readInput(s string, stdin io.Reader) (any, error) {
 // at configPath (registry.Config) and the connections file at
 // connsPath (an object from connection ARN to httptask.Connection); either may
 // be empty. With neither, the registry still serves HTTP Tasks.
-func loadRegistry(configPath, connsPath string) (*registry.Invoker, error) {
+// Command handlers log their standard error on log (nil: slog.Default()).
+func loadRegistry(configPath, connsPath string, log *slog.Logger) (*registry.Invoker, error) {
 	var cfg registry.Config
 	if configPath != "" {
 		var err error
@@ -263,6 +265,7 @@ func loadRegistry(configPath, connsPath string) (*registry.Invoker, error) {
 			cfg.Connections[arn] = c
 		}
 	}
+	cfg.Log = log
 	reg, err := registry.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("--config %s: %w", configPath, err)

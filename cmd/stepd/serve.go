@@ -19,6 +19,7 @@ import (
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/console"
+	"github.com/stepd/stepd/metrics"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
@@ -109,13 +110,21 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	allowHosts := fs.String("allow-host", envOr("STEPD_ALLOW_HOSTS", ""), "HOST[,...]: without --access-keys, also answer API requests addressed to these hosts (the loopback ones always; * for any; env STEPD_ALLOW_HOSTS)")
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	budget := addBudgetFlags(fs, true)
+	// Operations: logs.
+	logOpts := addLogFlags(fs)
+	// Operations: time scale.
+	timeScale := addTimeFlag(fs)
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log, err := logOpts.logger(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
 	setGCPercent(serveGCPercent)
 	b, err := budget.budget(fs)
 	if err != nil {
@@ -123,7 +132,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	cfg := service.Config{Region: *region, Account: *account, Log: log, Budget: b}
-	reg, err := loadRegistry(*config, *conns)
+	reg, err := loadRegistry(*config, *conns, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
@@ -147,10 +156,22 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer st.Close()
 	cfg.Store = st
+	// Operations: time scale.
+	if cfg.Clock, err = serveClock(*timeScale, *data, time.Now()); err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	if cfg.Clock != nil {
+		log.Info("time runs scaled", "scale", *timeScale, "now", cfg.Clock.Now().UTC().Format(time.RFC3339Nano))
+	}
+	// Operations: metrics.
+	m := metrics.New()
+	observe(m, &cfg, st)
 	svc := service.New(cfg)
 	// A shared store (PostgreSQL) holds other nodes' executions too: this
 	// node runs those it starts and those it claims from nodes that died
 	// or left; a single-node store's executions are all this process's.
+	ready := newReadiness(st)
 	var lost <-chan struct{}
 	var n int
 	if sh, ok := st.(store.Shared); ok {
@@ -171,12 +192,14 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "stepd serve: resuming executions: %v\n", err)
 		return exitFail
 	}
+	ready.Resumed(n)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
 	h := api.New(svc, log)
+	observeService(m, svc, h)
 	go h.ReleaseWhenIdle(ctx, idleRelease)
 	for _, host := range strings.Split(*allowHosts, ",") {
 		if host = strings.TrimSpace(host); host != "" {
@@ -200,11 +223,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *ui {
 		handler = withConsole(h, console.Handler())
 	}
+	handler = withOps(handler, m, ready)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() && *keys == "" {
 		log.Warn("the API is open to the network without authentication; set --access-keys", "addr", ln.Addr().String())
 	}
-	log.Info("stepd serving the AWS Step Functions API",
+	log.Info("stepd serving the AWS Step Functions API", "version", versionString(),
 		"addr", ln.Addr().String(), "auth", auth, "store", storeName(*storeURL, *data), "region", *region, "account", *account, "resumed", n)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	if *ui {
@@ -224,6 +248,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		log.Error("this node lost its lease to the store; stopping")
 		code = exitFail
 	}
+	ready.Stopping()
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)

@@ -51,7 +51,7 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, value.String(resp))
 			continue
 		}
-		printDiagnostics(stdout, f, r.Diagnostics)
+		printDiagnostics(stdout, f, data, r.Diagnostics)
 		if r.OK() {
 			fmt.Fprintf(stdout, "%s: OK\n", f)
 		}
@@ -62,10 +62,20 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// printDiagnostics prints one line per diagnostic:
-// file:pointer: severity code: message.
-func printDiagnostics(w io.Writer, file string, diags asl.Diagnostics) {
+// printDiagnostics prints one line per diagnostic of the definition data
+// read from file: file:pointer: severity code: message (and a hint, such
+// as the field meant), or file:line:col: message for malformed JSON.
+func printDiagnostics(w io.Writer, file string, data []byte, diags asl.Diagnostics) {
 	for _, d := range diags {
+		var fe *value.FileError
+		if errors.As(value.Locate(file, data, d.Err), &fe) {
+			fmt.Fprintln(w, fe.Error())
+			continue
+		}
+		hint := ""
+		if d.Hint != "" {
+			hint = " (" + d.Hint + ")"
+		}
 		sev := d.Severity
 		if sev == "" {
 			sev = asl.SeverityError
@@ -74,6 +84,6 @@ func printDiagnostics(w io.Writer, file string, diags asl.Diagnostics) {
 		if ptr == "" {
 			ptr = "/"
 		}
-		fmt.Fprintf(w, "%s:%s: %s %s: %s\n", file, ptr, sev, d.Code, d.Message)
+		fmt.Fprintf(w, "%s:%s: %s %s: %s%s\n", file, ptr, sev, d.Code, d.Message, hint)
 	}
 }

@@ -138,6 +138,17 @@ type Store struct {
 	smMu  sync.Mutex
 	sms   map[string]*store.StateMachine
 	smGen uint64
+	// onCommit, when set, is told of each transaction committed (see
+	// ObserveCommits).
+	onCommit atomic.Pointer[func(writes int, took time.Duration)]
+}
+
+// ObserveCommits makes fn be called, on the writer goroutine, after each
+// transaction the writer commits with the number of writes it held (the
+// group commit's batch size) and how long it took from its start; fn must
+// be cheap. It is for metrics.
+func (s *Store) ObserveCommits(fn func(writes int, took time.Duration)) {
+	s.onCommit.Store(&fn)
 }
 
 // pendingStep is a step waiting in the writer for flush: its row's values,
@@ -378,6 +389,7 @@ func (s *Store) commit(batch []*request) {
 // it returns false, answering nobody, when a request of a batch of several
 // failed and the transaction was rolled back.
 func (s *Store) commitAll(batch []*request) bool {
+	t0 := time.Now()
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	defer func() { s.txOf, s.txStmts = nil, nil }()
 	s.pending, s.ending, s.arena = s.pending[:0], s.ending[:0], s.arena[:0]
@@ -429,6 +441,9 @@ func (s *Store) commitAll(batch []*request) bool {
 	}
 	if err := tx.Commit(); err == nil {
 		s.commits.Add(1)
+		if fn := s.onCommit.Load(); fn != nil {
+			(*fn)(len(batch), time.Since(t0))
+		}
 	} else {
 		clear(s.cache)
 		err = fmt.Errorf("commit: %w", err)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
@@ -35,11 +36,16 @@ import (
 // .waitForTaskToken tasks, STEPD_TASK_TOKEN in its environment. It runs in
 // its own process group, which is killed when ctx is done and when the
 // program exits (so children it leaves behind do not outlive the task).
+//
+// What the program writes to standard error is logged with the task (its
+// execution, state, resource and exit status) at info level, on Log.
 type Invoker struct {
 	Path string
 	Args []string
 	Env  []string // added to the environment of stepd
 	Dir  string
+	// Log receives the program's standard error (nil: slog.Default()).
+	Log *slog.Logger
 }
 
 // maxStderrTail is how much of standard error a failure cause quotes.
@@ -93,6 +99,7 @@ func (c *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	}
 	out, rerr := readFile(stdout)
 	errText, _ := readFile(stderr)
+	c.logStderr(ctx, req, cmd, errText)
 	if rerr != nil {
 		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the output of the command %s could not be read: %v", c.Path, rerr)}
 	}
@@ -119,6 +126,44 @@ func (c *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the command %s printed output that is not JSON (%v): %s", c.Path, perr, tail(string(out)))}
 	}
 	return task.Result{Output: v}
+}
+
+// logStderr logs what the program wrote to standard error (its end, when
+// long), with the task it served.
+func (c *Invoker) logStderr(ctx context.Context, req *task.Request, cmd *exec.Cmd, errText []byte) {
+	if len(bytes.TrimSpace(errText)) == 0 {
+		return
+	}
+	log := c.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	if !log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	status := "not started"
+	if cmd.ProcessState != nil {
+		status = cmd.ProcessState.String()
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "task handler stderr", slog.String("execution", executionOf(req)), slog.String("state", req.StateName),
+		slog.String("resource", req.Resource), slog.String("command", c.Path), slog.String("exit", status), slog.String("stderr", tail(string(errText))))
+}
+
+// executionOf is the execution ARN in a task's Context object
+// ($$.Execution.Id), or "".
+func executionOf(req *task.Request) string {
+	ctxObj, ok := req.Context.(*value.Object)
+	if !ok {
+		return ""
+	}
+	ex, _ := ctxObj.Get("Execution")
+	exObj, ok := ex.(*value.Object)
+	if !ok {
+		return ""
+	}
+	id, _ := exObj.Get("Id")
+	s, _ := id.(string)
+	return s
 }
 
 func readFile(f *os.File) ([]byte, error) {

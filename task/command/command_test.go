@@ -2,6 +2,8 @@ package command
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -115,5 +117,37 @@ func TestCommandCancel(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("child %d survived the cancellation", pid)
 		}
+	}
+}
+
+// TestCommandStderrLogged checks that what a handler writes to standard
+// error is logged with its task, on success too.
+func TestCommandStderrLogged(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	c := &Invoker{Path: "/bin/sh", Args: []string{"-c", `echo "progress 50%" >&2; echo '{"ok":true}'`}, Log: log}
+	const exec = "arn:aws:states:us-east-1:123456789012:execution:sm:e1"
+	r := c.Invoke(context.Background(), &task.Request{Resource: "arn:aws:states:::my:task", StateName: "Work", Input: value.NewObject(0),
+		Context: value.ObjectOf("Execution", value.ObjectOf("Id", exec))})
+	if r.Failed() {
+		t.Fatalf("failed: %+v", r)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(buf.String()), &rec); err != nil {
+		t.Fatalf("log %q: %v", buf.String(), err)
+	}
+	want := map[string]any{"level": "INFO", "msg": "task handler stderr", "execution": exec, "state": "Work",
+		"resource": "arn:aws:states:::my:task", "stderr": "progress 50%", "exit": "exit status 0"}
+	for k, v := range want {
+		if rec[k] != v {
+			t.Errorf("log %s = %v, want %v (%s)", k, rec[k], v, buf.String())
+		}
+	}
+	buf.Reset()
+	quiet := &Invoker{Path: "/bin/sh", Args: []string{"-c", `echo 1`}, Log: log}
+	quiet.Invoke(context.Background(), &task.Request{Input: value.NewObject(0)})
+	if buf.Len() != 0 {
+		t.Errorf("a handler without stderr logged %q", buf.String())
 	}
 }

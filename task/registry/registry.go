@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"maps"
 	"net/url"
 	"os"
@@ -61,6 +62,9 @@ type Config struct {
 	Resources   map[string]Handler             `json:"Resources,omitempty"`
 	Connections map[string]httptask.Connection `json:"Connections,omitempty"`
 	Aws         *awssdk.Config                 `json:"Aws,omitempty"`
+	// Log receives what Command handlers write to standard error (nil:
+	// slog.Default()); it is not part of the file.
+	Log *slog.Logger `json:"-"`
 }
 
 // Handler is one handler: exactly one of Command (the program and its
@@ -158,7 +162,7 @@ func New(cfg Config) (*Invoker, error) {
 		if !ok {
 			return nil, fmt.Errorf("registry: Functions.%s: not a Lambda function name, partial ARN or ARN", name)
 		}
-		inv, err := h.invoker("Functions."+name, ref.Name)
+		inv, err := h.invoker("Functions."+name, ref.Name, cfg.Log)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +172,7 @@ func New(cfg Config) (*Invoker, error) {
 		if pattern == "" {
 			return nil, fmt.Errorf("registry: Resources: an empty resource name")
 		}
-		inv, err := cfg.Resources[pattern].invoker("Resources."+pattern, "")
+		inv, err := cfg.Resources[pattern].invoker("Resources."+pattern, "", cfg.Log)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +181,7 @@ func New(cfg Config) (*Invoker, error) {
 	return r, nil
 }
 
-func (h Handler) invoker(at, function string) (task.Invoker, error) {
+func (h Handler) invoker(at, function string, log *slog.Logger) (task.Invoker, error) {
 	n := 0
 	for _, set := range []bool{len(h.Command) > 0, h.URL != "", h.LambdaEndpoint != "", h.AwsLambda != nil} {
 		if set {
@@ -207,7 +211,7 @@ func (h Handler) invoker(at, function string) (task.Invoker, error) {
 		}
 		return inv, nil
 	case len(h.Command) > 0:
-		c := &command.Invoker{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir}
+		c := &command.Invoker{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir, Log: log}
 		for _, k := range slices.Sorted(maps.Keys(h.Env)) {
 			c.Env = append(c.Env, k+"="+h.Env[k])
 		}
