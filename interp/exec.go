@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/stepd/stepd/history"
@@ -127,7 +126,7 @@ type Execution struct {
 	nextID int64
 
 	root *thread
-	ops  map[int64]*op
+	ops  opTable
 	opID int64
 	cmds []Command // the commands of this step; those of earlier steps precede them in the array
 
@@ -213,9 +212,12 @@ func (x *Execution) drain() {
 // Start begins an execution of p with the given input at time now and
 // returns it with the first commands.
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
-	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, rand: info.Rand, meter: info.Meter}
+	x := &Execution{prog: p, info: info, input: input, now: now, status: Running, rand: info.Rand, meter: info.Meter}
 	if x.rand == nil {
 		x.rand = seededRand(info.ExecutionArn)
+	}
+	if n := p.histLen.Load(); n > 0 {
+		x.events = make([]*history.Event, 0, n)
 	}
 	details := value.NewObject(3)
 	details.Set("input", input)
@@ -267,17 +269,17 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 		x.abort(in.Error, in.Cause)
 	case TaskSubmitted, TaskStarted, TaskHeartbeat:
 		// Progress of a task that goes on waiting.
-		o := x.ops[in.ID]
+		o := x.ops.get(in.ID)
 		if o == nil || o.kind != opTask {
 			return x.takeCommands()
 		}
 		o.progress(in)
 	default:
-		o := x.ops[in.ID]
+		o := x.ops.get(in.ID)
 		if o == nil {
 			return x.takeCommands() // stale
 		}
-		delete(x.ops, in.ID)
+		x.ops.remove(in.ID)
 		o.fire(in)
 	}
 	x.drain()
@@ -289,20 +291,14 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 // tasks and timers an engine must (re)start after rebuilding an execution
 // from its inputs, e.g. after a restart.
 func (x *Execution) Pending() []Command {
-	ids := make([]int64, 0, len(x.ops))
-	for id := range x.ops {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	out := make([]Command, 0, len(ids))
-	for _, id := range ids {
-		o := x.ops[id]
+	out := make([]Command, 0, x.ops.len())
+	x.ops.all(func(o *op) {
 		if o.req != nil {
-			out = append(out, Command{Kind: Invoke, ID: id, Request: o.req})
+			out = append(out, Command{Kind: Invoke, ID: o.id, Request: o.req})
 		} else {
-			out = append(out, Command{Kind: StartTimer, ID: id, At: o.at})
+			out = append(out, Command{Kind: StartTimer, ID: o.id, At: o.at})
 		}
-	}
+	})
 	return out
 }
 
@@ -310,7 +306,10 @@ func (x *Execution) Pending() []Command {
 // task is outstanding, and at least one timer is), and the earliest due
 // time among them: a cheaper question than Pending's.
 func (x *Execution) TimersOnly() (first time.Time, ok bool) {
-	for _, o := range x.ops {
+	for _, o := range x.ops.ops {
+		if o == nil {
+			continue
+		}
 		if o.req != nil {
 			return time.Time{}, false
 		}
@@ -355,21 +354,17 @@ func (x *Execution) takeCommands() []Command {
 		c = nil
 	}
 	if x.status != Running {
+		x.prog.histLen.Store(int32(min(len(x.events), maxHistHint)))
 		// Withdraw everything still outstanding, in the order it was asked
 		// for.
-		ids := make([]int64, 0, len(x.ops))
-		for id := range x.ops {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		for _, id := range ids {
-			if x.ops[id].kind == opTask {
-				c = append(c, Command{Kind: CancelTask, ID: id})
+		x.ops.all(func(o *op) {
+			if o.kind == opTask {
+				c = append(c, Command{Kind: CancelTask, ID: o.id})
 			} else {
-				c = append(c, Command{Kind: CancelTimer, ID: id})
+				c = append(c, Command{Kind: CancelTimer, ID: o.id})
 			}
-			delete(x.ops, id)
-		}
+		})
+		x.ops = opTable{}
 	}
 	return c
 }
@@ -539,7 +534,7 @@ func (x *Execution) newOp(th *thread, kind opKind) *op {
 	if th != nil {
 		o.gen = th.gen
 	}
-	x.ops[o.id] = o
+	x.ops.add(o)
 	return o
 }
 
@@ -554,10 +549,9 @@ func (x *Execution) cancel(o *op) {
 	if o == nil {
 		return
 	}
-	if _, ok := x.ops[o.id]; !ok {
+	if !x.ops.remove(o.id) {
 		return
 	}
-	delete(x.ops, o.id)
 	if o.kind == opTask {
 		x.command(Command{Kind: CancelTask, ID: o.id})
 	} else {

@@ -235,18 +235,33 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		x.emitForm(th, "TaskStarted", "taskStartedEventDetails", taskStartedForm, ri.resourceV, ri.resourceTypeV, nil, nil)
 	}
 	t.taskOp = x.newOp(th, opTask)
+	// The op is zero: its request and context are set field by field, and
+	// only where not zero (a struct copied whole goes through bulk write
+	// barriers).
 	req := &t.taskOp.request
-	*req = task.Request{
-		Resource:         st.Resource,
-		StateName:        st.Name,
-		StateMachineName: x.info.StateMachineName,
-		TestCase:         x.info.TestCase,
-		Input:            params,
-		Attempt:          x.attempt(st),
-		ContextFrom:      t.taskOp,
-		TaskToken:        t.token,
+	req.Resource, req.StateName, req.StateMachineName = st.Resource, st.Name, x.info.StateMachineName
+	if x.info.TestCase != "" {
+		req.TestCase = x.info.TestCase
 	}
-	t.taskOp.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
+	req.Input = params
+	if n := x.attempt(st); n != 0 {
+		req.Attempt = n
+	}
+	req.ContextFrom = t.taskOp
+	if t.token != "" {
+		req.TaskToken = t.token
+	}
+	c := &t.taskOp.ctx
+	c.cur, c.enteredAt = th.cur, th.run.enteredAt
+	if th.run.retryCount != 0 {
+		c.retry = th.run.retryCount
+	}
+	if tok := th.token(); tok != "" {
+		c.token = tok
+	}
+	if th.item != nil {
+		c.item = th.item
+	}
 	x.attempts[st.task]++
 	t.taskOp.req = req
 	x.command(Command{Kind: Invoke, ID: t.taskOp.id, Request: req})
