@@ -382,7 +382,13 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 	}
 	e := &x.slab[0] // zero: set the fields one by one, not the whole struct
 	x.slab = x.slab[1:]
-	e.Timestamp, e.Type, e.ID, e.DetailsName, e.Details = x.now, typ, x.nextID, detailsName, details
+	e.Timestamp, e.Type, e.ID = x.now, typ, x.nextID
+	if detailsName != "" {
+		e.DetailsName = detailsName
+	}
+	if details != nil {
+		e.Details = details
+	}
 	if th != nil {
 		e.PreviousEventID = th.last
 		th.last = e.ID
@@ -596,7 +602,7 @@ func (o *op) fire(in Input) {
 	case opTask:
 		th.taskDone(in.Result)
 	case opDelayedResult:
-		th.taskDone(th.run.task.delayed)
+		th.taskDone(*th.run.task.delayed)
 	case opTaskTimeout:
 		th.taskTimedOut(ErrTimeout)
 	case opHeartbeat:

@@ -174,8 +174,10 @@ func (th *thread) runTask() {
 // prepareToken issues the task token of a callback or activity task
 // before its parameters are evaluated ($$.Task.Token).
 func (th *thread) prepareToken() {
-	th.run.task = taskRun{} // a new attempt
 	t := &th.run.task
+	if th.run.retryCount > 0 {
+		*t = taskRun{} // a new attempt (begin zeroed the first one's)
+	}
 	if th.cur.token {
 		t.token = th.x.newToken()
 		t.activity = th.cur.activity
@@ -187,7 +189,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	t := &th.run.task
 	st := th.cur
 	x := th.x
-	ri, lambdaFn := st.rinfo, st.lambdaFn
+	ri, lambdaFn := &st.rinfo, st.lambdaFn
 	t.lambda = lambdaFn
 	t.resource = ri
 	t.heartbeatSecs = heartbeat
@@ -314,8 +316,9 @@ func (th *thread) taskDone(r task.Result) {
 	x := th.x
 	if r.Delay > 0 {
 		// Simulated run time: deliver later on the engine's clock.
-		t.delayed = r
-		t.delayed.Delay = 0
+		d := r
+		d.Delay = 0
+		t.delayed = &d
 		x.timer(th, opDelayedResult, x.now.Add(r.Delay))
 		return
 	}
@@ -459,11 +462,11 @@ func (th *thread) heartbeat() {
 // taskRun is a Task state's invocation in flight.
 type taskRun struct {
 	taskOp, timeoutOp, heartbeatOp *op
-	delayed                        task.Result
-	lambda                         bool // LambdaFunction* events instead of Task*
-	resource                       resourceInfo
-	token                          string // for callbacks and activities
-	activity                       bool   // the task is an activity
-	started                        bool   // ActivityStarted or TaskSubmitted is recorded
+	delayed                        *task.Result  // a result whose Delay has not yet passed
+	lambda                         bool          // LambdaFunction* events instead of Task*
+	resource                       *resourceInfo // the state's
+	token                          string        // for callbacks and activities
+	activity                       bool          // the task is an activity
+	started                        bool          // ActivityStarted or TaskSubmitted is recorded
 	heartbeatSecs                  int64
 }
