@@ -131,7 +131,7 @@ type Execution struct {
 	cmds []Command // the commands of this step; those of earlier steps precede them in the array
 
 	// slab holds the events to come, and opSlab the ops, allocated a batch
-	// at a time.
+	// at a time (see emit).
 	slab   []history.Event
 	opSlab []op
 	// timeText is the last time formatted for the Context object.
@@ -378,7 +378,10 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 	x.clockNow()
 	x.nextID++
 	if len(x.slab) == 0 {
-		x.slab = make([]history.Event, 32)
+		// As many as the history holds, from 8 to 128: the slabs double
+		// as the history grows, so a long one makes few allocations and a
+		// short one wastes little.
+		x.slab = make([]history.Event, min(max(len(x.events), 8), 128))
 	}
 	e := &x.slab[0] // zero: set the fields one by one, not the whole struct
 	x.slab = x.slab[1:]
@@ -532,7 +535,7 @@ const (
 func (x *Execution) newOp(th *thread, kind opKind) *op {
 	x.opID++
 	if len(x.opSlab) == 0 {
-		x.opSlab = make([]op, 16)
+		x.opSlab = make([]op, min(max(int(x.opID), 4), 64)) // doubling, as the events' slab
 	}
 	o := &x.opSlab[0] // zero: set the fields one by one
 	x.opSlab = x.opSlab[1:]
