@@ -158,8 +158,10 @@ type Execution struct {
 	// rand is the source of every random value (Info.Rand, or one seeded
 	// from the execution ARN).
 	rand Rand
-	// meter is Info.Meter (nil: none).
-	meter Meter
+	// meter is Info.Meter (nil: none); clockless, that it reports no time
+	// during this step (see Clockless).
+	meter     Meter
+	clockless bool
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -216,6 +218,7 @@ func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Comm
 	if x.rand == nil {
 		x.rand = seededRand(info.ExecutionArn)
 	}
+	x.checkClock()
 	if n := p.histLen.Load(); n > 0 {
 		x.events = make([]*history.Event, 0, n)
 	}
@@ -264,6 +267,7 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 	if x.status != Running {
 		return nil
 	}
+	x.checkClock()
 	switch in.Kind {
 	case Stop:
 		x.abort(in.Error, in.Cause)
