@@ -417,17 +417,17 @@ func (x *Execution) emitText(th *thread, typ, detailsName string, details *value
 
 // The forms of the most frequent events' details (see history.Form).
 var (
-	enteredForm         = &history.Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1}
-	exitedForm          = &history.Form{Keys: []string{"name", "output", "outputDetails"}, Text: 1 << 1}
-	lambdaScheduledForm = &history.Form{Keys: []string{"input", "inputDetails", "resource"}, Text: 1}
+	enteredForm         = &history.Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1, Whole: 1 << 1}
+	exitedForm          = &history.Form{Keys: []string{"name", "output", "outputDetails"}, Text: 1 << 1, Whole: 1 << 2}
+	lambdaScheduledForm = &history.Form{Keys: []string{"input", "inputDetails", "resource"}, Text: 1, Whole: 1 << 1}
 	taskStartedForm     = &history.Form{Keys: []string{"resource", "resourceType"}}
-	succeededForm       = &history.Form{Keys: []string{"output", "outputDetails"}, Text: 1}
-	taskSucceededForm   = &history.Form{Keys: []string{"output", "outputDetails", "resource", "resourceType"}, Text: 1}
+	succeededForm       = &history.Form{Keys: []string{"output", "outputDetails"}, Text: 1, Whole: 1 << 1}
+	taskSucceededForm   = &history.Form{Keys: []string{"output", "outputDetails", "resource", "resourceType"}, Text: 1, Whole: 1 << 1}
 )
 
 // emitForm appends an event whose details have form f, with the values
-// v0… of its members (as many as it has).
-func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2, v3 any) *history.Event {
+// v0… of its members that are not always whole (as many as it has).
+func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2 any) *history.Event {
 	e := x.emit(th, typ, detailsName, nil)
 	if !(th != nil && th.silent) {
 		// One by one, and only those set: the event is zero, and an array
@@ -439,9 +439,6 @@ func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.For
 		}
 		if v2 != nil {
 			e.Vals[2] = v2
-		}
-		if v3 != nil {
-			e.Vals[3] = v3
 		}
 	}
 	return e

@@ -206,7 +206,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		}
 		x.emitText(th, "ActivityScheduled", "activityScheduledEventDetails", d, "input")
 	} else if lambdaFn && timeout <= 0 && heartbeat <= 0 {
-		x.emitForm(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", lambdaScheduledForm, params, truncatedFalse(), st.resource, nil)
+		x.emitForm(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", lambdaScheduledForm, params, st.resource, nil)
 		x.emit(th, "LambdaFunctionStarted", "", nil)
 	} else if lambdaFn {
 		d := value.NewObject(5)
@@ -234,7 +234,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
 		x.emitText(th, "TaskScheduled", "taskScheduledEventDetails", d, "parameters")
-		x.emitForm(th, "TaskStarted", "taskStartedEventDetails", taskStartedForm, ri.resourceV, ri.resourceTypeV, nil, nil)
+		x.emitForm(th, "TaskStarted", "taskStartedEventDetails", taskStartedForm, ri.resourceV, ri.resourceTypeV, nil)
 	}
 	t.taskOp = x.newOp(th, opTask)
 	// The op is zero: its request and context are set field by field, and
@@ -354,11 +354,11 @@ func (th *thread) taskDone(r task.Result) {
 	}
 	switch {
 	case t.activity:
-		x.emitForm(th, "ActivitySucceeded", "activitySucceededEventDetails", succeededForm, r.Output, truncatedFalse(), nil, nil)
+		x.emitForm(th, "ActivitySucceeded", "activitySucceededEventDetails", succeededForm, r.Output, nil, nil)
 	case t.lambda:
-		x.emitForm(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", succeededForm, r.Output, truncatedFalse(), nil, nil)
+		x.emitForm(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", succeededForm, r.Output, nil, nil)
 	default:
-		x.emitForm(th, "TaskSucceeded", "taskSucceededEventDetails", taskSucceededForm, r.Output, truncatedFalse(), t.resource.resourceV, t.resource.resourceTypeV)
+		x.emitForm(th, "TaskSucceeded", "taskSucceededEventDetails", taskSucceededForm, r.Output, t.resource.resourceV, t.resource.resourceTypeV)
 	}
 	th.taskResult(r.Output)
 }
