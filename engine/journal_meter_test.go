@@ -39,3 +39,29 @@ func TestJournalMeterGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestMeterClockless checks when the meter tells the interpreter that it
+// reports no time for a step: with the virtual clock only, and not while
+// it replays readings recorded with a clock.
+func TestMeterClockless(t *testing.T) {
+	var _ interp.Clockless = (*meter)(nil)
+	m := newMeter(Budget{}, nil, false)
+	if !m.Clockless() {
+		t.Fatal("a meter without a clock is not clockless")
+	}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m.replay(at, []ClockReading{{Call: 0, Offset: time.Second}}, nil)
+	if m.Clockless() {
+		t.Fatal("a replaying meter is clockless")
+	}
+	if got := m.Now(); !got.Equal(at.Add(time.Second)) {
+		t.Fatalf("replayed reading %v, want %v", got, at.Add(time.Second))
+	}
+	m.live()
+	if !m.Clockless() {
+		t.Fatal("a meter without a clock is not clockless after replay")
+	}
+	if newMeter(Budget{}, RealClock{}, true).Clockless() {
+		t.Fatal("a meter with a clock is clockless")
+	}
+}

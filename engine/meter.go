@@ -154,6 +154,10 @@ func (m *meter) Now() time.Time {
 	return t
 }
 
+// Clockless implements interp.Clockless: with the virtual clock, and
+// nothing to replay, Now reports nothing for the whole step.
+func (m *meter) Clockless() bool { return m.clock == nil && !m.replaying }
+
 // Begin implements interp.Meter.
 func (m *meter) Begin() context.Context {
 	c := &m.ev

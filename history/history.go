@@ -36,15 +36,33 @@ type Event struct {
 	// with the values in Vals, kept in the event rather than in an object
 	// of their own (the most frequent events are built this way).
 	Form *Form
-	Vals [4]any
+	Vals [3]any
 }
 
-// Form is the shape of a kind of details: its members' names in order (at
-// most four), and which of them (bit i for the i-th) hold a value AWS gives
-// as its JSON text.
+// Form is the shape of a kind of details: its members' names in order,
+// which of them (bit i for the i-th) hold a value AWS gives as its JSON
+// text, and which are always {"truncated":false} (an inputDetails or
+// outputDetails member): those take no place in Vals, which holds the
+// others' values in order (at most three).
 type Form struct {
-	Keys []string
-	Text uint32
+	Keys  []string
+	Text  uint32
+	Whole uint32
+}
+
+// notTruncated is the value of a Form's Whole members. Values are never
+// changed, so every event shares it.
+var notTruncated = value.ObjectOf("truncated", false)
+
+// formVal returns the value of the i-th member of e's Form; j counts the
+// members that take a place in Vals (the caller starts it at 0).
+func (e *Event) formVal(i int, j *int) any {
+	if e.Form.Whole&(1<<i) != 0 {
+		return notTruncated
+	}
+	v := e.Vals[*j]
+	*j++
+	return v
 }
 
 // members returns the details as an object and the members that hold JSON
@@ -54,8 +72,9 @@ func (e *Event) members() (*value.Object, uint32) {
 		return e.Details, e.TextMembers
 	}
 	o := value.NewObject(len(e.Form.Keys))
+	j := 0
 	for i, k := range e.Form.Keys {
-		o.Set(k, e.Vals[i])
+		o.Set(k, e.formVal(i, &j))
 	}
 	return o, e.Form.Text
 }
@@ -222,13 +241,14 @@ func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
 		dst = append(dst, ':')
 		if f := e.Form; f != nil {
 			dst = append(dst, '{')
+			j := 0
 			for i, k := range f.Keys {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
 				dst = value.AppendString(dst, k)
 				dst = append(dst, ':')
-				dst = appendMember(dst, e.Vals[i], isText(f.Text, i))
+				dst = appendMember(dst, e.formVal(i, &j), isText(f.Text, i))
 			}
 			dst = append(dst, '}')
 		} else {

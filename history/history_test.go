@@ -63,9 +63,9 @@ func TestMarkText(t *testing.T) {
 
 func TestForm(t *testing.T) {
 	t.Parallel()
-	form := &Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1}
+	form := &Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1, Whole: 1 << 1}
 	e := &Event{Type: "PassStateEntered", ID: 2, PreviousEventID: 1, DetailsName: "stateEnteredEventDetails", Form: form,
-		Vals: [4]any{value.ObjectOf("a", "\""), value.ObjectOf("truncated", false), "P"}}
+		Vals: [3]any{value.ObjectOf("a", "\""), "P"}}
 	want := `{"type":"PassStateEntered","id":2,"previousEventId":1,"stateEnteredEventDetails":{"input":"{\"a\":\"\\\"\"}","inputDetails":{"truncated":false},"name":"P"}}`
 	if got := string(e.AppendJSON(nil, false)); got != want {
 		t.Errorf("AppendJSON = %s\nwant %s", got, want)
@@ -78,5 +78,8 @@ func TestForm(t *testing.T) {
 	}
 	if n, _ := e.Detail("name"); n != "P" {
 		t.Errorf("Detail(name) = %v", n)
+	}
+	if d, _ := e.Detail("inputDetails"); value.String(d) != `{"truncated":false}` {
+		t.Errorf("Detail(inputDetails) = %v", d)
 	}
 }

@@ -2,7 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/stepd/stepd/history"
@@ -127,12 +126,12 @@ type Execution struct {
 	nextID int64
 
 	root *thread
-	ops  map[int64]*op
+	ops  opTable
 	opID int64
 	cmds []Command // the commands of this step; those of earlier steps precede them in the array
 
 	// slab holds the events to come, and opSlab the ops, allocated a batch
-	// at a time.
+	// at a time (see emit).
 	slab   []history.Event
 	opSlab []op
 	// timeText is the last time formatted for the Context object.
@@ -159,8 +158,10 @@ type Execution struct {
 	// rand is the source of every random value (Info.Rand, or one seeded
 	// from the execution ARN).
 	rand Rand
-	// meter is Info.Meter (nil: none).
-	meter Meter
+	// meter is Info.Meter (nil: none); clockless, that it reports no time
+	// during this step (see Clockless).
+	meter     Meter
+	clockless bool
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -213,9 +214,13 @@ func (x *Execution) drain() {
 // Start begins an execution of p with the given input at time now and
 // returns it with the first commands.
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
-	x := &Execution{prog: p, info: info, input: input, now: now, ops: map[int64]*op{}, status: Running, rand: info.Rand, meter: info.Meter}
+	x := &Execution{prog: p, info: info, input: input, now: now, status: Running, rand: info.Rand, meter: info.Meter}
 	if x.rand == nil {
 		x.rand = seededRand(info.ExecutionArn)
+	}
+	x.checkClock()
+	if n := p.histLen.Load(); n > 0 {
+		x.events = make([]*history.Event, 0, n)
 	}
 	details := value.NewObject(3)
 	details.Set("input", input)
@@ -262,22 +267,23 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 	if x.status != Running {
 		return nil
 	}
+	x.checkClock()
 	switch in.Kind {
 	case Stop:
 		x.abort(in.Error, in.Cause)
 	case TaskSubmitted, TaskStarted, TaskHeartbeat:
 		// Progress of a task that goes on waiting.
-		o := x.ops[in.ID]
+		o := x.ops.get(in.ID)
 		if o == nil || o.kind != opTask {
 			return x.takeCommands()
 		}
 		o.progress(in)
 	default:
-		o := x.ops[in.ID]
+		o := x.ops.get(in.ID)
 		if o == nil {
 			return x.takeCommands() // stale
 		}
-		delete(x.ops, in.ID)
+		x.ops.remove(in.ID)
 		o.fire(in)
 	}
 	x.drain()
@@ -289,20 +295,14 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 // tasks and timers an engine must (re)start after rebuilding an execution
 // from its inputs, e.g. after a restart.
 func (x *Execution) Pending() []Command {
-	ids := make([]int64, 0, len(x.ops))
-	for id := range x.ops {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	out := make([]Command, 0, len(ids))
-	for _, id := range ids {
-		o := x.ops[id]
+	out := make([]Command, 0, x.ops.len())
+	x.ops.all(func(o *op) {
 		if o.req != nil {
-			out = append(out, Command{Kind: Invoke, ID: id, Request: o.req})
+			out = append(out, Command{Kind: Invoke, ID: o.id, Request: o.req})
 		} else {
-			out = append(out, Command{Kind: StartTimer, ID: id, At: o.at})
+			out = append(out, Command{Kind: StartTimer, ID: o.id, At: o.at})
 		}
-	}
+	})
 	return out
 }
 
@@ -310,7 +310,10 @@ func (x *Execution) Pending() []Command {
 // task is outstanding, and at least one timer is), and the earliest due
 // time among them: a cheaper question than Pending's.
 func (x *Execution) TimersOnly() (first time.Time, ok bool) {
-	for _, o := range x.ops {
+	for _, o := range x.ops.ops {
+		if o == nil {
+			continue
+		}
 		if o.req != nil {
 			return time.Time{}, false
 		}
@@ -355,21 +358,17 @@ func (x *Execution) takeCommands() []Command {
 		c = nil
 	}
 	if x.status != Running {
+		x.prog.histLen.Store(int32(min(len(x.events), maxHistHint)))
 		// Withdraw everything still outstanding, in the order it was asked
 		// for.
-		ids := make([]int64, 0, len(x.ops))
-		for id := range x.ops {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		for _, id := range ids {
-			if x.ops[id].kind == opTask {
-				c = append(c, Command{Kind: CancelTask, ID: id})
+		x.ops.all(func(o *op) {
+			if o.kind == opTask {
+				c = append(c, Command{Kind: CancelTask, ID: o.id})
 			} else {
-				c = append(c, Command{Kind: CancelTimer, ID: id})
+				c = append(c, Command{Kind: CancelTimer, ID: o.id})
 			}
-			delete(x.ops, id)
-		}
+		})
+		x.ops = opTable{}
 	}
 	return c
 }
@@ -383,11 +382,20 @@ func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Obj
 	x.clockNow()
 	x.nextID++
 	if len(x.slab) == 0 {
-		x.slab = make([]history.Event, 32)
+		// As many as the history holds, from 8 to 128: the slabs double
+		// as the history grows, so a long one makes few allocations and a
+		// short one wastes little.
+		x.slab = make([]history.Event, min(max(len(x.events), 8), 128))
 	}
 	e := &x.slab[0] // zero: set the fields one by one, not the whole struct
 	x.slab = x.slab[1:]
-	e.Timestamp, e.Type, e.ID, e.DetailsName, e.Details = x.now, typ, x.nextID, detailsName, details
+	e.Timestamp, e.Type, e.ID = x.now, typ, x.nextID
+	if detailsName != "" {
+		e.DetailsName = detailsName
+	}
+	if details != nil {
+		e.Details = details
+	}
 	if th != nil {
 		e.PreviousEventID = th.last
 		th.last = e.ID
@@ -409,17 +417,17 @@ func (x *Execution) emitText(th *thread, typ, detailsName string, details *value
 
 // The forms of the most frequent events' details (see history.Form).
 var (
-	enteredForm         = &history.Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1}
-	exitedForm          = &history.Form{Keys: []string{"name", "output", "outputDetails"}, Text: 1 << 1}
-	lambdaScheduledForm = &history.Form{Keys: []string{"input", "inputDetails", "resource"}, Text: 1}
+	enteredForm         = &history.Form{Keys: []string{"input", "inputDetails", "name"}, Text: 1, Whole: 1 << 1}
+	exitedForm          = &history.Form{Keys: []string{"name", "output", "outputDetails"}, Text: 1 << 1, Whole: 1 << 2}
+	lambdaScheduledForm = &history.Form{Keys: []string{"input", "inputDetails", "resource"}, Text: 1, Whole: 1 << 1}
 	taskStartedForm     = &history.Form{Keys: []string{"resource", "resourceType"}}
-	succeededForm       = &history.Form{Keys: []string{"output", "outputDetails"}, Text: 1}
-	taskSucceededForm   = &history.Form{Keys: []string{"output", "outputDetails", "resource", "resourceType"}, Text: 1}
+	succeededForm       = &history.Form{Keys: []string{"output", "outputDetails"}, Text: 1, Whole: 1 << 1}
+	taskSucceededForm   = &history.Form{Keys: []string{"output", "outputDetails", "resource", "resourceType"}, Text: 1, Whole: 1 << 1}
 )
 
 // emitForm appends an event whose details have form f, with the values
-// v0… of its members (as many as it has).
-func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2, v3 any) *history.Event {
+// v0… of its members that are not always whole (as many as it has).
+func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2 any) *history.Event {
 	e := x.emit(th, typ, detailsName, nil)
 	if !(th != nil && th.silent) {
 		// One by one, and only those set: the event is zero, and an array
@@ -431,9 +439,6 @@ func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.For
 		}
 		if v2 != nil {
 			e.Vals[2] = v2
-		}
-		if v3 != nil {
-			e.Vals[3] = v3
 		}
 	}
 	return e
@@ -531,7 +536,7 @@ const (
 func (x *Execution) newOp(th *thread, kind opKind) *op {
 	x.opID++
 	if len(x.opSlab) == 0 {
-		x.opSlab = make([]op, 16)
+		x.opSlab = make([]op, min(max(int(x.opID), 4), 64)) // doubling, as the events' slab
 	}
 	o := &x.opSlab[0] // zero: set the fields one by one
 	x.opSlab = x.opSlab[1:]
@@ -539,7 +544,7 @@ func (x *Execution) newOp(th *thread, kind opKind) *op {
 	if th != nil {
 		o.gen = th.gen
 	}
-	x.ops[o.id] = o
+	x.ops.add(o)
 	return o
 }
 
@@ -554,10 +559,9 @@ func (x *Execution) cancel(o *op) {
 	if o == nil {
 		return
 	}
-	if _, ok := x.ops[o.id]; !ok {
+	if !x.ops.remove(o.id) {
 		return
 	}
-	delete(x.ops, o.id)
 	if o.kind == opTask {
 		x.command(Command{Kind: CancelTask, ID: o.id})
 	} else {
@@ -602,7 +606,7 @@ func (o *op) fire(in Input) {
 	case opTask:
 		th.taskDone(in.Result)
 	case opDelayedResult:
-		th.taskDone(th.run.task.delayed)
+		th.taskDone(*th.run.task.delayed)
 	case opTaskTimeout:
 		th.taskTimedOut(ErrTimeout)
 	case opHeartbeat:

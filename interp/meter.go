@@ -24,6 +24,14 @@ type Meter interface {
 	End() *Interrupt
 }
 
+// A Meter may also implement Clockless: it reports, before a step
+// (Program.Start, Execution.Step), that Now will return the zero time for
+// every event of that step (no clock to read and nothing recorded to
+// replay), so the interpreter need not ask it for each event.
+type Clockless interface {
+	Clockless() bool
+}
+
 // Interrupt says why an evaluation was interrupted.
 type Interrupt struct {
 	// Stop is a stop request (StopExecution): the execution ends ABORTED
@@ -96,10 +104,17 @@ func (th *thread) interrupted(field string, in *Interrupt) *Failure {
 
 // clockNow advances the execution's time to the meter's, for an event.
 func (x *Execution) clockNow() {
-	if x.meter == nil {
+	if x.meter == nil || x.clockless {
 		return
 	}
 	if t := x.meter.Now(); t.After(x.now) {
 		x.now = t
 	}
+}
+
+// checkClock asks the meter, before a step, whether it has a clock for
+// this step's events (Clockless).
+func (x *Execution) checkClock() {
+	c, ok := x.meter.(Clockless)
+	x.clockless = ok && c.Clockless()
 }

@@ -2,12 +2,13 @@ package interp
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/stepd/stepd/asl"
 )
 
 // Program is a state machine definition compiled for execution: paths,
-// templates and intrinsic calls are parsed once. A Program is immutable and
+// templates and intrinsic calls are parsed once. A Program is immutable (but for a sizing hint) and
 // may be shared by any number of concurrent executions.
 type Program struct {
 	Def  *asl.StateMachine
@@ -15,7 +16,16 @@ type Program struct {
 	// tasks counts the Task states, nested ones included; each has an
 	// index below it (state.task) for per-execution counters.
 	tasks int
+	// histLen is the length of the history of the execution that ended
+	// last (at most maxHistHint): the next execution starts its event
+	// list with that capacity instead of growing it by doubling. A sizing
+	// hint only; nothing an execution does depends on it.
+	histLen atomic.Int32
 }
+
+// maxHistHint bounds Program.histLen: an execution with a long history
+// does not make every later one start with a large list.
+const maxHistHint = 1 << 15
 
 type machine struct {
 	sm     *asl.StateMachine

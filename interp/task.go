@@ -174,8 +174,10 @@ func (th *thread) runTask() {
 // prepareToken issues the task token of a callback or activity task
 // before its parameters are evaluated ($$.Task.Token).
 func (th *thread) prepareToken() {
-	th.run.task = taskRun{} // a new attempt
 	t := &th.run.task
+	if th.run.retryCount > 0 {
+		*t = taskRun{} // a new attempt (begin zeroed the first one's)
+	}
 	if th.cur.token {
 		t.token = th.x.newToken()
 		t.activity = th.cur.activity
@@ -187,7 +189,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	t := &th.run.task
 	st := th.cur
 	x := th.x
-	ri, lambdaFn := st.rinfo, st.lambdaFn
+	ri, lambdaFn := &st.rinfo, st.lambdaFn
 	t.lambda = lambdaFn
 	t.resource = ri
 	t.heartbeatSecs = heartbeat
@@ -204,7 +206,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		}
 		x.emitText(th, "ActivityScheduled", "activityScheduledEventDetails", d, "input")
 	} else if lambdaFn && timeout <= 0 && heartbeat <= 0 {
-		x.emitForm(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", lambdaScheduledForm, params, truncatedFalse(), st.resource, nil)
+		x.emitForm(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", lambdaScheduledForm, params, st.resource, nil)
 		x.emit(th, "LambdaFunctionStarted", "", nil)
 	} else if lambdaFn {
 		d := value.NewObject(5)
@@ -232,21 +234,36 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
 		x.emitText(th, "TaskScheduled", "taskScheduledEventDetails", d, "parameters")
-		x.emitForm(th, "TaskStarted", "taskStartedEventDetails", taskStartedForm, ri.resourceV, ri.resourceTypeV, nil, nil)
+		x.emitForm(th, "TaskStarted", "taskStartedEventDetails", taskStartedForm, ri.resourceV, ri.resourceTypeV, nil)
 	}
 	t.taskOp = x.newOp(th, opTask)
+	// The op is zero: its request and context are set field by field, and
+	// only where not zero (a struct copied whole goes through bulk write
+	// barriers).
 	req := &t.taskOp.request
-	*req = task.Request{
-		Resource:         st.Resource,
-		StateName:        st.Name,
-		StateMachineName: x.info.StateMachineName,
-		TestCase:         x.info.TestCase,
-		Input:            params,
-		Attempt:          x.attempt(st),
-		ContextFrom:      t.taskOp,
-		TaskToken:        t.token,
+	req.Resource, req.StateName, req.StateMachineName = st.Resource, st.Name, x.info.StateMachineName
+	if x.info.TestCase != "" {
+		req.TestCase = x.info.TestCase
 	}
-	t.taskOp.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
+	req.Input = params
+	if n := x.attempt(st); n != 0 {
+		req.Attempt = n
+	}
+	req.ContextFrom = t.taskOp
+	if t.token != "" {
+		req.TaskToken = t.token
+	}
+	c := &t.taskOp.ctx
+	c.cur, c.enteredAt = th.cur, th.run.enteredAt
+	if th.run.retryCount != 0 {
+		c.retry = th.run.retryCount
+	}
+	if tok := th.token(); tok != "" {
+		c.token = tok
+	}
+	if th.item != nil {
+		c.item = th.item
+	}
 	x.attempts[st.task]++
 	t.taskOp.req = req
 	x.command(Command{Kind: Invoke, ID: t.taskOp.id, Request: req})
@@ -299,8 +316,9 @@ func (th *thread) taskDone(r task.Result) {
 	x := th.x
 	if r.Delay > 0 {
 		// Simulated run time: deliver later on the engine's clock.
-		t.delayed = r
-		t.delayed.Delay = 0
+		d := r
+		d.Delay = 0
+		t.delayed = &d
 		x.timer(th, opDelayedResult, x.now.Add(r.Delay))
 		return
 	}
@@ -336,11 +354,11 @@ func (th *thread) taskDone(r task.Result) {
 	}
 	switch {
 	case t.activity:
-		x.emitForm(th, "ActivitySucceeded", "activitySucceededEventDetails", succeededForm, r.Output, truncatedFalse(), nil, nil)
+		x.emitForm(th, "ActivitySucceeded", "activitySucceededEventDetails", succeededForm, r.Output, nil, nil)
 	case t.lambda:
-		x.emitForm(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", succeededForm, r.Output, truncatedFalse(), nil, nil)
+		x.emitForm(th, "LambdaFunctionSucceeded", "lambdaFunctionSucceededEventDetails", succeededForm, r.Output, nil, nil)
 	default:
-		x.emitForm(th, "TaskSucceeded", "taskSucceededEventDetails", taskSucceededForm, r.Output, truncatedFalse(), t.resource.resourceV, t.resource.resourceTypeV)
+		x.emitForm(th, "TaskSucceeded", "taskSucceededEventDetails", taskSucceededForm, r.Output, t.resource.resourceV, t.resource.resourceTypeV)
 	}
 	th.taskResult(r.Output)
 }
@@ -444,11 +462,11 @@ func (th *thread) heartbeat() {
 // taskRun is a Task state's invocation in flight.
 type taskRun struct {
 	taskOp, timeoutOp, heartbeatOp *op
-	delayed                        task.Result
-	lambda                         bool // LambdaFunction* events instead of Task*
-	resource                       resourceInfo
-	token                          string // for callbacks and activities
-	activity                       bool   // the task is an activity
-	started                        bool   // ActivityStarted or TaskSubmitted is recorded
+	delayed                        *task.Result  // a result whose Delay has not yet passed
+	lambda                         bool          // LambdaFunction* events instead of Task*
+	resource                       *resourceInfo // the state's
+	token                          string        // for callbacks and activities
+	activity                       bool          // the task is an activity
+	started                        bool          // ActivityStarted or TaskSubmitted is recorded
 	heartbeatSecs                  int64
 }

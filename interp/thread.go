@@ -87,7 +87,7 @@ func (th *thread) begin(st *state, input any) {
 	th.cur = st
 	th.run = stateRun{input: input}
 	th.inspect("input", input)
-	e := th.x.emitForm(th, st.enteredEvent, "stateEnteredEventDetails", enteredForm, input, truncatedFalse(), st.name, nil)
+	e := th.x.emitForm(th, st.enteredEvent, "stateEnteredEventDetails", enteredForm, input, st.name, nil)
 	th.run.enteredID = e.ID
 	th.run.enteredPrev = e.PreviousEventID
 	th.run.enteredAt = th.x.now
@@ -230,7 +230,7 @@ func (th *thread) exit(output any, next *state) {
 		return
 	}
 	if th.run.assigned == nil {
-		th.x.emitForm(th, st.exitedEvent, "stateExitedEventDetails", exitedForm, st.name, output, truncatedFalse(), nil)
+		th.x.emitForm(th, st.exitedEvent, "stateExitedEventDetails", exitedForm, st.name, output, nil)
 		th.moveOn(output, next)
 		return
 	}

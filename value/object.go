@@ -169,6 +169,27 @@ func (o *Object) Clone() *Object {
 
 // With returns a copy of o with member k set to v; o is unchanged.
 func (o *Object) With(k string, v any) *Object {
+	if o != nil && o.idx == nil {
+		// A small object: one search, and room for exactly the members of
+		// the copy (replacing a member needs none more).
+		i := o.find(k)
+		n := len(o.keys)
+		if i < 0 {
+			n++
+		}
+		if n <= indexThreshold {
+			c := NewObject(n)
+			c.keys = append(c.keys, o.keys...)
+			c.vals = append(c.vals, o.vals...)
+			if i >= 0 {
+				c.vals[i] = v
+			} else {
+				c.keys = append(c.keys, k)
+				c.vals = append(c.vals, v)
+			}
+			return c
+		}
+	}
 	c := o.Clone()
 	c.Set(k, v)
 	return c

@@ -78,6 +78,48 @@ func TestObjectOrderAndIndex(t *testing.T) {
 	}
 }
 
+// TestWithSmall checks With on objects without an index, up to the size
+// where the copy gets one: a member replaced in place, one added at the
+// end, the original unchanged, and lookups in the copy.
+func TestWithSmall(t *testing.T) {
+	t.Parallel()
+	for n := 0; n <= indexThreshold+1; n++ {
+		o := NewObject(n)
+		for i := range n {
+			o.Set(string(rune('a'+i)), Int(int64(i)))
+		}
+		want := String(o)
+		if n > 0 {
+			c := o.With("a", "x")
+			if c.Len() != n || String(o) != want {
+				t.Fatalf("n=%d: replacing: len %d, original %s", n, c.Len(), String(o))
+			}
+			if k, v := c.At(0); k != "a" || v != "x" {
+				t.Fatalf("n=%d: replaced member is %s %v", n, k, v)
+			}
+		}
+		c := o.With("new", true)
+		if c.Len() != n+1 || String(o) != want || o.Has("new") {
+			t.Fatalf("n=%d: adding: len %d, original %s", n, c.Len(), String(o))
+		}
+		if k, v := c.At(n); k != "new" || v != true {
+			t.Fatalf("n=%d: added member is %s %v", n, k, v)
+		}
+		for i := range n {
+			if v, ok := c.Get(string(rune('a' + i))); !ok || v != Int(int64(i)) {
+				t.Fatalf("n=%d: Get(%c) = %v %v", n, 'a'+i, v, ok)
+			}
+		}
+		if v, ok := c.Get("new"); !ok || v != true {
+			t.Fatalf("n=%d: Get(new) = %v %v", n, v, ok)
+		}
+		c.Set("later", 1) // the copy grows past the threshold and indexes itself
+		if v, ok := c.Get("later"); !ok || v != 1 {
+			t.Fatalf("n=%d: Get(later) = %v %v", n, v, ok)
+		}
+	}
+}
+
 func TestEqual(t *testing.T) {
 	t.Parallel()
 	a, _ := ParseString(`{"a":[1,2.0,{"b":null}],"c":"x"}`)
