@@ -109,9 +109,21 @@ type State struct {
 	ToleratedFailureCount, ToleratedFailurePercentage         Field
 	ToleratedFailureCountPath, ToleratedFailurePercentagePath string
 	ItemReader, ItemBatcher, ResultWriter                     Field
+	Batcher                                                   *ItemBatcher // ItemBatcher, parsed
 	Label                                                     string
 
 	hasNext, hasDefault bool // Next, Default present (a state may be named "")
+}
+
+// ItemBatcher is a Distributed Map's ItemBatcher: how many items (or
+// bytes of items) each iteration receives, as {"BatchInput":…,"Items":[…]}.
+// In JSONPath the limits are literals or reference paths; in JSONata
+// literals or expressions (then in the Field, unevaluated).
+type ItemBatcher struct {
+	MaxItemsPerBatch, MaxInputBytesPerBatch         Field
+	MaxItemsPerBatchPath, MaxInputBytesPerBatchPath string
+	BatchInput                                      Field
+	Pointer                                         string
 }
 
 // Retrier is one element of a Retry list.

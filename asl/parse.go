@@ -595,6 +595,14 @@ func (p *parser) mapState(st *State, o *value.Object, ptr string) {
 					}
 				}
 				st.ExecutionType = p.str(co, "ExecutionType", ptr+"/"+procKey+"/ProcessorConfig")
+				if t := st.ExecutionType; t != "" && t != "STANDARD" && t != "EXPRESS" {
+					p.errorf(ptr+"/"+procKey+"/ProcessorConfig/ExecutionType", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"STANDARD\",\"EXPRESS\"])", t)
+				}
+				for _, k := range co.Keys() {
+					if k != "Mode" && k != "ExecutionType" {
+						p.errorf(ptr+"/"+procKey+"/ProcessorConfig/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+					}
+				}
 			} else {
 				p.errorf(ptr+"/"+procKey+"/ProcessorConfig", CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(cv))
 			}
@@ -614,6 +622,9 @@ func (p *parser) mapState(st *State, o *value.Object, ptr string) {
 	st.ItemBatcher = field(o, "ItemBatcher")
 	st.ResultWriter = field(o, "ResultWriter")
 	st.Label = p.str(o, "Label", ptr)
+	if st.ItemBatcher.Set {
+		st.Batcher = p.itemBatcher(st, ptr+"/ItemBatcher")
+	}
 	if st.MaxConcurrency.Set && st.MaxConcurrencyPath != "" {
 		p.errorf(ptr, CodeSchema, "Only one of 'MaxConcurrency' or 'MaxConcurrencyPath' can be specified")
 	}
@@ -623,6 +634,75 @@ func (p *parser) mapState(st *State, o *value.Object, ptr string) {
 		}
 	}
 }
+
+// itemBatcher parses a Map's ItemBatcher: an object of known members only,
+// each limit a positive integer given once (literally, by path in
+// JSONPath or by expression in JSONata), in a DISTRIBUTED Map.
+func (p *parser) itemBatcher(st *State, ptr string) *ItemBatcher {
+	o, ok := object(st.ItemBatcher.Value)
+	if !ok {
+		p.errorf(ptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(st.ItemBatcher.Value))
+		return nil
+	}
+	if st.ProcessorMode != "DISTRIBUTED" {
+		p.errorf(ptr, CodeSchema, "The field 'ItemBatcher' is only supported in a Map state whose ProcessorConfig Mode is DISTRIBUTED")
+	}
+	allowed := set("MaxItemsPerBatch", "MaxInputBytesPerBatch", "BatchInput", "MaxItemsPerBatchPath", "MaxInputBytesPerBatchPath")
+	for _, k := range o.Keys() {
+		if !allowed[k] {
+			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		} else if st.QueryLanguage == JSONata && strings.HasSuffix(k, "Path") {
+			p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in JSONata query language", k)
+		}
+	}
+	b := &ItemBatcher{Pointer: ptr,
+		MaxItemsPerBatch: field(o, "MaxItemsPerBatch"), MaxInputBytesPerBatch: field(o, "MaxInputBytesPerBatch"),
+		MaxItemsPerBatchPath: p.str(o, "MaxItemsPerBatchPath", ptr), MaxInputBytesPerBatchPath: p.str(o, "MaxInputBytesPerBatchPath", ptr),
+		BatchInput: field(o, "BatchInput")}
+	for _, l := range []struct {
+		name string
+		f    Field
+		path string
+		max  int64
+	}{
+		{"MaxItemsPerBatch", b.MaxItemsPerBatch, b.MaxItemsPerBatchPath, 0},
+		{"MaxInputBytesPerBatch", b.MaxInputBytesPerBatch, b.MaxInputBytesPerBatchPath, MaxBatchBytes},
+	} {
+		if l.f.Set && l.path != "" {
+			p.errorf(ptr, CodeSchema, "Only one of '%s' or '%sPath' can be specified", l.name, l.name)
+		}
+		if !l.f.Set {
+			continue
+		}
+		switch v := l.f.Value.(type) {
+		case value.Number:
+			if i, exact := v.Int64(); !exact || i < 1 || l.max > 0 && i > l.max {
+				if l.max > 0 {
+					p.errorf(ptr+"/"+l.name, CodeSchema, "Expected an integer between 1 and %d but got '%s'", l.max, string(v))
+				} else {
+					p.errorf(ptr+"/"+l.name, CodeSchema, "Expected a positive integer but got '%s'", string(v))
+				}
+			}
+		case string:
+			if st.QueryLanguage != JSONata {
+				p.errorf(ptr+"/"+l.name, CodeSchema, "Expected value of type 'Integer' but got 'String'")
+			}
+		default:
+			p.errorf(ptr+"/"+l.name, CodeSchema, "Expected value of type 'Integer' but got '%s'", typeName(v))
+		}
+	}
+	if !b.MaxItemsPerBatch.Set && !b.MaxInputBytesPerBatch.Set && b.MaxItemsPerBatchPath == "" && b.MaxInputBytesPerBatchPath == "" {
+		p.errorf(ptr, CodeSchema, "These fields are required: [MaxItemsPerBatch | MaxItemsPerBatchPath | MaxInputBytesPerBatch | MaxInputBytesPerBatchPath]")
+	}
+	if b.BatchInput.Set && st.QueryLanguage != JSONata {
+		p.objectField(b.BatchInput, ptr+"/BatchInput")
+	}
+	return b
+}
+
+// MaxBatchBytes is the largest MaxInputBytesPerBatch AWS accepts: a
+// batch is one child execution's input, at most 256 KiB.
+const MaxBatchBytes = 256 * 1024
 
 func (p *parser) stringList(v any, ptr string) []string {
 	arr, ok := v.([]any)

@@ -22,6 +22,7 @@ type container struct {
 	runStarted  int64 // id of MapRunStarted
 	input       any   // effective input (after InputPath / Parameters)
 	over        bool
+	batched     bool // items are ItemBatcher's batches, ItemSelector applied
 }
 
 func (c *container) childSucceeded(ch *thread, output any) {

@@ -58,6 +58,9 @@ type evaluator interface {
 	// mapTolerance evaluates what a Map state needs once started (in
 	// JSONPath the tolerated failures, which may be paths).
 	mapTolerance(th *thread, c *container, in any) *Failure
+	// mapBatcher evaluates a Distributed Map's ItemBatcher: its limits
+	// and BatchInput.
+	mapBatcher(th *thread, c *container, in any) (batching, *Failure)
 	// itemInput returns the input of a Map iteration: ItemSelector (or
 	// Parameters) over the Map's input, with the iteration's $$.Map.Item.
 	itemInput(th *thread, c *container, ch *thread) (any, *Failure)

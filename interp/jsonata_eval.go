@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -54,6 +55,14 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 		"Seconds", s.Seconds, "Timestamp", s.Timestamp, "Error", s.Error, "Cause", s.Cause)
 	if err != nil {
 		return nil, err
+	}
+	if b := s.Batcher; b != nil {
+		m, err := compileTemplates(b.Pointer, "MaxItemsPerBatch", b.MaxItemsPerBatch,
+			"MaxInputBytesPerBatch", b.MaxInputBytesPerBatch, "BatchInput", b.BatchInput)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(e.fields, m)
 	}
 	for i, r := range s.Choices {
 		m, err := compileTemplates(fmt.Sprintf("%s/Choices/%d", s.Pointer, i), "Condition", r.Condition, "Output", r.Output, "Assign", r.Assign)
@@ -479,6 +488,37 @@ func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
 }
 
 func (e *jsonataEval) mapTolerance(*thread, *container, any) *Failure { return nil }
+
+// mapBatcher evaluates the ItemBatcher's limits and BatchInput, each a
+// literal or an expression over $states.input.
+func (e *jsonataEval) mapBatcher(th *thread, c *container, _ any) (batching, *Failure) {
+	var bt batching
+	vars := th.jvars(e.inputStates(th))
+	for _, l := range []struct {
+		name string
+		dst  *int
+	}{{"MaxItemsPerBatch", &bt.maxItems}, {"MaxInputBytesPerBatch", &bt.maxBytes}} {
+		v, ok, f := th.evalField(e.fields, l.name, vars)
+		if f != nil {
+			return bt, f
+		}
+		if !ok {
+			continue
+		}
+		n, isNum := v.(value.Number)
+		i, exact := n.Int64()
+		if !isNum || !exact || i < 1 {
+			return bt, e.typeFailure(th, l.name, "positive integer", v)
+		}
+		*l.dst = int(i)
+	}
+	v, ok, f := th.evalField(e.fields, "BatchInput", vars)
+	if f != nil {
+		return bt, f
+	}
+	bt.input, bt.hasInput = v, ok
+	return bt, nil
+}
 
 func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Failure) {
 	t := e.fields["ItemSelector"]

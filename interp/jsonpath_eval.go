@@ -34,6 +34,8 @@ type jsonPathEval struct {
 	itemsPath                            *ref
 	maxConcurrencyPath                   *ref
 	toleratedCountPath, toleratedPctPath *ref
+	batchItemsPath, batchBytesPath       *ref     // ItemBatcher's paths
+	batchInput                           *payload // ItemBatcher's BatchInput
 
 	catchers []jsonPathCatcher
 }
@@ -109,6 +111,22 @@ func compileJSONPath(s *state) (*jsonPathEval, error) {
 		{"MaxConcurrencyPath", s.MaxConcurrencyPath, &e.maxConcurrencyPath},
 		{"ToleratedFailureCountPath", s.ToleratedFailureCountPath, &e.toleratedCountPath},
 		{"ToleratedFailurePercentagePath", s.ToleratedFailurePercentagePath, &e.toleratedPctPath},
+	}
+	if b := s.Batcher; b != nil {
+		paths = append(paths, struct {
+			name string
+			text string
+			dst  **ref
+		}{"ItemBatcher/MaxItemsPerBatchPath", b.MaxItemsPerBatchPath, &e.batchItemsPath}, struct {
+			name string
+			text string
+			dst  **ref
+		}{"ItemBatcher/MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, &e.batchBytesPath})
+		if b.BatchInput.Set {
+			if e.batchInput, err = compilePayload(b.BatchInput.Value); err != nil {
+				return nil, fail("ItemBatcher/BatchInput", err)
+			}
+		}
 	}
 	for _, p := range paths {
 		if p.text == "" {
@@ -501,6 +519,45 @@ func (e *jsonPathEval) mapLimits(th *thread, c *container, in any) *Failure {
 	}
 	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
 	return nil
+}
+
+// mapBatcher evaluates the ItemBatcher's limits (literals or paths over
+// the effective input) and its BatchInput (over the effective input).
+func (e *jsonPathEval) mapBatcher(th *thread, c *container, in any) (batching, *Failure) {
+	b := th.cur.Batcher
+	var bt batching
+	for _, l := range []struct {
+		lit  asl.Field
+		path *ref
+		name string
+		text string
+		dst  *int
+	}{
+		{b.MaxItemsPerBatch, e.batchItemsPath, "MaxItemsPerBatchPath", b.MaxItemsPerBatchPath, &bt.maxItems},
+		{b.MaxInputBytesPerBatch, e.batchBytesPath, "MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, &bt.maxBytes},
+	} {
+		if n, ok := l.lit.Value.(value.Number); ok {
+			*l.dst = int(n.Float64())
+		}
+		if l.path != nil {
+			f, fl := th.pathNumber(l.path, l.name, l.text, "integer", in)
+			if fl != nil {
+				return bt, fl
+			}
+			if f < 1 || f != float64(int64(f)) {
+				return bt, runtimeFailure(th.cur.Name, th.run.enteredID, "%s must point to a positive integer, not %v.", l.name, f)
+			}
+			*l.dst = int(f)
+		}
+	}
+	if e.batchInput != nil {
+		v, err := e.batchInput.eval(th.env(c.input))
+		if err != nil {
+			return bt, th.payloadFailure(err, c.input)
+		}
+		bt.input, bt.hasInput = v, true
+	}
+	return bt, nil
 }
 
 // mapTolerance evaluates the tolerated failure count and percentage, once

@@ -26,6 +26,9 @@ func (c *checker) state(st *asl.State) {
 	} else {
 		c.jsonPathState(st)
 	}
+	if st.Type == "Map" {
+		c.unimplemented(st)
+	}
 	if st.Type == "Choice" && st.Default == "" {
 		c.warnf(st.Pointer, "MISSING_DEFAULT", "Choice state %q has no Default: an input that matches no rule fails the execution with States.NoChoiceMatched", st.Name)
 	}
@@ -244,6 +247,11 @@ func (c *checker) jsonPathState(st *asl.State) {
 	}
 	c.path(p+"/ErrorPath", st.ErrorPath, true)
 	c.path(p+"/CausePath", st.CausePath, true)
+	if b := st.Batcher; b != nil {
+		c.path(b.Pointer+"/MaxItemsPerBatchPath", b.MaxItemsPerBatchPath, false)
+		c.path(b.Pointer+"/MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, false)
+		c.payload(b.Pointer+"/BatchInput", b.BatchInput)
+	}
 	if st.Type == "Pass" && st.Result.Set {
 		if o, ok := st.Result.Value.(*value.Object); ok {
 			for k := range o.All {
@@ -302,6 +310,11 @@ func (c *checker) jsonataState(st *asl.State) {
 	} {
 		c.template(p+"/"+f.name, f.field)
 	}
+	if b := st.Batcher; b != nil {
+		c.template(b.Pointer+"/MaxItemsPerBatch", b.MaxItemsPerBatch)
+		c.template(b.Pointer+"/MaxInputBytesPerBatch", b.MaxInputBytesPerBatch)
+		c.template(b.Pointer+"/BatchInput", b.BatchInput)
+	}
 	for i, r := range st.Choices {
 		rp := fmt.Sprintf("%s/Choices/%d", p, i)
 		c.template(rp+"/Condition", r.Condition)
@@ -316,3 +329,28 @@ func isActivityARN(res string) bool {
 	parts := strings.SplitN(res, ":", 7)
 	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
 }
+
+// unimplemented refuses the Map fields stepd does not carry out yet, naming
+// each: accepting them would run the Map over other data than AWS does
+// (items from the input instead of from Amazon S3, results not written),
+// and a run that succeeds with the wrong data is worse than a refusal.
+// TestState, which is given the items and a mocked result instead, does
+// not pass through this check.
+func (c *checker) unimplemented(st *asl.State) {
+	for _, f := range []struct {
+		name  string
+		field asl.Field
+		what  string
+	}{
+		{"ItemReader", st.ItemReader, "reading the items from Amazon S3"},
+		{"ResultWriter", st.ResultWriter, "writing the results to Amazon S3"},
+	} {
+		if f.field.Set {
+			c.errorf(st.Pointer+"/"+f.name, CodeUnsupported, "The field '%s' (%s) is not implemented by stepd yet", f.name, f.what)
+		}
+	}
+}
+
+// CodeUnsupported marks a field AWS accepts that stepd refuses because it
+// does not implement it.
+const CodeUnsupported = "UNSUPPORTED_FEATURE"

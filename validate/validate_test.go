@@ -188,6 +188,84 @@ func TestChecks(t *testing.T) {
 			good: `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[{"StartAt":"X","States":{"X":{"Type":"Pass","Next":"Y"},"Y":{"Type":"Pass","End":true}}}]}}}`,
 			want: `MISSING_TRANSITION_TARGET /States/P/Branches/0/States/Y`,
 		},
+		{
+			name: "ItemReader is refused until stepd reads S3",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","Parameters":{"Bucket":"b","Key":"k"}},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `UNSUPPORTED_FEATURE /States/M/ItemReader`,
+		},
+		{
+			name: "ResultWriter is refused until stepd writes S3",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ResultWriter":{"Resource":"arn:aws:states:::s3:putObject","Parameters":{"Bucket":"b","Prefix":"p"}},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `UNSUPPORTED_FEATURE /States/M/ResultWriter`,
+		},
+		{
+			name: "an unknown ItemBatcher member",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2,"MaxItems":3},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher/MaxItems`,
+		},
+		{
+			name: "an ItemBatcher without a limit",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"BatchInput":{"a":1}},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"BatchInput":{"a":1},"MaxInputBytesPerBatch":1024},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher`,
+		},
+		{
+			name: "MaxItemsPerBatch not positive",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":0},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":1},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher/MaxItemsPerBatch`,
+		},
+		{
+			name: "MaxInputBytesPerBatch over 256 KiB",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxInputBytesPerBatch":262145},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxInputBytesPerBatch":262144},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher/MaxInputBytesPerBatch`,
+		},
+		{
+			name: "a bad MaxItemsPerBatchPath",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatchPath":"$.n["},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatchPath":"$.n"},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher/MaxItemsPerBatchPath`,
+		},
+		{
+			name: "a bad BatchInput path",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2,"BatchInput":{"a.$":"$.x["}},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2,"BatchInput":{"a.$":"$.x"}},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher/BatchInput/a.$`,
+		},
+		{
+			name: "a Path field of ItemBatcher in JSONata",
+			bad:  `{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatchPath":"$.n"},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":"{% $states.input.n %}"},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher/MaxItemsPerBatchPath`,
+		},
+		{
+			name: "bad JSONata in BatchInput",
+			bad:  `{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2,"BatchInput":"{% 1 + %}"},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2,"BatchInput":"{% {\"a\": 1} %}"},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher/BatchInput`,
+		},
+		{
+			name: "ItemBatcher in an INLINE Map",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2},"ItemProcessor":{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemBatcher":{"MaxItemsPerBatch":2},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemBatcher`,
+		},
+		{
+			name: "an unknown ExecutionType",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"BATCH"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"EXPRESS"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemProcessor/ProcessorConfig/ExecutionType`,
+		},
+		{
+			name: "an unknown ProcessorConfig member",
+			bad:  `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","Concurrency":2,"ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemProcessor/ProcessorConfig/Concurrency`,
+		},
 	}
 	for _, tt := range tests {
 		got := diags(t, tt.bad)
