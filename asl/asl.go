@@ -110,6 +110,7 @@ type State struct {
 	ToleratedFailureCountPath, ToleratedFailurePercentagePath string
 	ItemReader, ItemBatcher, ResultWriter                     Field
 	Batcher                                                   *ItemBatcher // ItemBatcher, parsed
+	Reader                                                    *ItemReader  // ItemReader, parsed
 	Label                                                     string
 
 	hasNext, hasDefault bool // Next, Default present (a state may be named "")
@@ -124,6 +125,25 @@ type ItemBatcher struct {
 	MaxItemsPerBatchPath, MaxInputBytesPerBatchPath string
 	BatchInput                                      Field
 	Pointer                                         string
+}
+
+// ItemReader is a Distributed Map's ItemReader: where its items come from.
+// Resource is arn:aws:states:::s3:getObject (one object, read as InputType
+// says) or arn:aws:states:::s3:listObjectsV2 (the objects under a prefix);
+// Parameters (JSONPath) or Arguments (JSONata) give the Bucket and Key or
+// Prefix.
+type ItemReader struct {
+	Resource   string
+	Action     string // getObject or listObjectsV2
+	Parameters Field  // Parameters or Arguments
+	// ReaderConfig.
+	InputType         string   // JSON, JSONL or CSV (getObject)
+	CSVHeaderLocation string   // FIRST_ROW (default) or GIVEN
+	CSVHeaders        []string // GIVEN
+	CSVDelimiter      string   // COMMA (default), PIPE, SEMICOLON, SPACE, TAB
+	MaxItems          Field    // a literal, or a JSONata expression
+	MaxItemsPath      string
+	Pointer           string
 }
 
 // Retrier is one element of a Retry list.

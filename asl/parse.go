@@ -625,6 +625,9 @@ func (p *parser) mapState(st *State, o *value.Object, ptr string) {
 	if st.ItemBatcher.Set {
 		st.Batcher = p.itemBatcher(st, ptr+"/ItemBatcher")
 	}
+	if st.ItemReader.Set {
+		st.Reader = p.itemReader(st, ptr+"/ItemReader")
+	}
 	if st.MaxConcurrency.Set && st.MaxConcurrencyPath != "" {
 		p.errorf(ptr, CodeSchema, "Only one of 'MaxConcurrency' or 'MaxConcurrencyPath' can be specified")
 	}
@@ -698,6 +701,129 @@ func (p *parser) itemBatcher(st *State, ptr string) *ItemBatcher {
 		p.objectField(b.BatchInput, ptr+"/BatchInput")
 	}
 	return b
+}
+
+// itemReader parses a Map's ItemReader: known members only, each named
+// when it is not, with the ReaderConfig its Resource needs.
+func (p *parser) itemReader(st *State, ptr string) *ItemReader {
+	o, ok := object(st.ItemReader.Value)
+	if !ok {
+		p.errorf(ptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(st.ItemReader.Value))
+		return nil
+	}
+	if st.ProcessorMode != "DISTRIBUTED" {
+		p.errorf(ptr, CodeSchema, "The field 'ItemReader' is only supported in a Map state whose ProcessorConfig Mode is DISTRIBUTED")
+	}
+	params := "Parameters"
+	if st.QueryLanguage == JSONata {
+		params = "Arguments"
+	}
+	for _, k := range o.Keys() {
+		switch k {
+		case "Resource", "ReaderConfig", params:
+		case "Parameters", "Arguments":
+			p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in %s query language", k, map[bool]string{true: "JSONata", false: "JSONPath"}[st.QueryLanguage == JSONata])
+		default:
+			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+	r := &ItemReader{Pointer: ptr, Resource: p.str(o, "Resource", ptr), Parameters: field(o, params)}
+	p.objectField(r.Parameters, ptr+"/"+params)
+	switch r.Resource {
+	case "arn:aws:states:::s3:getObject":
+		r.Action = "getObject"
+	case "arn:aws:states:::s3:listObjectsV2":
+		r.Action = "listObjectsV2"
+	case "":
+		p.errorf(ptr, CodeSchema, "These fields are required: [Resource]")
+	default:
+		p.errorf(ptr+"/Resource", CodeSchema, "The ItemReader Resource '%s' is not supported: stepd reads items with arn:aws:states:::s3:getObject or arn:aws:states:::s3:listObjectsV2", r.Resource)
+	}
+	cv, hasConfig := o.Get("ReaderConfig")
+	co, isObj := object(cv)
+	if hasConfig && !isObj {
+		p.errorf(ptr+"/ReaderConfig", CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(cv))
+	}
+	if co == nil {
+		co = value.NewObject(0)
+	}
+	cptr := ptr + "/ReaderConfig"
+	for _, k := range co.Keys() {
+		switch k {
+		case "InputType", "CSVHeaderLocation", "CSVHeaders", "CSVDelimiter", "MaxItems", "MaxItemsPath":
+		default:
+			p.errorf(cptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+	r.InputType = p.str(co, "InputType", cptr)
+	r.CSVHeaderLocation = p.str(co, "CSVHeaderLocation", cptr)
+	r.CSVDelimiter = p.str(co, "CSVDelimiter", cptr)
+	r.MaxItems = field(co, "MaxItems")
+	r.MaxItemsPath = p.str(co, "MaxItemsPath", cptr)
+	if hv, ok := co.Get("CSVHeaders"); ok {
+		r.CSVHeaders = p.stringList(hv, cptr+"/CSVHeaders")
+	}
+	switch r.InputType {
+	case "JSON", "JSONL", "CSV":
+		if r.Action == "listObjectsV2" {
+			p.errorf(cptr+"/InputType", CodeSchema, "The InputType '%s' reads an object with arn:aws:states:::s3:getObject, not arn:aws:states:::s3:listObjectsV2", r.InputType)
+		}
+	case "MANIFEST":
+		p.errorf(cptr+"/InputType", "UNSUPPORTED_FEATURE", "The InputType 'MANIFEST' (an Amazon S3 inventory) is not implemented by stepd yet")
+	case "":
+		if r.Action == "getObject" {
+			p.errorf(cptr, CodeSchema, "These fields are required: [InputType]")
+		}
+	default:
+		p.errorf(cptr+"/InputType", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"CSV\",\"JSON\",\"JSONL\",\"MANIFEST\"])", r.InputType)
+	}
+	if r.InputType != "CSV" {
+		for _, k := range []string{"CSVHeaderLocation", "CSVHeaders", "CSVDelimiter"} {
+			if co.Has(k) {
+				p.errorf(cptr+"/"+k, CodeSchema, "The field '%s' is only supported with the InputType CSV", k)
+			}
+		}
+	}
+	switch r.CSVHeaderLocation {
+	case "", "FIRST_ROW":
+		if len(r.CSVHeaders) > 0 {
+			p.errorf(cptr+"/CSVHeaders", CodeSchema, "CSVHeaders can only be given with the CSVHeaderLocation GIVEN")
+		}
+	case "GIVEN":
+		if len(r.CSVHeaders) == 0 {
+			p.errorf(cptr, CodeSchema, "These fields are required: [CSVHeaders]")
+		}
+	default:
+		p.errorf(cptr+"/CSVHeaderLocation", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"FIRST_ROW\",\"GIVEN\"])", r.CSVHeaderLocation)
+	}
+	switch r.CSVDelimiter {
+	case "", "COMMA", "PIPE", "SEMICOLON", "SPACE", "TAB":
+	default:
+		p.errorf(cptr+"/CSVDelimiter", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"COMMA\",\"PIPE\",\"SEMICOLON\",\"SPACE\",\"TAB\"])", r.CSVDelimiter)
+	}
+	if r.MaxItems.Set && r.MaxItemsPath != "" {
+		p.errorf(cptr, CodeSchema, "Only one of 'MaxItems' or 'MaxItemsPath' can be specified")
+	}
+	if st.QueryLanguage == JSONata && r.MaxItemsPath != "" {
+		p.errorf(cptr+"/MaxItemsPath", CodeSchema, "The field 'MaxItemsPath' is not supported in JSONata query language")
+	}
+	switch v := r.MaxItems.Value.(type) {
+	case nil:
+	case value.Number:
+		if i, exact := v.Int64(); !exact || i < 0 || i > 100000000 {
+			p.errorf(cptr+"/MaxItems", CodeSchema, "Expected an integer between 0 and 100000000 but got '%s'", string(v))
+		}
+	case string:
+		if st.QueryLanguage != JSONata {
+			p.errorf(cptr+"/MaxItems", CodeSchema, "Expected value of type 'Integer' but got 'String'")
+		}
+	default:
+		p.errorf(cptr+"/MaxItems", CodeSchema, "Expected value of type 'Integer' but got '%s'", typeName(v))
+	}
+	if st.ItemsPath.Set || st.Items.Set {
+		p.errorf(ptr, CodeSchema, "Only one of 'ItemReader' or 'ItemsPath'/'Items' can be specified")
+	}
+	return r
 }
 
 // MaxBatchBytes is the largest MaxInputBytesPerBatch AWS accepts: a

@@ -58,6 +58,10 @@ type evaluator interface {
 	// mapTolerance evaluates what a Map state needs once started (in
 	// JSONPath the tolerated failures, which may be paths).
 	mapTolerance(th *thread, c *container, in any) *Failure
+	// readerParams evaluates a Distributed Map's ItemReader: the
+	// Parameters (or Arguments) of its S3 call and ReaderConfig's MaxItems
+	// (0: all).
+	readerParams(th *thread, in any) (params any, maxItems int, f *Failure)
 	// mapBatcher evaluates a Distributed Map's ItemBatcher: its limits
 	// and BatchInput.
 	mapBatcher(th *thread, c *container, in any) (batching, *Failure)

@@ -363,7 +363,7 @@ func (x *Execution) takeCommands() []Command {
 		}
 		slices.Sort(ids)
 		for _, id := range ids {
-			if x.ops[id].kind == opTask {
+			if k := x.ops[id].kind; k == opTask || k == opRead {
 				c = append(c, Command{Kind: CancelTask, ID: id})
 			} else {
 				c = append(c, Command{Kind: CancelTimer, ID: id})
@@ -526,6 +526,7 @@ const (
 	opExecTimeout
 	opDelayedResult
 	opBegin // the first state of a deferred start
+	opRead  // a Distributed Map's ItemReader reading from S3
 )
 
 func (x *Execution) newOp(th *thread, kind opKind) *op {
@@ -558,7 +559,7 @@ func (x *Execution) cancel(o *op) {
 		return
 	}
 	delete(x.ops, o.id)
-	if o.kind == opTask {
+	if o.kind == opTask || o.kind == opRead {
 		x.command(Command{Kind: CancelTask, ID: o.id})
 	} else {
 		x.command(Command{Kind: CancelTimer, ID: o.id})
@@ -601,6 +602,8 @@ func (o *op) fire(in Input) {
 		th.retryNow()
 	case opTask:
 		th.taskDone(in.Result)
+	case opRead:
+		th.readDone(in.Result)
 	case opDelayedResult:
 		th.taskDone(th.run.task.delayed)
 	case opTaskTimeout:

@@ -22,6 +22,8 @@ type jsonataEval struct {
 	rules []map[string]*jsonata.Template
 	// per catcher: Output, Assign
 	catchers []map[string]*jsonata.Template
+	// reader: a Distributed Map's ItemReader Arguments and MaxItems
+	reader map[string]*jsonata.Template
 	// context is whether an expression of the state may read
 	// $states.context; $states is built without it otherwise.
 	context bool
@@ -64,6 +66,11 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 		}
 		maps.Copy(e.fields, m)
 	}
+	if r := s.Reader; r != nil {
+		if e.reader, err = compileTemplates(r.Pointer, "Arguments", r.Parameters, "MaxItems", r.MaxItems); err != nil {
+			return nil, err
+		}
+	}
 	for i, r := range s.Choices {
 		m, err := compileTemplates(fmt.Sprintf("%s/Choices/%d", s.Pointer, i), "Condition", r.Condition, "Output", r.Output, "Assign", r.Assign)
 		if err != nil {
@@ -78,7 +85,7 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 		}
 		e.catchers = append(e.catchers, m)
 	}
-	for _, m := range append(append([]map[string]*jsonata.Template{e.fields}, e.rules...), e.catchers...) {
+	for _, m := range append(append([]map[string]*jsonata.Template{e.fields, e.reader}, e.rules...), e.catchers...) {
 		for _, t := range m {
 			for _, src := range t.Expressions() {
 				e.context = e.context || readsContext(src)
@@ -488,6 +495,30 @@ func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
 }
 
 func (e *jsonataEval) mapTolerance(*thread, *container, any) *Failure { return nil }
+
+// readerParams evaluates the ItemReader's Arguments and MaxItems over
+// $states.input.
+func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
+	vars := th.jvars(e.inputStates(th))
+	var params any = value.NewObject(0)
+	if v, ok, f := th.evalField(e.reader, "Arguments", vars); f != nil {
+		return nil, 0, f
+	} else if ok {
+		params = v
+	}
+	maxItems := 0
+	if v, ok, f := th.evalField(e.reader, "MaxItems", vars); f != nil {
+		return nil, 0, f
+	} else if ok {
+		n, isNum := v.(value.Number)
+		i, exact := n.Int64()
+		if !isNum || !exact || i < 0 {
+			return nil, 0, th.evalFailure("MaxItems", jsonata.TypeCause(e.reader["MaxItems"].Source(), "MaxItems", "non-negative integer", v))
+		}
+		maxItems = int(i)
+	}
+	return params, maxItems, nil
+}
 
 // mapBatcher evaluates the ItemBatcher's limits and BatchInput, each a
 // literal or an expression over $states.input.

@@ -36,6 +36,8 @@ type jsonPathEval struct {
 	toleratedCountPath, toleratedPctPath *ref
 	batchItemsPath, batchBytesPath       *ref     // ItemBatcher's paths
 	batchInput                           *payload // ItemBatcher's BatchInput
+	readerArgs                           *payload // ItemReader's Parameters
+	readerMaxPath                        *ref     // ItemReader's MaxItemsPath
 
 	catchers []jsonPathCatcher
 }
@@ -127,6 +129,18 @@ func compileJSONPath(s *state) (*jsonPathEval, error) {
 				return nil, fail("ItemBatcher/BatchInput", err)
 			}
 		}
+	}
+	if r := s.Reader; r != nil {
+		if r.Parameters.Set {
+			if e.readerArgs, err = compilePayload(r.Parameters.Value); err != nil {
+				return nil, fail("ItemReader/Parameters", err)
+			}
+		}
+		paths = append(paths, struct {
+			name string
+			text string
+			dst  **ref
+		}{"ItemReader/ReaderConfig/MaxItemsPath", r.MaxItemsPath, &e.readerMaxPath})
 	}
 	for _, p := range paths {
 		if p.text == "" {
@@ -519,6 +533,35 @@ func (e *jsonPathEval) mapLimits(th *thread, c *container, in any) *Failure {
 	}
 	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
 	return nil
+}
+
+// readerParams evaluates the ItemReader's Parameters and MaxItems(Path)
+// over the effective input.
+func (e *jsonPathEval) readerParams(th *thread, in any) (any, int, *Failure) {
+	r := th.cur.Reader
+	var params any = value.NewObject(0)
+	if e.readerArgs != nil {
+		v, err := e.readerArgs.eval(th.env(in))
+		if err != nil {
+			return nil, 0, th.payloadFailure(err, in)
+		}
+		params = v
+	}
+	maxItems := 0
+	if n, ok := r.MaxItems.Value.(value.Number); ok {
+		maxItems = int(n.Float64())
+	}
+	if e.readerMaxPath != nil {
+		f, fl := th.pathNumber(e.readerMaxPath, "MaxItemsPath", r.MaxItemsPath, "integer", in)
+		if fl != nil {
+			return nil, 0, fl
+		}
+		if f < 0 || f != float64(int64(f)) {
+			return nil, 0, runtimeFailure(th.cur.Name, th.run.enteredID, "MaxItemsPath must point to a non-negative integer, not %v.", f)
+		}
+		maxItems = int(f)
+	}
+	return params, maxItems, nil
 }
 
 // mapBatcher evaluates the ItemBatcher's limits (literals or paths over

@@ -16,6 +16,20 @@ func (th *thread) runMap() {
 		return
 	}
 	ev.inspectInput(th, in)
+	th.run.read = nil // a retry reads again
+	if th.cur.Reader != nil {
+		if _, given := th.readerItems(); !given {
+			th.startRead(in)
+			return
+		}
+	}
+	th.mapOver(in)
+}
+
+// mapOver runs a Map state over its items, once its effective input is
+// known (and its ItemReader, if any, has read them).
+func (th *thread) mapOver(in any) {
+	ev := th.cur.ev
 	arr, f := ev.mapItems(th, in)
 	if f != nil {
 		th.fail(f)

@@ -252,6 +252,10 @@ func (c *checker) jsonPathState(st *asl.State) {
 		c.path(b.Pointer+"/MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, false)
 		c.payload(b.Pointer+"/BatchInput", b.BatchInput)
 	}
+	if r := st.Reader; r != nil {
+		c.payload(r.Pointer+"/Parameters", r.Parameters)
+		c.path(r.Pointer+"/ReaderConfig/MaxItemsPath", r.MaxItemsPath, false)
+	}
 	if st.Type == "Pass" && st.Result.Set {
 		if o, ok := st.Result.Value.(*value.Object); ok {
 			for k := range o.All {
@@ -315,6 +319,10 @@ func (c *checker) jsonataState(st *asl.State) {
 		c.template(b.Pointer+"/MaxInputBytesPerBatch", b.MaxInputBytesPerBatch)
 		c.template(b.Pointer+"/BatchInput", b.BatchInput)
 	}
+	if r := st.Reader; r != nil {
+		c.template(r.Pointer+"/Arguments", r.Parameters)
+		c.template(r.Pointer+"/ReaderConfig/MaxItems", r.MaxItems)
+	}
 	for i, r := range st.Choices {
 		rp := fmt.Sprintf("%s/Choices/%d", p, i)
 		c.template(rp+"/Condition", r.Condition)
@@ -332,7 +340,7 @@ func isActivityARN(res string) bool {
 
 // unimplemented refuses the Map fields stepd does not carry out yet, naming
 // each: accepting them would run the Map over other data than AWS does
-// (items from the input instead of from Amazon S3, results not written),
+// (results not written to Amazon S3),
 // and a run that succeeds with the wrong data is worse than a refusal.
 // TestState, which is given the items and a mocked result instead, does
 // not pass through this check.
@@ -342,7 +350,6 @@ func (c *checker) unimplemented(st *asl.State) {
 		field asl.Field
 		what  string
 	}{
-		{"ItemReader", st.ItemReader, "reading the items from Amazon S3"},
 		{"ResultWriter", st.ResultWriter, "writing the results to Amazon S3"},
 	} {
 		if f.field.Set {
