@@ -109,8 +109,9 @@ type State struct {
 	ToleratedFailureCount, ToleratedFailurePercentage         Field
 	ToleratedFailureCountPath, ToleratedFailurePercentagePath string
 	ItemReader, ItemBatcher, ResultWriter                     Field
-	Batcher                                                   *ItemBatcher // ItemBatcher, parsed
-	Reader                                                    *ItemReader  // ItemReader, parsed
+	Batcher                                                   *ItemBatcher  // ItemBatcher, parsed
+	Reader                                                    *ItemReader   // ItemReader, parsed
+	Writer                                                    *ResultWriter // ResultWriter, parsed
 	Label                                                     string
 
 	hasNext, hasDefault bool // Next, Default present (a state may be named "")
@@ -144,6 +145,15 @@ type ItemReader struct {
 	MaxItems          Field    // a literal, or a JSONata expression
 	MaxItemsPath      string
 	Pointer           string
+}
+
+// ResultWriter is a Distributed Map's ResultWriter: the child executions'
+// results are written to Amazon S3 (arn:aws:states:::s3:putObject) under
+// the Parameters' (JSONPath) or Arguments' (JSONata) Bucket and Prefix.
+type ResultWriter struct {
+	Resource   string
+	Parameters Field // Parameters or Arguments
+	Pointer    string
 }
 
 // Retrier is one element of a Retry list.
@@ -221,6 +231,9 @@ const (
 	CodeDuplicateState = "DUPLICATE_STATE_NAME"
 	CodeInvalidName    = "INVALID_STATE_NAME"
 	CodeInvalidRes     = "INVALID_RESOURCE"
+	// CodeUnsupported marks a field AWS accepts that stepd refuses
+	// because it does not implement it: never silently ignored.
+	CodeUnsupported = "UNSUPPORTED_FEATURE"
 )
 
 // Diagnostics is a list of problems; it is an error when not empty.

@@ -628,6 +628,9 @@ func (p *parser) mapState(st *State, o *value.Object, ptr string) {
 	if st.ItemReader.Set {
 		st.Reader = p.itemReader(st, ptr+"/ItemReader")
 	}
+	if st.ResultWriter.Set {
+		st.Writer = p.resultWriter(st, ptr+"/ResultWriter")
+	}
 	if st.MaxConcurrency.Set && st.MaxConcurrencyPath != "" {
 		p.errorf(ptr, CodeSchema, "Only one of 'MaxConcurrency' or 'MaxConcurrencyPath' can be specified")
 	}
@@ -769,7 +772,7 @@ func (p *parser) itemReader(st *State, ptr string) *ItemReader {
 			p.errorf(cptr+"/InputType", CodeSchema, "The InputType '%s' reads an object with arn:aws:states:::s3:getObject, not arn:aws:states:::s3:listObjectsV2", r.InputType)
 		}
 	case "MANIFEST":
-		p.errorf(cptr+"/InputType", "UNSUPPORTED_FEATURE", "The InputType 'MANIFEST' (an Amazon S3 inventory) is not implemented by stepd yet")
+		p.errorf(cptr+"/InputType", CodeUnsupported, "The InputType 'MANIFEST' (an Amazon S3 inventory) is not implemented by stepd yet")
 	case "":
 		if r.Action == "getObject" {
 			p.errorf(cptr, CodeSchema, "These fields are required: [InputType]")
@@ -824,6 +827,48 @@ func (p *parser) itemReader(st *State, ptr string) *ItemReader {
 		p.errorf(ptr, CodeSchema, "Only one of 'ItemReader' or 'ItemsPath'/'Items' can be specified")
 	}
 	return r
+}
+
+// resultWriter parses a Map's ResultWriter: a Resource, s3:putObject,
+// and its Parameters (Arguments); WriterConfig is refused, naming it, as
+// stepd does not apply its transformations yet.
+func (p *parser) resultWriter(st *State, ptr string) *ResultWriter {
+	o, ok := object(st.ResultWriter.Value)
+	if !ok {
+		p.errorf(ptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(st.ResultWriter.Value))
+		return nil
+	}
+	if st.ProcessorMode != "DISTRIBUTED" {
+		p.errorf(ptr, CodeSchema, "The field 'ResultWriter' is only supported in a Map state whose ProcessorConfig Mode is DISTRIBUTED")
+	}
+	params := "Parameters"
+	if st.QueryLanguage == JSONata {
+		params = "Arguments"
+	}
+	for _, k := range o.Keys() {
+		switch k {
+		case "Resource", params:
+		case "WriterConfig":
+			p.errorf(ptr+"/WriterConfig", CodeUnsupported, "The field 'WriterConfig' (OutputType, Transformation) is not implemented by stepd yet")
+		case "Parameters", "Arguments":
+			p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in %s query language", k, map[bool]string{true: "JSONata", false: "JSONPath"}[st.QueryLanguage == JSONata])
+		default:
+			p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+	w := &ResultWriter{Pointer: ptr, Resource: p.str(o, "Resource", ptr), Parameters: field(o, params)}
+	p.objectField(w.Parameters, ptr+"/"+params)
+	switch w.Resource {
+	case "arn:aws:states:::s3:putObject":
+		if !w.Parameters.Set {
+			p.errorf(ptr, CodeSchema, "These fields are required: [%s]", params)
+		}
+	case "":
+		p.errorf(ptr, CodeSchema, "These fields are required: [Resource]")
+	default:
+		p.errorf(ptr+"/Resource", CodeSchema, "The ResultWriter Resource '%s' is not supported: results are written with arn:aws:states:::s3:putObject", w.Resource)
+	}
+	return w
 }
 
 // MaxBatchBytes is the largest MaxInputBytesPerBatch AWS accepts: a

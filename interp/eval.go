@@ -62,6 +62,9 @@ type evaluator interface {
 	// Parameters (or Arguments) of its S3 call and ReaderConfig's MaxItems
 	// (0: all).
 	readerParams(th *thread, in any) (params any, maxItems int, f *Failure)
+	// writerParams evaluates a Distributed Map's ResultWriter Parameters
+	// (or Arguments) over the Map's effective input.
+	writerParams(th *thread, c *container) (any, *Failure)
 	// mapBatcher evaluates a Distributed Map's ItemBatcher: its limits
 	// and BatchInput.
 	mapBatcher(th *thread, c *container, in any) (batching, *Failure)

@@ -363,7 +363,7 @@ func (x *Execution) takeCommands() []Command {
 		}
 		slices.Sort(ids)
 		for _, id := range ids {
-			if k := x.ops[id].kind; k == opTask || k == opRead {
+			if k := x.ops[id].kind; k == opTask || k == opRead || k == opWrite {
 				c = append(c, Command{Kind: CancelTask, ID: id})
 			} else {
 				c = append(c, Command{Kind: CancelTimer, ID: id})
@@ -527,6 +527,7 @@ const (
 	opDelayedResult
 	opBegin // the first state of a deferred start
 	opRead  // a Distributed Map's ItemReader reading from S3
+	opWrite // a Distributed Map's ResultWriter writing to S3
 )
 
 func (x *Execution) newOp(th *thread, kind opKind) *op {
@@ -559,7 +560,7 @@ func (x *Execution) cancel(o *op) {
 		return
 	}
 	delete(x.ops, o.id)
-	if o.kind == opTask || o.kind == opRead {
+	if o.kind == opTask || o.kind == opRead || o.kind == opWrite {
 		x.command(Command{Kind: CancelTask, ID: o.id})
 	} else {
 		x.command(Command{Kind: CancelTimer, ID: o.id})
@@ -604,6 +605,8 @@ func (o *op) fire(in Input) {
 		th.taskDone(in.Result)
 	case opRead:
 		th.readDone(in.Result)
+	case opWrite:
+		th.writeDone(in.Result)
 	case opDelayedResult:
 		th.taskDone(th.run.task.delayed)
 	case opTaskTimeout:

@@ -24,6 +24,8 @@ type jsonataEval struct {
 	catchers []map[string]*jsonata.Template
 	// reader: a Distributed Map's ItemReader Arguments and MaxItems
 	reader map[string]*jsonata.Template
+	// writer: a Distributed Map's ResultWriter Arguments
+	writer map[string]*jsonata.Template
 	// context is whether an expression of the state may read
 	// $states.context; $states is built without it otherwise.
 	context bool
@@ -71,6 +73,11 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 			return nil, err
 		}
 	}
+	if w := s.Writer; w != nil {
+		if e.writer, err = compileTemplates(w.Pointer, "Arguments", w.Parameters); err != nil {
+			return nil, err
+		}
+	}
 	for i, r := range s.Choices {
 		m, err := compileTemplates(fmt.Sprintf("%s/Choices/%d", s.Pointer, i), "Condition", r.Condition, "Output", r.Output, "Assign", r.Assign)
 		if err != nil {
@@ -85,7 +92,7 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 		}
 		e.catchers = append(e.catchers, m)
 	}
-	for _, m := range append(append([]map[string]*jsonata.Template{e.fields, e.reader}, e.rules...), e.catchers...) {
+	for _, m := range append(append([]map[string]*jsonata.Template{e.fields, e.reader, e.writer}, e.rules...), e.catchers...) {
 		for _, t := range m {
 			for _, src := range t.Expressions() {
 				e.context = e.context || readsContext(src)
@@ -495,6 +502,15 @@ func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
 }
 
 func (e *jsonataEval) mapTolerance(*thread, *container, any) *Failure { return nil }
+
+// writerParams evaluates the ResultWriter's Arguments over $states.input.
+func (e *jsonataEval) writerParams(th *thread, _ *container) (any, *Failure) {
+	v, ok, f := th.evalField(e.writer, "Arguments", th.jvars(e.inputStates(th)))
+	if f != nil || ok {
+		return v, f
+	}
+	return value.NewObject(0), nil
+}
 
 // readerParams evaluates the ItemReader's Arguments and MaxItems over
 // $states.input.

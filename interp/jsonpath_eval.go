@@ -38,6 +38,7 @@ type jsonPathEval struct {
 	batchInput                           *payload // ItemBatcher's BatchInput
 	readerArgs                           *payload // ItemReader's Parameters
 	readerMaxPath                        *ref     // ItemReader's MaxItemsPath
+	writerArgs                           *payload // ResultWriter's Parameters
 
 	catchers []jsonPathCatcher
 }
@@ -128,6 +129,11 @@ func compileJSONPath(s *state) (*jsonPathEval, error) {
 			if e.batchInput, err = compilePayload(b.BatchInput.Value); err != nil {
 				return nil, fail("ItemBatcher/BatchInput", err)
 			}
+		}
+	}
+	if w := s.Writer; w != nil && w.Parameters.Set {
+		if e.writerArgs, err = compilePayload(w.Parameters.Value); err != nil {
+			return nil, fail("ResultWriter/Parameters", err)
 		}
 	}
 	if r := s.Reader; r != nil {
@@ -533,6 +539,19 @@ func (e *jsonPathEval) mapLimits(th *thread, c *container, in any) *Failure {
 	}
 	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
 	return nil
+}
+
+// writerParams evaluates the ResultWriter's Parameters over the effective
+// input.
+func (e *jsonPathEval) writerParams(th *thread, c *container) (any, *Failure) {
+	if e.writerArgs == nil {
+		return value.NewObject(0), nil
+	}
+	v, err := e.writerArgs.eval(th.env(c.input))
+	if err != nil {
+		return nil, th.payloadFailure(err, c.input)
+	}
+	return v, nil
 }
 
 // readerParams evaluates the ItemReader's Parameters and MaxItems(Path)

@@ -16,7 +16,7 @@ func (th *thread) runMap() {
 		return
 	}
 	ev.inspectInput(th, in)
-	th.run.read = nil // a retry reads again
+	th.run.read, th.run.write = nil, nil // a retry reads and writes again
 	if th.cur.Reader != nil {
 		if _, given := th.readerItems(); !given {
 			th.startRead(in)
@@ -57,6 +57,10 @@ func (th *thread) mapOver(in any) {
 		c.distributed = true
 		arn := th.x.scope().MapRun(th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
 		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
+		c.runArn = arn
+		if c.st.Writer != nil {
+			c.iters = make([]iterRecord, len(c.items))
+		}
 		c.runStarted = th.last
 	}
 	c.last = th.last
@@ -86,6 +90,9 @@ func (c *container) fill() {
 		input, f := c.items[i], (*Failure)(nil)
 		if !c.batched {
 			input, f = c.st.ev.itemInput(th, c, ch)
+		}
+		if c.iters != nil {
+			c.iters[i] = iterRecord{input: input, start: th.x.now}
 		}
 		if f != nil {
 			c.over = true

@@ -26,9 +26,6 @@ func (c *checker) state(st *asl.State) {
 	} else {
 		c.jsonPathState(st)
 	}
-	if st.Type == "Map" {
-		c.unimplemented(st)
-	}
 	if st.Type == "Choice" && st.Default == "" {
 		c.warnf(st.Pointer, "MISSING_DEFAULT", "Choice state %q has no Default: an input that matches no rule fails the execution with States.NoChoiceMatched", st.Name)
 	}
@@ -252,6 +249,9 @@ func (c *checker) jsonPathState(st *asl.State) {
 		c.path(b.Pointer+"/MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, false)
 		c.payload(b.Pointer+"/BatchInput", b.BatchInput)
 	}
+	if w := st.Writer; w != nil {
+		c.payload(w.Pointer+"/Parameters", w.Parameters)
+	}
 	if r := st.Reader; r != nil {
 		c.payload(r.Pointer+"/Parameters", r.Parameters)
 		c.path(r.Pointer+"/ReaderConfig/MaxItemsPath", r.MaxItemsPath, false)
@@ -319,6 +319,9 @@ func (c *checker) jsonataState(st *asl.State) {
 		c.template(b.Pointer+"/MaxInputBytesPerBatch", b.MaxInputBytesPerBatch)
 		c.template(b.Pointer+"/BatchInput", b.BatchInput)
 	}
+	if w := st.Writer; w != nil {
+		c.template(w.Pointer+"/Arguments", w.Parameters)
+	}
 	if r := st.Reader; r != nil {
 		c.template(r.Pointer+"/Arguments", r.Parameters)
 		c.template(r.Pointer+"/ReaderConfig/MaxItems", r.MaxItems)
@@ -337,27 +340,3 @@ func isActivityARN(res string) bool {
 	parts := strings.SplitN(res, ":", 7)
 	return len(parts) == 7 && parts[0] == "arn" && parts[2] == "states" && parts[5] == "activity"
 }
-
-// unimplemented refuses the Map fields stepd does not carry out yet, naming
-// each: accepting them would run the Map over other data than AWS does
-// (results not written to Amazon S3),
-// and a run that succeeds with the wrong data is worse than a refusal.
-// TestState, which is given the items and a mocked result instead, does
-// not pass through this check.
-func (c *checker) unimplemented(st *asl.State) {
-	for _, f := range []struct {
-		name  string
-		field asl.Field
-		what  string
-	}{
-		{"ResultWriter", st.ResultWriter, "writing the results to Amazon S3"},
-	} {
-		if f.field.Set {
-			c.errorf(st.Pointer+"/"+f.name, CodeUnsupported, "The field '%s' (%s) is not implemented by stepd yet", f.name, f.what)
-		}
-	}
-}
-
-// CodeUnsupported marks a field AWS accepts that stepd refuses because it
-// does not implement it.
-const CodeUnsupported = "UNSUPPORTED_FEATURE"

@@ -132,6 +132,7 @@ func TestItemReaderFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	runReaderCases(t, reg, "local-bucket", nil)
+	t.Run("ResultWriter", func(t *testing.T) { runWriterCase(t, reg, "local-bucket") })
 	if _, err := registry.New(registry.Config{Buckets: map[string]string{"b": filepath.Join(dir, "none")}}); err == nil {
 		t.Error("a bucket whose folder does not exist is accepted")
 	}
@@ -177,6 +178,7 @@ func TestItemReaderS3(t *testing.T) {
 		// current Node.js no longer has: a truncated listing answers 500.
 		"listObjectsV2 over pages": "s3rver cannot page a listObjectsV2 under OpenSSL 3 (its tokens use DES); paging runs over the folder",
 	})
+	t.Run("ResultWriter", func(t *testing.T) { runWriterCase(t, reg, "stepd-reader") })
 }
 
 // s3rverRegistry starts s3rver and returns a registry whose S3 is it, and
@@ -191,4 +193,84 @@ func s3rverRegistry(t *testing.T) (*registry.Invoker, string) {
 		t.Fatal(err)
 	}
 	return reg, e.URL
+}
+
+// writerDef reads nums.json ([1,2,3,4,5]) from the bucket, fails the
+// iteration of 3 (tolerated) and writes the results under the prefix.
+const writerDef = `{"StartAt":"M","States":{"M":{"Type":"Map","ToleratedFailureCount":1,
+	"ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"BUCKET","Key":"nums.json"}},
+	"ResultWriter":{"Resource":"arn:aws:states:::s3:putObject","Parameters":{"Bucket":"BUCKET","Prefix.$":"$.prefix"}},
+	"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"C","States":{
+		"C":{"Type":"Choice","Choices":[{"Variable":"$","NumericEquals":3,"Next":"F"}],"Default":"P"},
+		"F":{"Type":"Fail","Error":"Three","Cause":"no threes"},
+		"P":{"Type":"Pass","Parameters":{"twice.$":"States.MathAdd($, $)"},"End":true}}},"End":true}}}`
+
+// runWriterCase runs writerDef and checks what it wrote, read back with
+// getObject through reg: the manifest, SUCCEEDED_0.json and FAILED_0.json
+// under <prefix>/<Map Run id>/, and the Map's output naming the manifest.
+func runWriterCase(t *testing.T, reg task.Invoker, bucket string) {
+	sm, err := asl.Parse([]byte(strings.ReplaceAll(writerDef, "BUCKET", bucket)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := interp.Compile(sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineName: "sm",
+		StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	x := engine.Run(context.Background(), p, info, value.ObjectOf("prefix", "runs/"), engine.Options{Invoker: reg})
+	if f := x.Failure(); f != nil {
+		t.Fatalf("%s %s: %s", x.Status(), f.Error, f.Cause)
+	}
+	out := x.Output().(*value.Object)
+	runArn, _ := out.Get("MapRunArn")
+	details, _ := out.Get("ResultWriterDetails")
+	id := runArn.(string)[strings.LastIndexByte(runArn.(string), ':')+1:]
+	dir := "runs/" + id + "/"
+	if got, want := value.String(details), `{"Bucket":"`+bucket+`","Key":"`+dir+`manifest.json"}`; got != want {
+		t.Fatalf("ResultWriterDetails = %s, want %s", got, want)
+	}
+	get := func(key string) any {
+		r := reg.Invoke(context.Background(), &task.Request{Resource: "arn:aws:states:::aws-sdk:s3:getObject", StateName: "check",
+			Input: value.ObjectOf("Bucket", bucket, "Key", key)})
+		if r.Failed() {
+			t.Fatalf("getObject %s: %s %s", key, r.Error, r.Cause)
+		}
+		body, _ := r.Output.(*value.Object).Get("Body")
+		v, err := value.ParseString(body.(string))
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		return v
+	}
+	manifest := get(dir + "manifest.json").(*value.Object)
+	files, _ := manifest.Get("ResultFiles")
+	if got := value.String(files); !strings.Contains(got, `"FAILED":[{"Key":"`+dir+`FAILED_0.json","Size":`) ||
+		!strings.Contains(got, `"PENDING":[]`) || !strings.Contains(got, `"SUCCEEDED":[{"Key":"`+dir+`SUCCEEDED_0.json","Size":`) {
+		t.Errorf("ResultFiles = %s", got)
+	}
+	if arn, _ := manifest.Get("MapRunArn"); arn != runArn {
+		t.Errorf("manifest MapRunArn = %v", arn)
+	}
+	var outputs []string
+	for _, e := range get(dir + "SUCCEEDED_0.json").([]any) {
+		o := e.(*value.Object)
+		st, _ := o.Get("Status")
+		output, _ := o.Get("Output")
+		outputs = append(outputs, fmt.Sprint(st, " ", output))
+	}
+	if got := strings.Join(outputs, ", "); got != `SUCCEEDED {"twice":2}, SUCCEEDED {"twice":4}, SUCCEEDED {"twice":8}, SUCCEEDED {"twice":10}` {
+		t.Errorf("SUCCEEDED_0.json: %s", got)
+	}
+	failed := get(dir + "FAILED_0.json").([]any)
+	if len(failed) != 1 {
+		t.Fatalf("FAILED_0.json has %d entries", len(failed))
+	}
+	fo := failed[0].(*value.Object)
+	for k, want := range map[string]any{"Status": "FAILED", "Error": "Three", "Cause": "no threes", "Input": "3"} {
+		if got, _ := fo.Get(k); got != want {
+			t.Errorf("FAILED_0.json %s = %v, want %v", k, got, want)
+		}
+	}
 }
