@@ -731,7 +731,9 @@ func (p *parser) itemReader(st *State, ptr string) *ItemReader {
 		}
 	}
 	r := &ItemReader{Pointer: ptr, Resource: p.str(o, "Resource", ptr), Parameters: field(o, params)}
-	p.objectField(r.Parameters, ptr+"/"+params)
+	if st.QueryLanguage != JSONata { // Arguments may be one expression
+		p.objectField(r.Parameters, ptr+"/"+params)
+	}
 	switch r.Resource {
 	case "arn:aws:states:::s3:getObject":
 		r.Action = "getObject"
@@ -857,7 +859,9 @@ func (p *parser) resultWriter(st *State, ptr string) *ResultWriter {
 		}
 	}
 	w := &ResultWriter{Pointer: ptr, Resource: p.str(o, "Resource", ptr), Parameters: field(o, params)}
-	p.objectField(w.Parameters, ptr+"/"+params)
+	if st.QueryLanguage != JSONata {
+		p.objectField(w.Parameters, ptr+"/"+params)
+	}
 	switch w.Resource {
 	case "arn:aws:states:::s3:putObject":
 		if !w.Parameters.Set {
