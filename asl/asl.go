@@ -109,9 +109,51 @@ type State struct {
 	ToleratedFailureCount, ToleratedFailurePercentage         Field
 	ToleratedFailureCountPath, ToleratedFailurePercentagePath string
 	ItemReader, ItemBatcher, ResultWriter                     Field
+	Batcher                                                   *ItemBatcher  // ItemBatcher, parsed
+	Reader                                                    *ItemReader   // ItemReader, parsed
+	Writer                                                    *ResultWriter // ResultWriter, parsed
 	Label                                                     string
 
 	hasNext, hasDefault bool // Next, Default present (a state may be named "")
+}
+
+// ItemBatcher is a Distributed Map's ItemBatcher: how many items (or
+// bytes of items) each iteration receives, as {"BatchInput":…,"Items":[…]}.
+// In JSONPath the limits are literals or reference paths; in JSONata
+// literals or expressions (then in the Field, unevaluated).
+type ItemBatcher struct {
+	MaxItemsPerBatch, MaxInputBytesPerBatch         Field
+	MaxItemsPerBatchPath, MaxInputBytesPerBatchPath string
+	BatchInput                                      Field
+	Pointer                                         string
+}
+
+// ItemReader is a Distributed Map's ItemReader: where its items come from.
+// Resource is arn:aws:states:::s3:getObject (one object, read as InputType
+// says) or arn:aws:states:::s3:listObjectsV2 (the objects under a prefix);
+// Parameters (JSONPath) or Arguments (JSONata) give the Bucket and Key or
+// Prefix.
+type ItemReader struct {
+	Resource   string
+	Action     string // getObject or listObjectsV2
+	Parameters Field  // Parameters or Arguments
+	// ReaderConfig.
+	InputType         string   // JSON, JSONL or CSV (getObject)
+	CSVHeaderLocation string   // FIRST_ROW (default) or GIVEN
+	CSVHeaders        []string // GIVEN
+	CSVDelimiter      string   // COMMA (default), PIPE, SEMICOLON, SPACE, TAB
+	MaxItems          Field    // a literal, or a JSONata expression
+	MaxItemsPath      string
+	Pointer           string
+}
+
+// ResultWriter is a Distributed Map's ResultWriter: the child executions'
+// results are written to Amazon S3 (arn:aws:states:::s3:putObject) under
+// the Parameters' (JSONPath) or Arguments' (JSONata) Bucket and Prefix.
+type ResultWriter struct {
+	Resource   string
+	Parameters Field // Parameters or Arguments
+	Pointer    string
 }
 
 // Retrier is one element of a Retry list.
@@ -193,6 +235,9 @@ const (
 	CodeDuplicateState = "DUPLICATE_STATE_NAME"
 	CodeInvalidName    = "INVALID_STATE_NAME"
 	CodeInvalidRes     = "INVALID_RESOURCE"
+	// CodeUnsupported marks a field AWS accepts that stepd refuses
+	// because it does not implement it: never silently ignored.
+	CodeUnsupported = "UNSUPPORTED_FEATURE"
 )
 
 // Diagnostics is a list of problems; it is an error when not empty.

@@ -298,7 +298,7 @@ func TestAccepts(t *testing.T) {
 		{"JSONPath inside JSONata Map in JSONPath machine", `{"StartAt":"M","QueryLanguage":"JSONPath","States":{"M":{"Type":"Map","QueryLanguage":"JSONata","ItemProcessor":{"ProcessorConfig":{"Mode":"INLINE"},"StartAt":"P","States":{"P":{"QueryLanguage":"JSONPath","Type":"Pass","End":true}}},"End":true}}}`},
 		{"timestamps", `{"StartAt":"W","States":{"W":{"Type":"Wait","Timestamp":"2016-03-14T01:59:00.123+01:00","Next":"C"},"C":{"Type":"Choice","Choices":[{"Variable":"$.t","TimestampLessThan":"2016-03-14T01:59:00Z","Next":"W"}]}}}`},
 		{"legacy Map", `{"StartAt":"M","States":{"M":{"Type":"Map","ItemsPath":"$.a","Parameters":{"x.$":"$$.Map.Item.Value"},"Iterator":{"StartAt":"I","States":{"I":{"Type":"Succeed"}}},"End":true}}}`},
-		{"distributed Map", `{"StartAt":"M","States":{"M":{"Type":"Map","Label":"L","ItemReader":{"Resource":"arn:aws:states:::s3:getObject"},"ItemBatcher":{"MaxItemsPerBatch":2},"ResultWriter":{},"ToleratedFailurePercentage":5,"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"EXPRESS"},"StartAt":"I","States":{"I":{"Type":"Succeed"}}},"End":true}}}`},
+		{"distributed Map", `{"StartAt":"M","States":{"M":{"Type":"Map","Label":"L","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"FIRST_ROW"},"Parameters":{"Bucket":"b","Key":"k"}},"ItemBatcher":{"MaxItemsPerBatch":2},"ResultWriter":{"Resource":"arn:aws:states:::s3:putObject","Parameters":{"Bucket":"b","Prefix":"p"}},"ToleratedFailurePercentage":5,"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"EXPRESS"},"StartAt":"I","States":{"I":{"Type":"Succeed"}}},"End":true}}}`},
 		{"comments everywhere", `{"Comment":"c","StartAt":"T","States":{"T":{"Comment":"c","Type":"Task","Resource":"r","Retry":[{"Comment":"c","ErrorEquals":["E"]}],"Catch":[{"Comment":"c","ErrorEquals":["States.ALL"],"Next":"C"}],"End":true},"C":{"Type":"Choice","Choices":[{"Comment":"c","Not":{"Variable":"$.x","IsPresent":true},"Next":"T"}]}}}`},
 	}
 	for _, tt := range tests {
@@ -653,6 +653,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`))
 	f.Add([]byte(`{"StartAt":"C","States":{"C":{"Type":"Choice","Choices":[{"Not":{"Variable":"$.x","IsNull":true},"Next":"C"}]}}}`))
 	f.Add([]byte(`{"StartAt":"M","States":{"M":{"Type":"Map","ItemProcessor":{"StartAt":"P","States":{"P":{"Type":"Parallel","Branches":[{}],"End":true}}},"End":true}}}`))
+	// Distributed Map fields.
+	f.Add([]byte(`{"StartAt":"M","States":{"M":{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"GIVEN","CSVHeaders":["a"],"CSVDelimiter":"PIPE","MaxItemsPath":"$.n"},"Parameters":{"Bucket":"b","Key.$":"$.k"}},"ItemBatcher":{"MaxItemsPerBatchPath":"$.m","MaxInputBytesPerBatch":1024,"BatchInput":{"x":1}},"ResultWriter":{"Resource":"arn:aws:states:::s3:putObject","Parameters":{"Bucket":"b","Prefix":"p"}},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`))
+	f.Add([]byte(`{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:listObjectsV2","ReaderConfig":{"MaxItems":"{% 2 %}","InputType":"MANIFEST"},"Arguments":"{% {'Bucket':'b'} %}"},"ResultWriter":{"WriterConfig":{"OutputType":"JSONL"}},"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"EXPRESS"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`))
 	// A few definitions AWS ran.
 	files, _ := filepath.Glob(filepath.Join(shared.Root(), "conformance", "cases", "*.json"))
 	for i, file := range files {
@@ -671,7 +674,7 @@ func FuzzParse(f *testing.F) {
 			f.Add([]byte(value.String(def)))
 		}
 	}
-	codes := []string{CodeSchema, CodeMissingTarget, CodeInvalidJSON}
+	codes := []string{CodeSchema, CodeMissingTarget, CodeInvalidJSON, CodeUnsupported}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sm, err := Parse(data)
 		if err == nil {

@@ -22,6 +22,12 @@ type container struct {
 	runStarted  int64 // id of MapRunStarted
 	input       any   // effective input (after InputPath / Parameters)
 	over        bool
+	batched     bool // items are ItemBatcher's batches, ItemSelector applied
+	runArn      string
+	// iters records each iteration as a child execution, for the
+	// ResultWriter (nil without one).
+	iters   []iterRecord
+	written bool // the ResultWriter has written the results
 }
 
 func (c *container) childSucceeded(ch *thread, output any) {
@@ -29,6 +35,9 @@ func (c *container) childSucceeded(ch *thread, output any) {
 		return
 	}
 	c.results[ch.index] = output
+	if c.iters != nil {
+		c.iters[ch.index].stop = c.owner.x.now
+	}
 	c.done++
 	c.running--
 	x := c.owner.x
@@ -56,6 +65,9 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 	last := ch.last
 	if c.isMap {
 		x.emit(ch, "MapIterationFailed", "mapIterationFailedEventDetails", c.iterDetails(ch.index))
+		if c.iters != nil {
+			c.iters[ch.index].stop, c.iters[ch.index].failure = x.now, f
+		}
 		c.failed++
 		c.done++
 		c.running--
@@ -108,6 +120,10 @@ func (c *container) cancelAll() {
 func (c *container) succeed() {
 	c.over = true
 	th := c.owner
+	if c.iters != nil && !c.written {
+		th.startWrite(c)
+		return
+	}
 	x := th.x
 	th.run.ctr = nil
 	th.gen++
@@ -125,6 +141,10 @@ func (c *container) succeed() {
 			x.emit(th, "ParallelStateSucceeded", "", nil)
 		}
 		th.last = x.nextID - 1
+	}
+	if c.iters != nil {
+		th.stateResult(th.run.write.output)
+		return
 	}
 	th.stateResult(c.results)
 }

@@ -58,6 +58,16 @@ type evaluator interface {
 	// mapTolerance evaluates what a Map state needs once started (in
 	// JSONPath the tolerated failures, which may be paths).
 	mapTolerance(th *thread, c *container, in any) *Failure
+	// readerParams evaluates a Distributed Map's ItemReader: the
+	// Parameters (or Arguments) of its S3 call and ReaderConfig's MaxItems
+	// (0: all).
+	readerParams(th *thread, in any) (params any, maxItems int, f *Failure)
+	// writerParams evaluates a Distributed Map's ResultWriter Parameters
+	// (or Arguments) over the Map's effective input.
+	writerParams(th *thread, c *container) (any, *Failure)
+	// mapBatcher evaluates a Distributed Map's ItemBatcher: its limits
+	// and BatchInput.
+	mapBatcher(th *thread, c *container, in any) (batching, *Failure)
 	// itemInput returns the input of a Map iteration: ItemSelector (or
 	// Parameters) over the Map's input, with the iteration's $$.Map.Item.
 	itemInput(th *thread, c *container, ch *thread) (any, *Failure)

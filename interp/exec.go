@@ -362,7 +362,7 @@ func (x *Execution) takeCommands() []Command {
 		// Withdraw everything still outstanding, in the order it was asked
 		// for.
 		x.ops.all(func(o *op) {
-			if o.kind == opTask {
+			if k := o.kind; k == opTask || k == opRead || k == opWrite {
 				c = append(c, Command{Kind: CancelTask, ID: o.id})
 			} else {
 				c = append(c, Command{Kind: CancelTimer, ID: o.id})
@@ -531,6 +531,8 @@ const (
 	opExecTimeout
 	opDelayedResult
 	opBegin // the first state of a deferred start
+	opRead  // a Distributed Map's ItemReader reading from S3
+	opWrite // a Distributed Map's ResultWriter writing to S3
 )
 
 func (x *Execution) newOp(th *thread, kind opKind) *op {
@@ -562,7 +564,7 @@ func (x *Execution) cancel(o *op) {
 	if !x.ops.remove(o.id) {
 		return
 	}
-	if o.kind == opTask {
+	if o.kind == opTask || o.kind == opRead || o.kind == opWrite {
 		x.command(Command{Kind: CancelTask, ID: o.id})
 	} else {
 		x.command(Command{Kind: CancelTimer, ID: o.id})
@@ -605,6 +607,10 @@ func (o *op) fire(in Input) {
 		th.retryNow()
 	case opTask:
 		th.taskDone(in.Result)
+	case opRead:
+		th.readDone(in.Result)
+	case opWrite:
+		th.writeDone(in.Result)
 	case opDelayedResult:
 		th.taskDone(*th.run.task.delayed)
 	case opTaskTimeout:

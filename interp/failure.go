@@ -46,6 +46,7 @@ const (
 	ErrExceedToleratedFailures = "States.ExceedToleratedFailureThreshold"
 	ErrBranchFailed            = "States.BranchFailed"
 	ErrItemReaderFailed        = "States.ItemReaderFailed"
+	ErrResultWriterFailed      = "States.ResultWriterFailed"
 )
 
 // runtimeFailure builds a States.Runtime failure with AWS's cause prefix
@@ -86,7 +87,7 @@ func isTaskError(name string) bool {
 	switch name {
 	case ErrRuntime, ErrTimeout, ErrHeartbeatTimeout, ErrDataLimitExceeded, ErrNoChoiceMatched,
 		ErrIntrinsicFailure, ErrParameterPathFailure, ErrResultPathMatchFailure,
-		ErrQueryEvaluationError, ErrExceedToleratedFailures, ErrBranchFailed, ErrItemReaderFailed:
+		ErrQueryEvaluationError, ErrExceedToleratedFailures, ErrBranchFailed, ErrItemReaderFailed, ErrResultWriterFailed:
 		return false
 	}
 	return true

@@ -3,6 +3,7 @@ package interp
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -21,6 +22,10 @@ type jsonataEval struct {
 	rules []map[string]*jsonata.Template
 	// per catcher: Output, Assign
 	catchers []map[string]*jsonata.Template
+	// reader: a Distributed Map's ItemReader Arguments and MaxItems
+	reader map[string]*jsonata.Template
+	// writer: a Distributed Map's ResultWriter Arguments
+	writer map[string]*jsonata.Template
 	// context is whether an expression of the state may read
 	// $states.context; $states is built without it otherwise.
 	context bool
@@ -55,6 +60,24 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b := s.Batcher; b != nil {
+		m, err := compileTemplates(b.Pointer, "MaxItemsPerBatch", b.MaxItemsPerBatch,
+			"MaxInputBytesPerBatch", b.MaxInputBytesPerBatch, "BatchInput", b.BatchInput)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(e.fields, m)
+	}
+	if r := s.Reader; r != nil {
+		if e.reader, err = compileTemplates(r.Pointer, "Arguments", r.Parameters, "MaxItems", r.MaxItems); err != nil {
+			return nil, err
+		}
+	}
+	if w := s.Writer; w != nil {
+		if e.writer, err = compileTemplates(w.Pointer, "Arguments", w.Parameters); err != nil {
+			return nil, err
+		}
+	}
 	for i, r := range s.Choices {
 		m, err := compileTemplates(fmt.Sprintf("%s/Choices/%d", s.Pointer, i), "Condition", r.Condition, "Output", r.Output, "Assign", r.Assign)
 		if err != nil {
@@ -69,7 +92,7 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 		}
 		e.catchers = append(e.catchers, m)
 	}
-	for _, m := range append(append([]map[string]*jsonata.Template{e.fields}, e.rules...), e.catchers...) {
+	for _, m := range append(append([]map[string]*jsonata.Template{e.fields, e.reader, e.writer}, e.rules...), e.catchers...) {
 		for _, t := range m {
 			for _, src := range t.Expressions() {
 				e.context = e.context || readsContext(src)
@@ -479,6 +502,70 @@ func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
 }
 
 func (e *jsonataEval) mapTolerance(*thread, *container, any) *Failure { return nil }
+
+// writerParams evaluates the ResultWriter's Arguments over $states.input.
+func (e *jsonataEval) writerParams(th *thread, _ *container) (any, *Failure) {
+	v, ok, f := th.evalField(e.writer, "Arguments", th.jvars(e.inputStates(th)))
+	if f != nil || ok {
+		return v, f
+	}
+	return value.NewObject(0), nil
+}
+
+// readerParams evaluates the ItemReader's Arguments and MaxItems over
+// $states.input.
+func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
+	vars := th.jvars(e.inputStates(th))
+	var params any = value.NewObject(0)
+	if v, ok, f := th.evalField(e.reader, "Arguments", vars); f != nil {
+		return nil, 0, f
+	} else if ok {
+		params = v
+	}
+	maxItems := 0
+	if v, ok, f := th.evalField(e.reader, "MaxItems", vars); f != nil {
+		return nil, 0, f
+	} else if ok {
+		n, isNum := v.(value.Number)
+		i, exact := n.Int64()
+		if !isNum || !exact || i < 0 {
+			return nil, 0, th.evalFailure("MaxItems", jsonata.TypeCause(e.reader["MaxItems"].Source(), "MaxItems", "non-negative integer", v))
+		}
+		maxItems = int(i)
+	}
+	return params, maxItems, nil
+}
+
+// mapBatcher evaluates the ItemBatcher's limits and BatchInput, each a
+// literal or an expression over $states.input.
+func (e *jsonataEval) mapBatcher(th *thread, c *container, _ any) (batching, *Failure) {
+	var bt batching
+	vars := th.jvars(e.inputStates(th))
+	for _, l := range []struct {
+		name string
+		dst  *int
+	}{{"MaxItemsPerBatch", &bt.maxItems}, {"MaxInputBytesPerBatch", &bt.maxBytes}} {
+		v, ok, f := th.evalField(e.fields, l.name, vars)
+		if f != nil {
+			return bt, f
+		}
+		if !ok {
+			continue
+		}
+		n, isNum := v.(value.Number)
+		i, exact := n.Int64()
+		if !isNum || !exact || i < 1 {
+			return bt, e.typeFailure(th, l.name, "positive integer", v)
+		}
+		*l.dst = int(i)
+	}
+	v, ok, f := th.evalField(e.fields, "BatchInput", vars)
+	if f != nil {
+		return bt, f
+	}
+	bt.input, bt.hasInput = v, ok
+	return bt, nil
+}
 
 func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Failure) {
 	t := e.fields["ItemSelector"]

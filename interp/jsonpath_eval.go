@@ -34,6 +34,11 @@ type jsonPathEval struct {
 	itemsPath                            *ref
 	maxConcurrencyPath                   *ref
 	toleratedCountPath, toleratedPctPath *ref
+	batchItemsPath, batchBytesPath       *ref     // ItemBatcher's paths
+	batchInput                           *payload // ItemBatcher's BatchInput
+	readerArgs                           *payload // ItemReader's Parameters
+	readerMaxPath                        *ref     // ItemReader's MaxItemsPath
+	writerArgs                           *payload // ResultWriter's Parameters
 
 	catchers []jsonPathCatcher
 }
@@ -109,6 +114,39 @@ func compileJSONPath(s *state) (*jsonPathEval, error) {
 		{"MaxConcurrencyPath", s.MaxConcurrencyPath, &e.maxConcurrencyPath},
 		{"ToleratedFailureCountPath", s.ToleratedFailureCountPath, &e.toleratedCountPath},
 		{"ToleratedFailurePercentagePath", s.ToleratedFailurePercentagePath, &e.toleratedPctPath},
+	}
+	if b := s.Batcher; b != nil {
+		paths = append(paths, struct {
+			name string
+			text string
+			dst  **ref
+		}{"ItemBatcher/MaxItemsPerBatchPath", b.MaxItemsPerBatchPath, &e.batchItemsPath}, struct {
+			name string
+			text string
+			dst  **ref
+		}{"ItemBatcher/MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, &e.batchBytesPath})
+		if b.BatchInput.Set {
+			if e.batchInput, err = compilePayload(b.BatchInput.Value); err != nil {
+				return nil, fail("ItemBatcher/BatchInput", err)
+			}
+		}
+	}
+	if w := s.Writer; w != nil && w.Parameters.Set {
+		if e.writerArgs, err = compilePayload(w.Parameters.Value); err != nil {
+			return nil, fail("ResultWriter/Parameters", err)
+		}
+	}
+	if r := s.Reader; r != nil {
+		if r.Parameters.Set {
+			if e.readerArgs, err = compilePayload(r.Parameters.Value); err != nil {
+				return nil, fail("ItemReader/Parameters", err)
+			}
+		}
+		paths = append(paths, struct {
+			name string
+			text string
+			dst  **ref
+		}{"ItemReader/ReaderConfig/MaxItemsPath", r.MaxItemsPath, &e.readerMaxPath})
 	}
 	for _, p := range paths {
 		if p.text == "" {
@@ -501,6 +539,87 @@ func (e *jsonPathEval) mapLimits(th *thread, c *container, in any) *Failure {
 	}
 	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
 	return nil
+}
+
+// writerParams evaluates the ResultWriter's Parameters over the effective
+// input.
+func (e *jsonPathEval) writerParams(th *thread, c *container) (any, *Failure) {
+	if e.writerArgs == nil {
+		return value.NewObject(0), nil
+	}
+	v, err := e.writerArgs.eval(th.env(c.input))
+	if err != nil {
+		return nil, th.payloadFailure(err, c.input)
+	}
+	return v, nil
+}
+
+// readerParams evaluates the ItemReader's Parameters and MaxItems(Path)
+// over the effective input.
+func (e *jsonPathEval) readerParams(th *thread, in any) (any, int, *Failure) {
+	r := th.cur.Reader
+	var params any = value.NewObject(0)
+	if e.readerArgs != nil {
+		v, err := e.readerArgs.eval(th.env(in))
+		if err != nil {
+			return nil, 0, th.payloadFailure(err, in)
+		}
+		params = v
+	}
+	maxItems := 0
+	if n, ok := r.MaxItems.Value.(value.Number); ok {
+		maxItems = int(n.Float64())
+	}
+	if e.readerMaxPath != nil {
+		f, fl := th.pathNumber(e.readerMaxPath, "MaxItemsPath", r.MaxItemsPath, "integer", in)
+		if fl != nil {
+			return nil, 0, fl
+		}
+		if f < 0 || f != float64(int64(f)) {
+			return nil, 0, runtimeFailure(th.cur.Name, th.run.enteredID, "MaxItemsPath must point to a non-negative integer, not %v.", f)
+		}
+		maxItems = int(f)
+	}
+	return params, maxItems, nil
+}
+
+// mapBatcher evaluates the ItemBatcher's limits (literals or paths over
+// the effective input) and its BatchInput (over the effective input).
+func (e *jsonPathEval) mapBatcher(th *thread, c *container, in any) (batching, *Failure) {
+	b := th.cur.Batcher
+	var bt batching
+	for _, l := range []struct {
+		lit  asl.Field
+		path *ref
+		name string
+		text string
+		dst  *int
+	}{
+		{b.MaxItemsPerBatch, e.batchItemsPath, "MaxItemsPerBatchPath", b.MaxItemsPerBatchPath, &bt.maxItems},
+		{b.MaxInputBytesPerBatch, e.batchBytesPath, "MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, &bt.maxBytes},
+	} {
+		if n, ok := l.lit.Value.(value.Number); ok {
+			*l.dst = int(n.Float64())
+		}
+		if l.path != nil {
+			f, fl := th.pathNumber(l.path, l.name, l.text, "integer", in)
+			if fl != nil {
+				return bt, fl
+			}
+			if f < 1 || f != float64(int64(f)) {
+				return bt, runtimeFailure(th.cur.Name, th.run.enteredID, "%s must point to a positive integer, not %v.", l.name, f)
+			}
+			*l.dst = int(f)
+		}
+	}
+	if e.batchInput != nil {
+		v, err := e.batchInput.eval(th.env(c.input))
+		if err != nil {
+			return bt, th.payloadFailure(err, c.input)
+		}
+		bt.input, bt.hasInput = v, true
+	}
+	return bt, nil
 }
 
 // mapTolerance evaluates the tolerated failure count and percentage, once

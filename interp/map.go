@@ -16,6 +16,20 @@ func (th *thread) runMap() {
 		return
 	}
 	ev.inspectInput(th, in)
+	th.run.read, th.run.write = nil, nil // a retry reads and writes again
+	if th.cur.Reader != nil {
+		if _, given := th.readerItems(); !given {
+			th.startRead(in)
+			return
+		}
+	}
+	th.mapOver(in)
+}
+
+// mapOver runs a Map state over its items, once its effective input is
+// known (and its ItemReader, if any, has read them).
+func (th *thread) mapOver(in any) {
+	ev := th.cur.ev
 	arr, f := ev.mapItems(th, in)
 	if f != nil {
 		th.fail(f)
@@ -31,21 +45,31 @@ func (th *thread) runMap() {
 		th.fail(f)
 		return
 	}
+	if th.cur.Batcher != nil {
+		if f := c.batch(in); f != nil {
+			th.fail(f)
+			return
+		}
+	}
 	if c.st.ProcessorMode == "DISTRIBUTED" {
 		// Iterations run as child executions: their events are not part of
 		// this history.
 		c.distributed = true
 		arn := th.x.scope().MapRun(th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
 		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
+		c.runArn = arn
+		if c.st.Writer != nil {
+			c.iters = make([]iterRecord, len(c.items))
+		}
 		c.runStarted = th.last
 	}
 	c.last = th.last
-	c.results = make([]any, len(arr))
+	c.results = make([]any, len(c.items))
 	th.run.ctr = c
 	if th.mocked(c) {
 		return
 	}
-	if len(arr) == 0 {
+	if len(c.items) == 0 {
 		c.succeed()
 		return
 	}
@@ -63,7 +87,13 @@ func (c *container) fill() {
 			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent}
 		c.children = append(c.children, ch)
 		th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
-		input, f := c.st.ev.itemInput(th, c, ch)
+		input, f := c.items[i], (*Failure)(nil)
+		if !c.batched {
+			input, f = c.st.ev.itemInput(th, c, ch)
+		}
+		if c.iters != nil {
+			c.iters[i] = iterRecord{input: input, start: th.x.now}
+		}
 		if f != nil {
 			c.over = true
 			th.gen++
@@ -102,4 +132,70 @@ func mapRunLabel(st *state) string {
 		return st.Label
 	}
 	return st.Name
+}
+
+// batching is what a Distributed Map's ItemBatcher evaluates to: the
+// limits of a batch (0: none) and the BatchInput.
+type batching struct {
+	maxItems, maxBytes int
+	input              any
+	hasInput           bool
+}
+
+// batch groups the Map's items as its ItemBatcher says: ItemSelector (or
+// Parameters) is applied to each item, and each iteration then receives
+// {"BatchInput": …, "Items": [...]} with at most maxItems items and at
+// most maxBytes bytes of JSON. An item too large for a batch of its own
+// fails the state rather than being dropped or sent over the limit.
+func (c *container) batch(in any) *Failure {
+	th := c.owner
+	bt, f := c.st.ev.mapBatcher(th, c, in)
+	if f != nil {
+		return f
+	}
+	limit := bt.maxBytes
+	if limit <= 0 {
+		limit = maxPayload
+	}
+	empty := c.batchOf(bt, nil)
+	base := value.EncodedLen(empty, limit+1)
+	var batches []any
+	var cur []any
+	size := base
+	for j := range c.items {
+		tmp := &thread{x: th.x, index: j, item: &mapItem{index: j, value: c.items[j]}}
+		v, f := c.st.ev.itemInput(th, c, tmp)
+		if f != nil {
+			return f
+		}
+		n := value.EncodedLen(v, limit+1)
+		if base+n > limit {
+			return runtimeFailure(c.st.Name, th.run.enteredID, "The item at index %d does not fit in a batch of at most %d bytes.", j, limit)
+		}
+		sep := 0
+		if len(cur) > 0 {
+			sep = 1
+		}
+		if len(cur) > 0 && (bt.maxItems > 0 && len(cur) >= bt.maxItems || size+sep+n > limit) {
+			batches = append(batches, c.batchOf(bt, cur))
+			cur, size, sep = nil, base, 0
+		}
+		cur = append(cur, v)
+		size += sep + n
+	}
+	if len(cur) > 0 {
+		batches = append(batches, c.batchOf(bt, cur))
+	}
+	c.items, c.batched = batches, true
+	return nil
+}
+
+func (c *container) batchOf(bt batching, items []any) *value.Object {
+	if items == nil {
+		items = []any{}
+	}
+	if bt.hasInput {
+		return value.ObjectOf("BatchInput", bt.input, "Items", items)
+	}
+	return value.ObjectOf("Items", items)
 }

@@ -138,6 +138,9 @@ func (x *Execution) TestOutcome() TestOutcome {
 // readerItems returns the items TestState's mapItemReaderData gives the
 // tested Map state when it has an ItemReader.
 func (th *thread) readerItems() (any, bool) {
+	if r := th.run.read; r != nil && r.done {
+		return r.items, true
+	}
 	t := th.x.test
 	if t == nil || th != th.x.root || t.done || t.ItemReaderData == nil || !th.cur.ItemReader.Set {
 		return nil, false

@@ -40,6 +40,8 @@ type stateRun struct {
 	effInput any        // a Wait state's effective input (after InputPath)
 	task     taskRun    // a Task state's invocation (zero in other states)
 	ctr      *container // a running Parallel or Map state
+	read     *readRun   // a Distributed Map's ItemReader
+	write    *writeRun  // a Distributed Map's ResultWriter
 	// failEvent is written when a failed Parallel/Map state is not retried.
 	failEvent string
 	// assigned is recorded on the StateExited event.
@@ -335,6 +337,12 @@ func (th *thread) cancelWork() {
 	x.cancel(th.run.task.taskOp)
 	x.cancel(th.run.task.timeoutOp)
 	x.cancel(th.run.task.heartbeatOp)
+	if th.run.read != nil {
+		x.cancel(th.run.read.op)
+	}
+	if th.run.write != nil {
+		x.cancel(th.run.write.op)
+	}
 	if th.run.ctr != nil {
 		th.run.ctr.cancelAll()
 	}

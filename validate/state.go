@@ -244,6 +244,18 @@ func (c *checker) jsonPathState(st *asl.State) {
 	}
 	c.path(p+"/ErrorPath", st.ErrorPath, true)
 	c.path(p+"/CausePath", st.CausePath, true)
+	if b := st.Batcher; b != nil {
+		c.path(b.Pointer+"/MaxItemsPerBatchPath", b.MaxItemsPerBatchPath, false)
+		c.path(b.Pointer+"/MaxInputBytesPerBatchPath", b.MaxInputBytesPerBatchPath, false)
+		c.payload(b.Pointer+"/BatchInput", b.BatchInput)
+	}
+	if w := st.Writer; w != nil {
+		c.payload(w.Pointer+"/Parameters", w.Parameters)
+	}
+	if r := st.Reader; r != nil {
+		c.payload(r.Pointer+"/Parameters", r.Parameters)
+		c.path(r.Pointer+"/ReaderConfig/MaxItemsPath", r.MaxItemsPath, false)
+	}
 	if st.Type == "Pass" && st.Result.Set {
 		if o, ok := st.Result.Value.(*value.Object); ok {
 			for k := range o.All {
@@ -301,6 +313,18 @@ func (c *checker) jsonataState(st *asl.State) {
 		{"Seconds", st.Seconds}, {"Timestamp", st.Timestamp}, {"Error", st.Error}, {"Cause", st.Cause},
 	} {
 		c.template(p+"/"+f.name, f.field)
+	}
+	if b := st.Batcher; b != nil {
+		c.template(b.Pointer+"/MaxItemsPerBatch", b.MaxItemsPerBatch)
+		c.template(b.Pointer+"/MaxInputBytesPerBatch", b.MaxInputBytesPerBatch)
+		c.template(b.Pointer+"/BatchInput", b.BatchInput)
+	}
+	if w := st.Writer; w != nil {
+		c.template(w.Pointer+"/Arguments", w.Parameters)
+	}
+	if r := st.Reader; r != nil {
+		c.template(r.Pointer+"/Arguments", r.Parameters)
+		c.template(r.Pointer+"/ReaderConfig/MaxItems", r.MaxItems)
 	}
 	for i, r := range st.Choices {
 		rp := fmt.Sprintf("%s/Choices/%d", p, i)

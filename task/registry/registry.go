@@ -28,6 +28,7 @@ import (
 	"github.com/stepd/stepd/task/endpoint"
 	"github.com/stepd/stepd/task/httptask"
 	"github.com/stepd/stepd/task/lambda"
+	"github.com/stepd/stepd/task/s3folder"
 )
 
 // Config is the resource registry's configuration file: which local
@@ -46,7 +47,8 @@ import (
 //	    "arn:aws:states:::aws-sdk:s3:*": {"Url": "http://127.0.0.1:9002/s3"}
 //	  },
 //	  "Connections": {"arn:aws:events:...:connection/api/id": {"ApiKeyName": "x-api-key", "ApiKeyValue": "..."}},
-//	  "Aws": {"Region": "us-east-1", "Endpoints": {"s3": "http://127.0.0.1:4569", "dynamodb": "http://127.0.0.1:8000"}}
+//	  "Aws": {"Region": "us-east-1", "Endpoints": {"s3": "http://127.0.0.1:4569", "dynamodb": "http://127.0.0.1:8000"}},
+//	  "Buckets": {"my-input-bucket": "./data"}
 //	}
 //
 // A function is named as the Lambda API accepts it (name, partial ARN or
@@ -65,6 +67,12 @@ type Config struct {
 	// Log receives what Command handlers write to standard error (nil:
 	// slog.Default()); it is not part of the file.
 	Log *slog.Logger `json:"-"`
+	// Buckets maps an Amazon S3 bucket name to a local folder that stands
+	// in for it (task/s3folder): getObject, putObject and listObjectsV2
+	// on that bucket, by a Task or a Distributed Map's ItemReader, read
+	// and write its files. A relative folder is taken relative to the
+	// configuration file.
+	Buckets map[string]string `json:"Buckets,omitempty"`
 }
 
 // Handler is one handler: exactly one of Command (the program and its
@@ -92,6 +100,7 @@ type Invoker struct {
 	resources task.Router
 	http      *httptask.Invoker
 	aws       *awssdk.Invoker
+	buckets   *s3folder.Invoker
 }
 
 type registered struct {
@@ -133,6 +142,11 @@ func ReadConfig(path string) (Config, error) {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	base := filepath.Dir(path)
+	for b, dir := range cfg.Buckets {
+		if dir != "" && !filepath.IsAbs(dir) {
+			cfg.Buckets[b] = filepath.Join(base, dir)
+		}
+	}
 	for _, handlers := range []map[string]Handler{cfg.Functions, cfg.Resources} {
 		for name, h := range handlers {
 			if h.Dir != "" && !filepath.IsAbs(h.Dir) {
@@ -156,6 +170,15 @@ func New(cfg Config) (*Invoker, error) {
 		return nil, fmt.Errorf("registry: Aws: %w", err)
 	}
 	r.aws = aws
+	for b, dir := range cfg.Buckets {
+		if b == "" || dir == "" {
+			return nil, fmt.Errorf("registry: Buckets: want a bucket name and its folder, got %q: %q", b, dir)
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("registry: Buckets.%s: %q is not a folder", b, dir)
+		}
+	}
+	r.buckets = &s3folder.Invoker{Buckets: cfg.Buckets}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Functions)) {
 		h := cfg.Functions[name]
 		ref, ok := lambda.ParseRef(name)
@@ -256,7 +279,7 @@ func (r *Invoker) ServesLocally(req *task.Request) bool {
 	if r.http.Serves(req) {
 		return true
 	}
-	return r.resources.Routes(req.Resource)
+	return r.resources.Routes(req.Resource) || r.buckets.Serves(req)
 }
 
 // Invoke serves req with its registered handler.
@@ -274,6 +297,9 @@ func (r *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	}
 	if r.resources.Routes(req.Resource) {
 		return r.resources.Invoke(ctx, req)
+	}
+	if r.buckets.Serves(req) {
+		return r.buckets.Invoke(ctx, req)
 	}
 	if r.aws.Serves(req) {
 		return r.aws.Invoke(ctx, req)

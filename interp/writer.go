@@ -1,0 +1,148 @@
+package interp
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stepd/stepd/internal/uuid"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// iterRecord is one iteration of a Distributed Map seen as the child
+// execution AWS runs for it: what the ResultWriter writes about it.
+type iterRecord struct {
+	input       any
+	start, stop time.Time
+	failure     *Failure // nil: succeeded
+}
+
+// writeRun is a ResultWriter's writing: the files still to put, each an
+// s3:putObject call the engine carries out (like an ItemReader's reads),
+// then the Map state's output.
+type writeRun struct {
+	c      *container
+	files  []*value.Object // putObject parameters, manifest.json last
+	op     *op
+	output any
+}
+
+// startWrite writes the Map Run's results as AWS does, under
+// <Prefix>/<Map Run id>/: SUCCEEDED_0.json and FAILED_0.json (each when it
+// has entries) and manifest.json, which lists them; the Map's output is
+// then {"MapRunArn", "ResultWriterDetails": {"Bucket", "Key"}}.
+func (th *thread) startWrite(c *container) {
+	params, f := c.st.ev.writerParams(th, c)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	po, _ := params.(*value.Object)
+	var bucket, prefix string
+	if po != nil {
+		b, _ := po.Get("Bucket")
+		bucket, _ = b.(string)
+		p, _ := po.Get("Prefix")
+		prefix, _ = p.(string)
+	}
+	if bucket == "" {
+		th.fail(&Failure{Error: ErrResultWriterFailed, Cause: "The ResultWriter's parameters must name a Bucket: " + value.String(params)})
+		return
+	}
+	x := th.x
+	id := c.runArn[strings.LastIndexByte(c.runArn, ':')+1:]
+	dir := id + "/"
+	if prefix != "" {
+		dir = strings.TrimSuffix(prefix, "/") + "/" + dir
+	}
+	smArn := x.scope().StateMachine(x.info.StateMachineName + "/" + mapRunLabel(c.st))
+	var ok, failed []any
+	for i, it := range c.iters {
+		name := uuid.FromSource(x.rand)
+		e := value.NewObject(10)
+		e.Set("ExecutionArn", x.scope().Execution(x.info.StateMachineName+"/"+mapRunLabel(c.st), name))
+		e.Set("Input", value.String(it.input))
+		e.Set("InputDetails", value.ObjectOf("Included", true))
+		e.Set("Name", name)
+		if it.failure == nil {
+			e.Set("Output", value.String(c.results[i]))
+			e.Set("OutputDetails", value.ObjectOf("Included", true))
+		} else {
+			e.Set("Cause", it.failure.Cause)
+			e.Set("Error", it.failure.Error)
+		}
+		e.Set("StartDate", formatTime(it.start))
+		e.Set("StateMachineArn", smArn)
+		if it.failure == nil {
+			e.Set("Status", "SUCCEEDED")
+		} else {
+			e.Set("Status", "FAILED")
+		}
+		e.Set("StopDate", formatTime(it.stop))
+		if it.failure == nil {
+			ok = append(ok, e)
+		} else {
+			failed = append(failed, e)
+		}
+	}
+	w := &writeRun{c: c}
+	listed := value.NewObject(3)
+	for _, g := range []struct {
+		status  string
+		entries []any
+	}{{"FAILED", failed}, {"PENDING", nil}, {"SUCCEEDED", ok}} {
+		files := []any{}
+		if len(g.entries) > 0 {
+			key := dir + g.status + "_0.json"
+			body := any(g.entries)
+			w.files = append(w.files, value.ObjectOf("Bucket", bucket, "Key", key, "Body", body))
+			files = append(files, value.ObjectOf("Key", key, "Size", value.Int(int64(value.EncodedLen(body, 1<<62)))))
+		}
+		listed.Set(g.status, files)
+	}
+	manifestKey := dir + "manifest.json"
+	manifest := value.ObjectOf("DestinationBucket", bucket, "MapRunArn", c.runArn, "ResultFiles", listed)
+	w.files = append(w.files, value.ObjectOf("Bucket", bucket, "Key", manifestKey, "Body", manifest))
+	w.output = value.ObjectOf("MapRunArn", c.runArn, "ResultWriterDetails", value.ObjectOf("Bucket", bucket, "Key", manifestKey))
+	th.run.write = w
+	th.writeNext()
+}
+
+// writeNext puts the next file.
+func (th *thread) writeNext() {
+	x, w := th.x, th.run.write
+	params := w.files[0]
+	w.files = w.files[1:]
+	o := x.newOp(th, opWrite)
+	o.request = task.Request{
+		Resource:         s3Action + "putObject",
+		StateName:        th.cur.Name,
+		StateMachineName: x.info.StateMachineName,
+		TestCase:         x.info.TestCase,
+		Input:            params,
+		ContextFrom:      o,
+	}
+	o.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
+	o.req = &o.request
+	w.op = o
+	x.command(Command{Kind: Invoke, ID: o.id, Request: o.req})
+}
+
+// writeDone takes the answer of a putObject: the next file, or, once the
+// manifest is written, the Map state's success.
+func (th *thread) writeDone(res task.Result) {
+	w := th.run.write
+	w.op = nil
+	if res.Failed() {
+		th.run.failEvent = "MapStateFailed"
+		th.fail(&Failure{Error: ErrResultWriterFailed, Cause: fmt.Sprintf("%s: %s", res.Error, res.Cause)})
+		return
+	}
+	if len(w.files) > 0 {
+		th.writeNext()
+		return
+	}
+	w.c.written = true
+	w.c.succeed()
+}
