@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -45,7 +46,7 @@ func BenchmarkAPILoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	svc := service.New(service.Config{Store: st})
+	svc := service.New(service.Config{Store: st, Log: slog.New(slog.DiscardHandler)})
 	defer svc.Close()
 	h := api.New(svc, nil)
 	idleCtx, stopIdle := context.WithCancel(ctx)
