@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/codec"
 )
 
 func openTest(t *testing.T) *Store {
@@ -289,7 +290,7 @@ func TestMigrate(t *testing.T) {
 		for _, id := range ids {
 			evs = append(evs, store.Event{ID: id, Type: "PassStateEntered", JSON: []byte(fmt.Sprintf(`{"id":%d}`, id))})
 		}
-		return appendEvents([]byte{}, evs)
+		return codec.AppendEvents([]byte{}, evs)
 	}
 	arn := "arn:aws:states:us-east-1:1:execution:m:old"
 	for _, q := range []struct {

@@ -38,13 +38,9 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
-	"hash/fnv"
 	"maps"
 	"math"
 	"slices"
@@ -54,6 +50,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/codec"
 
 	sqlite "modernc.org/sqlite" // the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -529,90 +526,13 @@ func isDuplicate(err error) bool {
 	return e.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || e.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
 
-// Tokens. A token is base64url(kind, filter hash, key..., crc32).
-
+// Page tokens, times and packed events are store/internal/codec's, shared
+// with the PostgreSQL store.
 const (
-	kindStateMachines = 's'
-	kindExecutions    = 'x'
-	kindActivities    = 'a'
+	kindStateMachines = codec.KindStateMachines
+	kindExecutions    = codec.KindExecutions
+	kindActivities    = codec.KindActivities
 )
-
-func filterHash(parts ...string) uint64 {
-	h := fnv.New64a()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return h.Sum64()
-}
-
-// makeToken encodes the key of the last item of a page.
-func makeToken(kind byte, filter uint64, num int64, strs ...string) string {
-	b := []byte{kind}
-	b = binary.BigEndian.AppendUint64(b, filter)
-	b = binary.AppendVarint(b, num)
-	for _, s := range strs {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
-	}
-	b = binary.BigEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// parseToken decodes a token made by makeToken for the same kind and
-// filter, with nstrs strings.
-func parseToken(tok string, kind byte, filter uint64, nstrs int) (num int64, strs []string, err error) {
-	bad := fmt.Errorf("token %.40q: %w", tok, store.ErrBadToken)
-	b, err := base64.RawURLEncoding.DecodeString(tok)
-	if err != nil || len(b) < 1+8+1+4 {
-		return 0, nil, bad
-	}
-	body, sum := b[:len(b)-4], binary.BigEndian.Uint32(b[len(b)-4:])
-	if crc32.ChecksumIEEE(body) != sum || body[0] != kind || binary.BigEndian.Uint64(body[1:]) != filter {
-		return 0, nil, bad
-	}
-	body = body[9:]
-	num, n := binary.Varint(body)
-	if n <= 0 {
-		return 0, nil, bad
-	}
-	body = body[n:]
-	for range nstrs {
-		l, n := binary.Uvarint(body)
-		if n <= 0 || uint64(len(body)-n) < l {
-			return 0, nil, bad
-		}
-		strs = append(strs, string(body[n:n+int(l)]))
-		body = body[n+int(l):]
-	}
-	if len(body) != 0 {
-		return 0, nil, bad
-	}
-	return num, strs, nil
-}
-
-func pageLimit(p store.Page) int {
-	if p.Limit <= 0 {
-		return 100
-	}
-	return p.Limit
-}
-
-// nanos is the stored form of a time: Unix nanoseconds, 0 for the zero
-// time.
-func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
-}
 
 type scanner interface{ Scan(...any) error }
 
@@ -623,7 +543,7 @@ func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) 
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
 	return s.writeThen(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO state_machines VALUES (?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, nanos(sm.Created), nanos(sm.Updated), sm.RevisionID, string(tags))
+		_, err := tx.Exec(`INSERT INTO state_machines VALUES (?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists))
 		}
@@ -639,7 +559,7 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	}
 	arn := sm.ARN
 	return s.writeThen(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=? WHERE arn=?`, sm.Definition, sm.RoleARN, nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
+		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=? WHERE arn=?`, sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
 		if err != nil {
 			return err
 		}
@@ -661,7 +581,7 @@ func scanSM(row scanner) (*store.StateMachine, error) {
 	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags); err != nil {
 		return nil, err
 	}
-	sm.Created, sm.Updated = fromNanos(created), fromNanos(updated)
+	sm.Created, sm.Updated = codec.FromNanos(created), codec.FromNanos(updated)
 	if err := json.Unmarshal([]byte(tags), &sm.Tags); err != nil {
 		return nil, fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
@@ -747,10 +667,10 @@ func query[T any](ctx context.Context, db *reader, scan func(scanner) (T, error)
 
 // byName lists a page of a table ordered by (name, arn).
 func byName[T any](ctx context.Context, db *reader, kind byte, table, columns string, p store.Page, scan func(scanner) (T, error), key func(T) (name, arn string)) ([]T, string, error) {
-	limit := pageLimit(p)
+	limit := codec.PageLimit(p)
 	q, args := `SELECT `+columns+` FROM `+table, []any{}
 	if p.Token != "" {
-		_, k, err := parseToken(p.Token, kind, 0, 2)
+		_, k, err := codec.ParseToken(p.Token, kind, 0, 2)
 		if err != nil {
 			return nil, "", err
 		}
@@ -764,7 +684,7 @@ func byName[T any](ctx context.Context, db *reader, kind byte, table, columns st
 	}
 	list = list[:limit]
 	name, arn := key(list[limit-1])
-	return list, makeToken(kind, 0, 0, name, arn), nil
+	return list, codec.MakeToken(kind, 0, 0, name, arn), nil
 }
 
 // ListStateMachines implements store.Store.
@@ -782,13 +702,13 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
 	}
 	// The row waits for flush, its input and events in the arena.
-	p := pendingStep{key: c.key, seq: st.Seq, at: nanos(st.At), first: first, last: last, wake: nanos(st.Wake), input: -1}
+	p := pendingStep{key: c.key, seq: st.Seq, at: codec.Nanos(st.At), first: first, last: last, wake: codec.Nanos(st.Wake), input: -1}
 	if st.Input != nil {
 		p.input = len(s.arena)
 		s.arena = append(s.arena, st.Input...)
 	}
 	p.events = len(s.arena)
-	s.arena = appendEvents(s.arena, st.Events)
+	s.arena = codec.AppendEvents(s.arena, st.Events)
 	p.end = len(s.arena)
 	if st.Status == "RUNNING" && st.Output == "" && st.Error == "" && st.Cause == "" && st.Stopped.IsZero() && c.status == "RUNNING" && !c.dirty {
 		// The common step: the execution runs on, its summary unchanged.
@@ -796,7 +716,7 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 		c.next, c.last = st.Seq+1, last
 		return nil
 	}
-	p.status, p.output, p.errName, p.cause, p.stopped = st.Status, st.Output, st.Error, st.Cause, nanos(st.Stopped)
+	p.status, p.output, p.errName, p.cause, p.stopped = st.Status, st.Output, st.Error, st.Cause, codec.Nanos(st.Stopped)
 	s.ending = append(s.ending, p)
 	status := c.status
 	if st.Status != "" {
@@ -804,7 +724,7 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	}
 	dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
 	if status != c.status || dirty || c.dirty {
-		if _, err := s.stmt(tx, s.updExec).Exec(status, st.Output, st.Error, st.Cause, nanos(st.Stopped), c.key); err != nil {
+		if _, err := s.stmt(tx, s.updExec).Exec(status, st.Output, st.Error, st.Cause, codec.Nanos(st.Stopped), c.key); err != nil {
 			return err
 		}
 	}
@@ -918,53 +838,12 @@ func (s *Store) remember(arn string, c *execState) {
 	s.cache[arn] = c
 }
 
-// appendEvents appends the packed form of evs to b: id (8 bytes), type
-// length (2), type, JSON length (4), JSON — repeated.
-func appendEvents(b []byte, evs []store.Event) []byte {
-	for _, ev := range evs {
-		b = binary.BigEndian.AppendUint64(b, uint64(ev.ID))
-		b = binary.BigEndian.AppendUint16(b, uint16(len(ev.Type)))
-		b = append(b, ev.Type...)
-		b = binary.BigEndian.AppendUint32(b, uint32(len(ev.JSON)))
-		b = append(b, ev.JSON...)
-	}
-	return b
-}
-
-var errCorrupt = errors.New("sqlite store: corrupt event record")
-
-func decodeEvents(b []byte) ([]store.Event, error) {
-	var out []store.Event
-	for len(b) > 0 {
-		if len(b) < 10 {
-			return nil, errCorrupt
-		}
-		var ev store.Event
-		ev.ID = int64(binary.BigEndian.Uint64(b))
-		tl := int(binary.BigEndian.Uint16(b[8:]))
-		b = b[10:]
-		if len(b) < tl+4 {
-			return nil, errCorrupt
-		}
-		ev.Type = string(b[:tl])
-		jl := int(binary.BigEndian.Uint32(b[tl:]))
-		b = b[tl+4:]
-		if len(b) < jl {
-			return nil, errCorrupt
-		}
-		ev.JSON = b[:jl:jl]
-		b = b[jl:]
-		out = append(out, ev)
-	}
-	return out, nil
-}
-
 // CreateExecution implements store.Store. The new row's key comes from
 // the insert, and a new execution has no steps, so its state for the step
 // cache needs no query.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, nanos(e.Started), nanos(e.Stopped))
+		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, codec.Nanos(e.Started), codec.Nanos(e.Stopped))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))
 		}
@@ -1000,7 +879,7 @@ func scanExec(row scanner) (*store.Execution, error) {
 	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped); err != nil {
 		return nil, err
 	}
-	e.Started, e.Stopped = fromNanos(started), fromNanos(stopped)
+	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
 	return &e, nil
 }
 
@@ -1016,7 +895,7 @@ func scanListed(row scanner) (execKeyed, error) {
 	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Type, &e.Status, &started, &stopped, &key); err != nil {
 		return execKeyed{}, err
 	}
-	e.Started, e.Stopped = fromNanos(started), fromNanos(stopped)
+	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
 	return execKeyed{&e, key}, nil
 }
 
@@ -1039,8 +918,8 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 
 // ListExecutions implements store.Store.
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
-	limit := pageLimit(p)
-	filter := filterHash(smARN, status)
+	limit := codec.PageLimit(p)
+	filter := codec.FilterHash(smARN, status)
 	q := `SELECT ` + listColumns + ` FROM executions WHERE state_machine_arn=?`
 	args := []any{smARN}
 	if status != "" {
@@ -1048,7 +927,7 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 		args = append(args, status)
 	}
 	if p.Token != "" {
-		before, _, err := parseToken(p.Token, kindExecutions, filter, 0)
+		before, _, err := codec.ParseToken(p.Token, kindExecutions, filter, 0)
 		if err != nil {
 			return nil, "", err
 		}
@@ -1063,7 +942,7 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 	next := ""
 	if len(rows) > limit {
 		rows = rows[:limit]
-		next = makeToken(kindExecutions, filter, rows[limit-1].key)
+		next = codec.MakeToken(kindExecutions, filter, rows[limit-1].key)
 	}
 	list := make([]*store.Execution, len(rows))
 	for i, r := range rows {
@@ -1109,8 +988,8 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped, &wake); err != nil {
 			return nil, err
 		}
-		st.At, st.Stopped, st.Wake = fromNanos(at), fromNanos(stopped), fromNanos(wake)
-		st.Events, err = decodeEvents(evs)
+		st.At, st.Stopped, st.Wake = codec.FromNanos(at), codec.FromNanos(stopped), codec.FromNanos(wake)
+		st.Events, err = codec.DecodeEvents(evs)
 		return st, err
 	}, `SELECT seq, at, input, events, status, output, error, cause, stopped, wake FROM step_log WHERE exec=? ORDER BY seq`, exec)
 }
@@ -1153,7 +1032,7 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 		if err := steps.Scan(&nextExec, &st.Seq, &at, &st.Input, &first, &last, &wake); err != nil {
 			return err
 		}
-		st.At, st.Wake = fromNanos(at), fromNanos(wake)
+		st.At, st.Wake = codec.FromNanos(at), codec.FromNanos(wake)
 		if last >= first {
 			st.Events = make([]store.Event, last-first+1)
 			for i := range st.Events {
@@ -1175,7 +1054,7 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 		if err := execs.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &started, &x.key); err != nil {
 			return err
 		}
-		e.Started = fromNanos(started)
+		e.Started = codec.FromNanos(started)
 		var list []*store.Step
 		for next != nil && nextExec <= x.key {
 			if nextExec == x.key {
@@ -1239,7 +1118,7 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 		if err := rows.Scan(&b); err != nil {
 			return nil, err
 		}
-		evs, err := decodeEvents(b)
+		evs, err := codec.DecodeEvents(b)
 		if err != nil {
 			return nil, err
 		}
@@ -1297,7 +1176,7 @@ func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, erro
 // CreateActivity implements store.Store.
 func (s *Store) CreateActivity(ctx context.Context, a *store.Activity) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO activities VALUES (?,?,?)`, a.ARN, a.Name, nanos(a.Created))
+		_, err := tx.Exec(`INSERT INTO activities VALUES (?,?,?)`, a.ARN, a.Name, codec.Nanos(a.Created))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("activity %s: %w", a.ARN, store.ErrExists))
 		}
@@ -1311,7 +1190,7 @@ func scanActivity(row scanner) (*store.Activity, error) {
 	if err := row.Scan(&a.ARN, &a.Name, &created); err != nil {
 		return nil, err
 	}
-	a.Created = fromNanos(created)
+	a.Created = codec.FromNanos(created)
 	return &a, nil
 }
 
