@@ -7,9 +7,10 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/recolabs/gnata"
+
+	"github.com/stepd/stepd/value"
 )
 
 // $string and the & operator serialise whole values. gnata does it with
@@ -140,7 +141,7 @@ func (e *encoder) value(v any, depth int) error {
 	}
 	switch x := v.(type) {
 	case string:
-		e.buf = appendQuoted(e.buf, x)
+		e.buf = value.AppendString(e.buf, x)
 	case bool:
 		e.buf = strconv.AppendBool(e.buf, x)
 	case float64:
@@ -230,7 +231,7 @@ func (e *encoder) object(n int, member func(int) (string, any), depth int) error
 		}
 		written++
 		e.newline(depth + 1)
-		e.buf = appendQuoted(e.buf, k)
+		e.buf = value.AppendString(e.buf, k)
 		e.buf = append(e.buf, ':')
 		if e.pretty {
 			e.buf = append(e.buf, ' ')
@@ -287,55 +288,6 @@ func appendNumber(b []byte, f float64) []byte {
 		return append(b, exp...)
 	}
 	return strconv.AppendFloat(b, f, 'f', -1, 64)
-}
-
-// appendQuoted writes s as a JSON string the way JSON.stringify does:
-// quotes, backslashes and control characters escaped, nothing else
-// (invalid UTF-8 becomes U+FFFD).
-func appendQuoted(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, "\ufffd"...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // funcTypes are the types of gnata's function values that are not Go
