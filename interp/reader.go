@@ -49,10 +49,16 @@ func (th *thread) startRead(in any) {
 
 // readCall invokes the ItemReader's S3 action with params.
 func (th *thread) readCall(params *value.Object) {
-	x, r := th.x, th.run.read
-	o := x.newOp(th, opRead)
+	th.run.read.op = th.s3Call(opRead, th.cur.Reader.Action, params)
+}
+
+// s3Call invokes an S3 action (an ItemReader's read, a ResultWriter's put)
+// for the thread's Map state, as an op of kind.
+func (th *thread) s3Call(kind opKind, action string, params *value.Object) *op {
+	x := th.x
+	o := x.newOp(th, kind)
 	o.request = task.Request{
-		Resource:         s3Action + th.cur.Reader.Action,
+		Resource:         s3Action + action,
 		StateName:        th.cur.Name,
 		StateMachineName: x.info.StateMachineName,
 		TestCase:         x.info.TestCase,
@@ -61,8 +67,8 @@ func (th *thread) readCall(params *value.Object) {
 	}
 	o.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
 	o.req = &o.request
-	r.op = o
 	x.command(Command{Kind: Invoke, ID: o.id, Request: o.req})
+	return o
 }
 
 // readDone takes the answer of an ItemReader's S3 call: the object's items,

@@ -111,22 +111,10 @@ func (th *thread) startWrite(c *container) {
 
 // writeNext puts the next file.
 func (th *thread) writeNext() {
-	x, w := th.x, th.run.write
+	w := th.run.write
 	params := w.files[0]
 	w.files = w.files[1:]
-	o := x.newOp(th, opWrite)
-	o.request = task.Request{
-		Resource:         s3Action + "putObject",
-		StateName:        th.cur.Name,
-		StateMachineName: x.info.StateMachineName,
-		TestCase:         x.info.TestCase,
-		Input:            params,
-		ContextFrom:      o,
-	}
-	o.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
-	o.req = &o.request
-	w.op = o
-	x.command(Command{Kind: Invoke, ID: o.id, Request: o.req})
+	w.op = th.s3Call(opWrite, "putObject", params)
 }
 
 // writeDone takes the answer of a putObject: the next file, or, once the
