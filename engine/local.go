@@ -26,6 +26,9 @@ type Execution struct {
 	// Express runs an Express workflow: no history limit, and an Express
 	// execution ARN.
 	Express bool
+	// Branch, when set, is told of each Choice rule, retrier and catcher
+	// taken (interp.Info.Branch).
+	Branch func(interp.Branch)
 }
 
 // Run compiles sm and runs one execution of it to completion.
@@ -50,6 +53,7 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 		TestCase:         e.TestCase,
 		Region:           scope.Region,
 		Account:          scope.Account,
+		Branch:           e.Branch,
 	}
 	if e.Express {
 		// As on AWS: arn:…:express:STATE_MACHINE:NAME:ID.

@@ -57,6 +57,39 @@ type Info struct {
 	Meter Meter
 	// Budget bounds what JSONPath paths and intrinsic functions produce.
 	Budget Budget
+	// Branch, when set, is told of each path taken through a state that
+	// the history does not name: the Choice rule (or Default) chosen, the
+	// retrier that retried, the catcher that caught (stepd test --cover).
+	// It is called synchronously, while Start or Step runs.
+	Branch func(Branch)
+}
+
+// Branch is one path taken through a state: Kind BranchChoice with the
+// index of the Choice rule that matched, BranchDefault, BranchRetry with
+// the index of the retrier that retried, or BranchCatch with the index of
+// the catcher that caught.
+type Branch struct {
+	State string
+	Kind  BranchKind
+	Index int
+}
+
+// BranchKind tells what kind of path a Branch is.
+type BranchKind uint8
+
+// The kinds of Branch.
+const (
+	BranchChoice BranchKind = iota + 1
+	BranchDefault
+	BranchRetry
+	BranchCatch
+)
+
+// branch reports a path taken to Info.Branch.
+func (x *Execution) branch(state string, kind BranchKind, index int) {
+	if x.info.Branch != nil {
+		x.info.Branch(Branch{State: state, Kind: kind, Index: index})
+	}
 }
 
 // CommandKind tells the engine what to do.

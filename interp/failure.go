@@ -130,6 +130,7 @@ func (th *thread) fail(f *Failure) {
 			t.retriable(th.x, f, i, delay)
 			return
 		}
+		th.x.branch(st.Name, BranchRetry, i)
 		th.run.retries[i]++
 		th.run.retryCount++
 		th.gen++
@@ -147,6 +148,7 @@ func (th *thread) fail(f *Failure) {
 		if t := th.x.test; t != nil && th == th.x.root {
 			t.caught, t.catchIndex = f, i
 		}
+		th.x.branch(st.Name, BranchCatch, i)
 		th.caught(i, f)
 		return
 	}

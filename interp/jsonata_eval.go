@@ -324,6 +324,7 @@ func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 			return nil, nil, th.evalFailure("Condition", jsonata.TypeCause(m["Condition"].Source(), "Condition", "boolean", v))
 		}
 		if b {
+			th.x.branch(st.Name, BranchChoice, i)
 			next := st.choiceNext[i]
 			if m["Output"] == nil && m["Assign"] == nil {
 				m = e.fields
@@ -335,6 +336,7 @@ func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 	if st.deflt == nil {
 		return nil, nil, &Failure{Error: ErrNoChoiceMatched, Cause: "No Matches!"}
 	}
+	th.x.branch(st.Name, BranchDefault, 0)
 	out, f := th.outputAndAssign(e.fields, vars, in)
 	return st.deflt, out, f
 }

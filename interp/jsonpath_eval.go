@@ -336,11 +336,15 @@ func (e *jsonPathEval) choose(th *thread, in any) (*state, any, *Failure) {
 		}
 		if ok {
 			next, matched = st.choiceNext[i], c
+			th.x.branch(st.Name, BranchChoice, i)
 			break
 		}
 	}
 	if next == nil {
 		next = st.deflt
+		if next != nil {
+			th.x.branch(st.Name, BranchDefault, 0)
+		}
 	}
 	if next == nil {
 		return nil, nil, &Failure{Error: ErrNoChoiceMatched, Cause: "No Matches! "}
