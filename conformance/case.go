@@ -46,6 +46,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/value"
 )
 
@@ -57,12 +58,21 @@ type Case struct {
 	Source   string
 	Type     string // STANDARD or EXPRESS
 	File     string
+	// DefinitionFile is the definition's file when the case names one
+	// with "definitionFile" (a stepd extension).
+	DefinitionFile string
 
 	Definition       any    // the definition as a JSON value, when it was JSON
 	DefinitionString string // the raw definition text, when it was not
 	Input            any
 	Mocks            any    // nil or the mocks object
 	Config           string // a resource registry file (stepd extension), "" for none
+	// MockConfig is the AWS Step Functions Local MockConfigFile the case
+	// names with "mockConfigFile" (a stepd extension), nil for none;
+	// TestCase is the test case of it that serves the case's Task states.
+	MockConfig     *mock.Config
+	MockConfigFile string
+	TestCase       string
 
 	Expected *value.Object
 	// Outcome fields of Expected, for execution cases.
@@ -169,6 +179,7 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 			// A stepd extension: the definition in a file of its own,
 			// relative to the case file.
 			defPath := filepath.Join(filepath.Dir(path), f)
+			c.DefinitionFile = defPath
 			data, err := os.ReadFile(defPath)
 			if err != nil {
 				return nil, fmt.Errorf("%s: definitionFile: %w", path, err)
@@ -176,6 +187,9 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 			if c.Definition, err = value.Parse(data); err != nil {
 				return nil, fmt.Errorf("%s: definitionFile: %w", path, value.Locate(defPath, data, err))
 			}
+		}
+		if err := loadMockConfig(c, o, filepath.Dir(path)); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if f := str(o, "config"); f != "" {
 			// A stepd extension: Task states served by the resource
@@ -187,6 +201,47 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// loadMockConfig reads the MockConfigFile a case names (a stepd
+// extension): "mockConfigFile" relative to the case file and "testCase",
+// the name of one of its test cases. The state machine is the case's
+// run.stateMachineName, or the file's only state machine.
+func loadMockConfig(c *Case, o *value.Object, dir string) error {
+	f, tc := str(o, "mockConfigFile"), str(o, "testCase")
+	switch {
+	case f == "" && tc == "":
+		return nil
+	case f == "":
+		return fmt.Errorf("case %s: testCase names a test case of a MockConfigFile: mockConfigFile is required with it", c.Name)
+	case tc == "":
+		return fmt.Errorf("case %s: mockConfigFile needs testCase, the name of the test case to use", c.Name)
+	case c.Mocks != nil:
+		return fmt.Errorf("case %s: give either mocks or mockConfigFile, not both", c.Name)
+	}
+	p := filepath.Join(dir, f)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("mockConfigFile: %w", err)
+	}
+	if v, err := value.Parse(data); err != nil {
+		return fmt.Errorf("mockConfigFile: %w", value.Locate(p, data, err))
+	} else if c.MockConfig, err = mock.FromValue(v); err != nil {
+		return fmt.Errorf("mockConfigFile %s: %w", p, err)
+	}
+	if c.StateMachineName == "" {
+		names := c.MockConfig.StateMachines()
+		if len(names) != 1 {
+			return fmt.Errorf("case %s: mockConfigFile %s has %d state machines (%s): name one with run.stateMachineName", c.Name, p, len(names), strings.Join(names, ", "))
+		}
+		c.StateMachineName = names[0]
+	}
+	// Check the test case now, so that a typo is reported when loading.
+	if _, err := c.MockConfig.Invoker(c.StateMachineName, tc); err != nil {
+		return fmt.Errorf("case %s: mockConfigFile %s: %w", c.Name, p, err)
+	}
+	c.MockConfigFile, c.TestCase = p, tc
+	return nil
 }
 
 func str(o *value.Object, key string) string {
@@ -220,9 +275,13 @@ func fromObject(o *value.Object, defaultName string) (*Case, error) {
 		return nil, fmt.Errorf("case %s has no expected object", c.Name)
 	}
 	if c.Kind == "execution" {
+		// Every member of expected is optional: what is absent is not
+		// checked.
 		c.Status = str(c.Expected, "status")
-		if c.Status == "" {
-			return nil, fmt.Errorf("case %s: expected.status is required", c.Name)
+		switch c.Status {
+		case "", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED":
+		default:
+			return nil, fmt.Errorf("case %s: expected.status must be SUCCEEDED, FAILED, TIMED_OUT or ABORTED, not %q", c.Name, c.Status)
 		}
 		c.Output, _ = c.Expected.Get("output")
 		c.Error, _ = c.Expected.Get("error")

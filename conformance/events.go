@@ -198,7 +198,7 @@ func (m *matcher) ordered(want, got []*value.Object, wOff, gOff int, ids bool) [
 				w, g = withoutIDs(w), withoutIDs(g)
 			}
 			if p := m.diff(w, g, "$"); p != "" {
-				diffs = append(diffs, Diff{Where: fmt.Sprintf("event %d (%s)", wOff+i+1, evType(want[i])), Path: p, Want: value.String(want[i]), Got: value.String(got[i]), EventIndex: wOff + i + 1})
+				diffs = append(diffs, Diff{Where: fmt.Sprintf("event %d (%s)", wOff+i+1, evType(want[i])), Path: p, Want: value.String(want[i]), Got: value.String(got[i]), EventIndex: wOff + i + 1, Leaves: m.leaves(w, g)})
 			}
 		}
 		if len(diffs) >= maxDiffs {
@@ -304,6 +304,7 @@ func (m *matcher) multiset(want, got []*value.Object, wOff int, sortedParallel b
 			for _, j := range byType[evType(w)] {
 				if !used[j] {
 					d.Got, d.Path = value.String(got[j]), m.diff(wd, gotIDs[j], "$")
+					d.Leaves = m.leaves(wd, gotIDs[j])
 					break
 				}
 			}

@@ -7,13 +7,22 @@ import (
 )
 
 // Format prints differences for people: for each, where it is, and
-// either a line diff of the two values pretty-printed ("-" expected, "+"
+// the differing values at their JSON paths when they are known (Leaves),
+// else a line diff of the two values pretty-printed ("-" expected, "+"
 // actual, as in a unified diff) when both are JSON objects or arrays, or
 // the two values on lines of their own.
 func Format(diffs []Diff) string {
 	var b strings.Builder
 	for _, d := range diffs {
 		b.WriteString(d.Where)
+		if len(d.Leaves) > 0 {
+			// The differing values at their paths, not both documents.
+			b.WriteString(":\n")
+			for _, l := range d.Leaves {
+				b.WriteString("  " + l.String() + "\n")
+			}
+			continue
+		}
 		if d.Path != "" && d.Path != "$" {
 			b.WriteString(" at " + d.Path)
 		}

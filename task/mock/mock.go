@@ -420,6 +420,10 @@ func parseThrow(v any, at string, r *response) error {
 	return nil
 }
 
+// StateMachines returns the names of the state machines the configuration's
+// StateMachines member describes, sorted.
+func (c *Config) StateMachines() []string { return sortedKeys(c.machines) }
+
 // Invoker returns an invoker serving the states of the named state machine
 // in the given test case. The top-level TestCase map applies to every state
 // machine; the named test case adds to it (and wins for a state in both).
