@@ -37,6 +37,11 @@ func RunExecution(ctx context.Context, c *Case) (*Outcome, error) {
 		return nil, fmt.Errorf("invalid definition: %w", err)
 	}
 	var inv task.Invoker
+	if c.MockConfig != nil {
+		if inv, err = c.MockConfig.Invoker(c.StateMachineName, c.TestCase); err != nil {
+			return nil, err
+		}
+	}
 	if c.Mocks != nil {
 		cfg, err := mock.FromValue(c.Mocks)
 		if err != nil {
@@ -73,11 +78,15 @@ func RunExecution(ctx context.Context, c *Case) (*Outcome, error) {
 	l := &engine.Local{Region: Region, Account: Account, Options: engine.Options{Invoker: inv}}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: smName, Name: execName, RoleArn: c.RoleArn, Input: c.Input, Express: c.Type == "EXPRESS"})
+	var branches []interp.Branch
+	record := func(b interp.Branch) { branches = append(branches, b) }
+	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: smName, Name: execName, RoleArn: c.RoleArn, Input: c.Input, Express: c.Type == "EXPRESS", Branch: record})
 	if err != nil {
 		return nil, err
 	}
-	return OutcomeOf(x), nil
+	o := OutcomeOf(x)
+	o.Branches = branches
+	return o, nil
 }
 
 // OutcomeOf summarises a finished execution.

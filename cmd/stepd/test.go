@@ -6,12 +6,43 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 
 	"github.com/stepd/stepd/conformance"
 	"github.com/stepd/stepd/value"
 )
+
+// testUsage is stepd test --help: the flags come after it.
+const testUsage = `usage: stepd test PATH... [--format text|json] [--run REGEXP] [--config FILE] [-v]
+                  [--junit FILE] [--cover] [--cover-report FILE]
+
+Runs case files: a definition (or definitionFile), an input, mocks (inline
+"mocks", or "mockConfigFile" + "testCase": a test case of an AWS Step
+Functions Local MockConfigFile) and what is "expected". Every member of
+expected is optional; the ones present are checked: status, output, error,
+cause, history.
+
+Expected values may hold wildcards:
+  "<anything>"          a string that is one <...> matches any JSON value
+  "id-<x>-end"          <...> inside a string matches any text there
+  "date", "datetime",
+  "timestamp"           these bare words match any JSON value
+  "<uuid:1>"            matches any text, but the same text wherever <uuid:1>
+                        recurs in the case (a plain wildcard inside Map and
+                        Parallel segments of a history)
+  "placeholders"        {"<name>": "concrete"}: the concrete text in stepd's
+                        values stands for <name>
+  ARNs                  arn:aws: may be written arn:<partition>:, us-east-1 <region>
+  SdkHttpMetadata,
+  SdkResponseMetadata   the contents of these objects are not compared
+Numbers compare by value and object members in any order. A history is
+compared in order, except the events of each top-level Map or Parallel
+state, compared as a multiset.
+
+Flags:
+`
 
 func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stepd test", flag.ContinueOnError)
@@ -20,8 +51,11 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	run := fs.String("run", "", "run only the cases whose names match this regular expression")
 	verbose := fs.Bool("v", false, "also list the cases that pass")
 	config := fs.String("config", "", "resource registry (as for stepd run) for the cases that do not name their own with \"config\"")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to `FILE`, for CI systems")
+	cover := fs.Bool("cover", false, "print, per state machine, the share of states and branches (Choice rules and Default, Retry and Catch rules) the cases exercised")
+	coverReport := fs.String("cover-report", "", "write the detailed coverage to `FILE`: JSON when it ends in .json (the console reads it), text otherwise; implies --cover")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd test PATH... [--format text|json] [--run REGEXP] [--config FILE] [-v]")
+		fmt.Fprint(stderr, testUsage)
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
@@ -51,6 +85,11 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "stepd test: %v\n", err)
 		return exitUsage
 	}
+	var coverage *conformance.Coverage
+	if *cover || *coverReport != "" {
+		coverage = &conformance.Coverage{}
+	}
+	var results []junitResult
 	passed, failed, skipped := 0, 0, 0
 	for _, c := range cases {
 		if filter != nil && !filter.MatchString(c.Name) {
@@ -69,10 +108,16 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			r = conformance.CheckTestState(ctx, c)
 		default:
 			skipped++
+			reason := fmt.Sprintf("kind %q is not run by stepd test yet", c.Kind)
+			results = append(results, junitResult{c: c, skip: reason})
 			if *format == "text" {
-				fmt.Fprintf(stdout, "--- SKIP: %s (kind %q is not run by stepd test yet)\n", c.Name, c.Kind)
+				fmt.Fprintf(stdout, "--- SKIP: %s (%s)\n", c.Name, reason)
 			}
 			continue
+		}
+		results = append(results, junitResult{c: c, r: r})
+		if coverage != nil {
+			coverage.Add(r)
 		}
 		if r.Passed() {
 			passed++
@@ -91,7 +136,30 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			continue
 		}
 		fmt.Fprintf(stdout, "--- FAIL: %s (%.2fs)\n", c.Name, secs)
-		fmt.Fprint(stdout, indent(explain(r)))
+		fmt.Fprint(stdout, indent(r.Explain()))
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, results); err != nil {
+			fmt.Fprintf(stderr, "stepd test: --junit: %v\n", err)
+			return exitUsage
+		}
+	}
+	if coverage != nil {
+		if *format == "text" {
+			for _, m := range coverage.Machines() {
+				fmt.Fprintf(stdout, "%s: %s\n", m.Name, m.Summary())
+			}
+		}
+		if *coverReport != "" {
+			text := coverage.Text()
+			if strings.HasSuffix(*coverReport, ".json") {
+				text = value.Indent(coverage.JSON()) + "\n"
+			}
+			if err := os.WriteFile(*coverReport, []byte(text), 0o644); err != nil {
+				fmt.Fprintf(stderr, "stepd test: --cover-report: %v\n", err)
+				return exitUsage
+			}
+		}
 	}
 	if *format == "text" {
 		line := fmt.Sprintf("%d passed, %d failed", passed, failed)
@@ -143,25 +211,6 @@ func resultJSON(r *conformance.Result) *value.Object {
 	}
 	o.Set("history", out.History)
 	return o
-}
-
-// explain describes why a case failed.
-func explain(r *conformance.Result) string {
-	var b strings.Builder
-	if r.Err != nil {
-		fmt.Fprintf(&b, "cannot run: %v\n", r.Err)
-		return b.String()
-	}
-	for _, d := range r.OutcomeErr {
-		fmt.Fprintf(&b, "%s\n", d.String())
-	}
-	if r.History != nil && !r.History.Tolerant {
-		b.WriteString("history differs:\n")
-		for _, d := range r.History.Diffs {
-			fmt.Fprintf(&b, "%s\n", d.String())
-		}
-	}
-	return b.String()
 }
 
 func indent(s string) string {
