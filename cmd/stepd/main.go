@@ -31,6 +31,7 @@ Usage:
   stepd run DEFINITION.json [flags]   run one execution and print its output
   stepd test PATH... [flags]          run case files (the conformance format)
   stepd validate FILE... [flags]      check definitions as AWS does, with positioned diagnostics
+  stepd graph DEFINITION [flags]      draw a definition as a Mermaid flowchart or an SVG picture
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
   stepd test-state FILE [flags]       run one state with an input (the TestState API)
   stepd bench [WORKLOAD...] [flags]   measure the engine on the benchmark workloads (--peer: against aws-local-stepfunctions)
@@ -55,6 +56,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return testCommand(ctx, args[1:], stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout, stderr)
+	case "graph":
+		return graphCommand(args[1:], stdin, stdout, stderr)
 	case "serve":
 		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "test-state":

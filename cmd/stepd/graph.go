@@ -1,0 +1,157 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/stepd/stepd/graph"
+	"github.com/stepd/stepd/value"
+)
+
+const graphUsage = `usage: stepd graph DEFINITION.json [--format mermaid|svg] [-o FILE] [--cover-report FILE]
+
+Draws a state machine: as a Mermaid flowchart (GitHub, GitLab and most
+wikis render it in a mermaid code block), or as a standalone SVG picture
+laid out and drawn like the console's graph. DEFINITION may be - for
+standard input. The format defaults to svg when -o ends in .svg, else
+mermaid. With --cover-report (a JSON report of stepd test --cover-report),
+states the cases entered are drawn green and the others red.
+
+Flags:
+`
+
+func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("stepd graph", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "", "mermaid or svg (default: svg when -o ends in .svg, else mermaid)")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	cover := fs.String("cover-report", "", "colour the states by the coverage in this JSON `FILE` (stepd test --cover-report)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, graphUsage)
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	if *format == "" {
+		*format = "mermaid"
+		if strings.HasSuffix(*out, ".svg") {
+			*format = "svg"
+		}
+	}
+	if *format != "mermaid" && *format != "svg" {
+		fmt.Fprintf(stderr, "stepd graph: --format must be mermaid or svg, not %q\n", *format)
+		return exitUsage
+	}
+	path := pos[0]
+	var data []byte
+	if path == "-" {
+		data, err = io.ReadAll(stdin)
+	} else {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd graph: %v\n", err)
+		return exitUsage
+	}
+	def, err := value.Parse(data)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd graph: %v\n", value.Locate(path, data, err))
+		return exitUsage
+	}
+	if o, ok := def.(*value.Object); !ok || !o.Has("States") {
+		fmt.Fprintf(stderr, "stepd graph: %s: a definition is a JSON object with States\n", path)
+		return exitUsage
+	}
+	var status map[string]string
+	if *cover != "" {
+		if status, err = coverStatus(*cover, path); err != nil {
+			fmt.Fprintf(stderr, "stepd graph: --cover-report: %v\n", err)
+			return exitUsage
+		}
+	}
+	top := graph.Build(def)
+	text := graph.Mermaid(top, status)
+	if *format == "svg" {
+		text = graph.SVG(top, status)
+	}
+	if *out == "" {
+		fmt.Fprint(stdout, text)
+		return exitOK
+	}
+	if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
+		fmt.Fprintf(stderr, "stepd graph: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// coverStatus reads a coverage report and returns, for the state machine
+// of the definition at path (the report's only one, or the one named by
+// that file), "succeeded" for each state entered and "failed" for the
+// others.
+func coverStatus(report, path string) (map[string]string, error) {
+	data, err := os.ReadFile(report)
+	if err != nil {
+		return nil, err
+	}
+	v, err := value.Parse(data)
+	if err != nil {
+		return nil, value.Locate(report, data, err)
+	}
+	root, _ := v.(*value.Object)
+	list, _ := objGet(root, "stateMachines").([]any)
+	var chosen *value.Object
+	var names []string
+	for _, m := range list {
+		mo, _ := m.(*value.Object)
+		name, _ := objGet(mo, "name").(string)
+		names = append(names, name)
+		if len(list) == 1 || sameFile(name, path) {
+			chosen = mo
+		}
+	}
+	if chosen == nil {
+		return nil, fmt.Errorf("%s has no state machine for %s (it has %s)", report, path, strings.Join(names, ", "))
+	}
+	status := map[string]string{}
+	detail, _ := objGet(chosen, "detail").([]any)
+	for _, s := range detail {
+		so, _ := s.(*value.Object)
+		name, _ := objGet(so, "name").(string)
+		visits, _ := objGet(so, "visits").(value.Number)
+		if n, _ := visits.Int64(); n > 0 {
+			status[name] = "succeeded"
+		} else {
+			status[name] = "failed"
+		}
+	}
+	return status, nil
+}
+
+func objGet(o *value.Object, k string) any {
+	if o == nil {
+		return nil
+	}
+	v, _ := o.Get(k)
+	return v
+}
+
+func sameFile(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}
