@@ -22,7 +22,7 @@ const tricky = `{"StartAt":"Start \"quoted\"","States":{
 "Fan out":{"Type":"Parallel","Branches":[
   {"StartAt":"B1","States":{"B1":{"Type":"Pass","End":true}}},
   {"StartAt":"B2","States":{"B2":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Retry":[{"ErrorEquals":["States.ALL"]}],"Next":"B2"}}}],
- "Catch":[{"ErrorEquals":["States.TaskFailed","Custom`+"`"+`err"],"Next":"Fail ✗"}],"Next":"Done"},
+ "Catch":[{"ErrorEquals":["States.TaskFailed","Custom` + "`" + `err"],"Next":"Fail ✗"}],"Next":"Done"},
 "Each":{"Type":"Map","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED"},"StartAt":"Item","States":{"Item":{"Type":"Succeed"}}},"End":true},
 "Fail ✗":{"Type":"Fail"},
 "Done":{"Type":"Succeed"}}}`
