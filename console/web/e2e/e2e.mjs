@@ -155,6 +155,20 @@ try {
   check((await page.textContent("#graph .edge.choice")).includes("$.order.amount < 10"), "the Choice edge is labelled with its rule");
   await shot("02-state-machine.png");
 
+  // 2b. A coverage report of stepd test colours the states its cases entered.
+  const names = await page.$$eval("#graph g.node[data-state]", (gs) => gs.map((g) => g.dataset.state));
+  const report = { stateMachines: [{ name: "checkout.json", cases: 1, states: { covered: 2, total: names.length }, branches: { covered: 0, total: 2 },
+    detail: names.map((n) => ({ name: n, type: "Pass", visits: n === "Prepare" || n === "Charge" ? 1 : 0, branches: [] })) }] };
+  await page.setInputFiles("#cover-file", { name: "cover.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(report)) });
+  await page.waitForSelector("#cover-msg .ok");
+  check((await page.textContent("#cover-msg")).includes(`coverage: 22.2% of states (2/${names.length}), 0% of branches (0/2)`), "a coverage report shows its summary: " + (await page.textContent("#cover-msg")));
+  check((await status("Prepare")) === "covered" && (await status("Done")) === "uncovered", "a coverage report colours covered and uncovered states");
+  const uncovered = await page.evaluate(() => getComputedStyle(document.querySelector('#graph g.node[data-state="Done"] > rect.box')).fill);
+  check(uncovered !== "rgb(255, 255, 255)", "an uncovered state is coloured: " + uncovered);
+  await page.setInputFiles("#cover-file", { name: "wrong.json", mimeType: "application/json", buffer: Buffer.from('{"stateMachines":[]}') });
+  await page.waitForSelector("#cover-msg .bad");
+  check((await page.textContent("#cover-msg")).includes("no state machine with this definition"), "a report of another state machine is refused");
+
   // 3. An execution that takes the Catch path.
   await page.fill("#input", '{"customer": "c-1"}');
   await page.click("#start button[type=submit]");

@@ -131,7 +131,7 @@ function renderScope(sc, out) {
   }
 }
 
-export const STATUS_LABELS = { running: "in progress", succeeded: "succeeded", failed: "failed", caught: "caught error", cancelled: "cancelled", none: "not reached" };
+export const STATUS_LABELS = { running: "in progress", succeeded: "succeeded", failed: "failed", caught: "caught error", cancelled: "cancelled", none: "not reached", covered: "covered by the cases", uncovered: "not covered by the cases" };
 
 const DEFS = `<defs>
 <marker id="arrow-next" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" class="arrowhead"/></marker>

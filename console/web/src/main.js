@@ -8,6 +8,7 @@ import { call, credentials, setAuthHandler, setCredentials } from "./api.js";
 import { build, walk } from "./model.js";
 import { GraphView } from "./graph.js";
 import { analyze, statusMap } from "./status.js";
+import { coverageFor } from "./coverage.js";
 import { locate, positions } from "./jsonpos.js";
 import { readSince } from "./since.js";
 import { esc, fmtDur, fmtTime, h, lastPart, pretty } from "./util.js";
@@ -214,7 +215,9 @@ async function stateMachinePage(arn, gen) {
   app.innerHTML = `<nav class="crumbs" aria-label="Breadcrumb"><a href="#/">State machines</a> › ${esc(sm.name)}</nav>
 <h1>${esc(sm.name)} <span class="muted small">${esc(sm.type)}</span></h1>
 <dl class="meta"><dt>ARN</dt><dd><code>${esc(sm.stateMachineArn)}</code></dd><dt>Created</dt><dd>${fmtTime(sm.creationDate)}</dd><dt>Status</dt><dd>${esc(sm.status || "ACTIVE")}</dd></dl>
-<div class="split"><section class="graph-col" aria-label="Graph"><div id="graph"></div></section>
+<div class="split"><section class="graph-col" aria-label="Graph"><div id="graph"></div>
+<div class="row"><label>Coverage report (stepd test --cover-report FILE.json) <input type="file" id="cover-file" accept=".json,application/json"></label></div>
+<div id="cover-msg" aria-live="polite"></div></section>
 <aside class="panel" id="panel" aria-label="Selected state"><p class="muted">Select a state (click, or Tab and Enter) to see its definition.</p></aside></div>
 <section aria-labelledby="start-h"><h2 id="start-h">Start an execution</h2>
 <form id="start"><div class="row"><label>Name <input name="name" placeholder="generated when empty" pattern="[A-Za-z0-9_\\-]{1,80}"></label></div>
@@ -229,7 +232,7 @@ async function stateMachinePage(arn, gen) {
 <section aria-labelledby="def-h"><h2 id="def-h">Definition</h2><pre class="code">${esc(pretty(sm.definition))}</pre></section>`;
   const panel = app.querySelector("#panel");
   if (def) {
-    new GraphView(app.querySelector("#graph"), build(def), {
+    const view = new GraphView(app.querySelector("#graph"), build(def), {
       onSelect: (name) => {
         let st = null;
         walk(build(def), (n) => {
@@ -238,6 +241,21 @@ async function stateMachinePage(arn, gen) {
         panel.innerHTML = `<h2>${esc(name)}</h2><pre class="code">${esc(JSON.stringify(st, null, 2))}</pre>`;
       },
     });
+    // A coverage report colours the states the cases entered.
+    const coverMsg = app.querySelector("#cover-msg");
+    app.querySelector("#cover-file").addEventListener("change", async (ev) => {
+      const file = ev.target.files && ev.target.files[0];
+      if (!file) return;
+      try {
+        const { statuses, summary } = coverageFor(JSON.parse(await file.text()), build(def), walk);
+        view.setStatus(statuses);
+        coverMsg.innerHTML = `<span class="ok">${esc(summary)}</span>`;
+      } catch (e) {
+        coverMsg.innerHTML = `<span class="bad">${esc(file.name)}: ${esc(e.message)}</span>`;
+      }
+    });
+  } else {
+    app.querySelector("#cover-file").disabled = true;
   }
   // Start form.
   const form = app.querySelector("#start");

@@ -142,3 +142,17 @@ test("a poll reads only the events after the last one shown", async () => {
   const gap = async () => ({ events: [{ id: 12 }, { id: 11 }, { id: 9 }] });
   assert.equal(await readSince(gap, 9), null, "events that skip an id ask for a full read");
 });
+
+test("a coverage report colours the states of its state machine", async () => {
+  const { coverageFor } = await import("../src/coverage.js");
+  const model = build({ StartAt: "A", States: { A: { Type: "Choice", Choices: [{ Variable: "$.x", IsPresent: true, Next: "B" }], Default: "C" }, B: { Type: "Succeed" }, C: { Type: "Succeed" } } });
+  const report = { stateMachines: [
+    { name: "other.json", cases: 1, states: { covered: 1, total: 1 }, branches: { covered: 0, total: 0 }, detail: [{ name: "Z", visits: 1 }] },
+    { name: "m.json", cases: 2, states: { covered: 2, total: 3 }, branches: { covered: 1, total: 2 }, detail: [{ name: "A", visits: 2 }, { name: "B", visits: 2 }, { name: "C", visits: 0 }] },
+  ] };
+  const { statuses, summary } = coverageFor(report, model, walk);
+  assert.deepEqual([...statuses], [["A", "covered"], ["B", "covered"], ["C", "uncovered"]]);
+  assert.equal(summary, "coverage: 66.7% of states (2/3), 50% of branches (1/2) — m.json, 2 cases");
+  assert.throws(() => coverageFor({ stateMachines: [report.stateMachines[0]] }, model, walk), /no state machine with this definition's 3 states \(it has other.json\)/);
+  assert.throws(() => coverageFor({}, model, walk), /not a coverage report/);
+});
