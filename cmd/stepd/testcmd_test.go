@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/xml"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -183,6 +184,60 @@ func TestTestCommandJUnit(t *testing.T) {
 		default:
 			t.Errorf("unexpected case %q", *tc.Name)
 		}
+	}
+}
+
+// TestTestCommandJUnitConsumer reads the --junit report with junit2json, a
+// converter CI pipelines use to load JUnit reports (npm ci in
+// cmd/stepd/testdata/junit; skipped without it unless CI=true).
+func TestTestCommandJUnitConsumer(t *testing.T) {
+	t.Parallel()
+	cli, err := filepath.Abs(filepath.Join("testdata", "junit", "node_modules", "junit2json", "dist", "esm", "cli.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(cli)
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the JUnit consumer test needs node and npm ci in cmd/stepd/testdata/junit: %v", err)
+		}
+		t.Skipf("the JUnit consumer test needs node and npm ci in cmd/stepd/testdata/junit: %v", err)
+	}
+	pass := writeFile(t, "pass.json", `{"name":"ok","definition":{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"expected":{"status":"SUCCEEDED"}}`)
+	fail := writeFile(t, "fail.json", `{"name":"wrong","definition":{"StartAt":"P","States":{"P":{"Type":"Pass","Result":{"a":1},"End":true}}},"expected":{"output":{"a":2}}}`)
+	report := filepath.Join(t.TempDir(), "report.xml")
+	if code, stdout, stderr := runMain(t, "", "test", pass, fail, "--junit", report); code != exitFail {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	out, err := exec.Command(node, cli, report).Output()
+	if err != nil {
+		t.Fatalf("junit2json: %v", err)
+	}
+	v, err := value.Parse(out)
+	if err != nil {
+		t.Fatalf("junit2json printed %s: %v", out, err)
+	}
+	root := v.(*value.Object)
+	get := func(o *value.Object, k string) any {
+		x, _ := o.Get(k)
+		return x
+	}
+	if value.String(get(root, "tests")) != "2" || value.String(get(root, "failures")) != "1" {
+		t.Fatalf("junit2json read %s", out)
+	}
+	var failures []string
+	for _, s := range get(root, "testsuite").([]any) {
+		for _, c := range get(s.(*value.Object), "testcase").([]any) {
+			if f, ok := get(c.(*value.Object), "failure").([]any); ok {
+				failures = append(failures, value.String(get(c.(*value.Object), "name"))+": "+value.String(get(f[0].(*value.Object), "message")))
+			}
+		}
+	}
+	if strings.Join(failures, "\n") != `"wrong": "output: $.a: want 2, got 1"` {
+		t.Errorf("junit2json found the failures %q in %s", failures, out)
 	}
 }
 
