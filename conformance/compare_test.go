@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -393,5 +394,54 @@ func TestCheckWith(t *testing.T) {
 		if r.Passed() != (r.Explain() == "") {
 			t.Errorf("%s: explanation %q", tt.name, r.Explain())
 		}
+	}
+}
+
+func TestLeaves(t *testing.T) {
+	m := newMatcher(&Case{})
+	want := mustParse(t, `{"a":1,"list":[1,{"x":"<anything>"},3],"meta":{"SdkHttpMetadata":{"h":1}},"id":"<uuid:1>","same":"<uuid:1>","gone":true}`)
+	got := mustParse(t, `{"a":2,"list":[1,{"x":[9]}],"meta":{"SdkHttpMetadata":{"h":2}},"id":"u-1","same":"u-2","new":null}`)
+	var lines []string
+	for _, l := range m.leaves(want, got) {
+		lines = append(lines, l.String())
+	}
+	wantLines := []string{
+		`$.a: want 1, got 2`,
+		`$.list[2]: want 3, got (absent)`,
+		`$.same: want "<uuid:1>", got "u-2"`,
+		`$.gone: want true, got (absent)`,
+		`$.new: want (absent), got null`,
+	}
+	if strings.Join(lines, "\n") != strings.Join(wantLines, "\n") {
+		t.Errorf("leaves:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(wantLines, "\n"))
+	}
+	if len(m.bind) != 0 {
+		t.Errorf("leaves left bindings behind: %v", m.bind)
+	}
+	// At most maxLeaves, each value shortened.
+	many := value.NewObject(0)
+	for i := range 30 {
+		many.Set(fmt.Sprintf("k%d", i), strings.Repeat("x", 500))
+	}
+	ls := m.leaves(value.NewObject(0), many)
+	if len(ls) != maxLeaves || len(ls[0].Got) > maxLeafText+len("…") {
+		t.Errorf("%d leaves, the first %d bytes long", len(ls), len(ls[0].Got))
+	}
+}
+
+// TestHistoryDiffLeaves: a differing event lists the differing values
+// inside it.
+func TestHistoryDiffLeaves(t *testing.T) {
+	c := loadOne(t, "placeholders.json")
+	h := apiHistory(c)
+	last := h[len(h)-1].(*value.Object)
+	typ, _ := last.Get("type")
+	h[len(h)-1] = last.With("type", typ.(string)+"X")
+	r := CompareHistory(c, &Outcome{History: h})
+	if r.Tolerant || len(r.Diffs) == 0 || len(r.Diffs[0].Leaves) == 0 || r.Diffs[0].Leaves[0].Path != "$.type" {
+		t.Fatalf("diffs: %+v", r.Diffs)
+	}
+	if !strings.Contains(Format(r.Diffs), `$.type: want "`+typ.(string)+`", got "`+typ.(string)+`X"`) {
+		t.Errorf("Format:\n%s", Format(r.Diffs))
 	}
 }
