@@ -257,6 +257,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
 		return err
 	}
+	if _, err := db.ExecContext(ctx, versionSchema); err != nil { // version.go
+		return err
+	}
 	// step_log before Step.Wake.
 	var wake int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('step_log') WHERE name='wake'`).Scan(&wake); err != nil {
