@@ -51,11 +51,13 @@ type Route struct {
 }
 
 // ExecutionRef is the version and alias an execution was started from
-// (empty when it was started on the state machine itself).
+// (empty when it was started on the state machine itself) and the trace
+// header it was started with.
 type ExecutionRef struct {
 	ExecutionARN string
 	VersionARN   string
 	AliasARN     string
+	TraceHeader  string // StartExecution's traceHeader
 }
 
 // Versioned is a Store that keeps versions and aliases of state machines,

@@ -73,7 +73,7 @@ CREATE TABLE aliases (
 	arn TEXT PRIMARY KEY, sm_arn TEXT NOT NULL, name TEXT COLLATE "C" NOT NULL, description TEXT NOT NULL, routes TEXT NOT NULL,
 	created BIGINT NOT NULL, updated BIGINT NOT NULL);
 CREATE INDEX aliases_by_machine ON aliases (sm_arn, name);
-CREATE TABLE execution_refs (exec_arn TEXT PRIMARY KEY, version_arn TEXT NOT NULL, alias_arn TEXT NOT NULL);
+CREATE TABLE execution_refs (exec_arn TEXT PRIMARY KEY, version_arn TEXT NOT NULL, alias_arn TEXT NOT NULL, trace_header TEXT NOT NULL);
 CREATE INDEX execution_refs_by_version ON execution_refs (version_arn) WHERE version_arn <> '';
 CREATE INDEX execution_refs_by_alias ON execution_refs (alias_arn) WHERE alias_arn <> '';
 CREATE TABLE settings (arn TEXT PRIMARY KEY, settings TEXT NOT NULL);

@@ -328,8 +328,9 @@ func (s *Store) DeleteVersions(ctx context.Context, smARN string) error {
 
 // PutExecutionRef implements store.Versioned.
 func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
-	_, err := s.exec(ctx, `INSERT INTO execution_refs SELECT $1, $2, $3 WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=$1)
-		ON CONFLICT (exec_arn) DO UPDATE SET version_arn=excluded.version_arn, alias_arn=excluded.alias_arn`, r.ExecutionARN, r.VersionARN, r.AliasARN)
+	_, err := s.exec(ctx, `INSERT INTO execution_refs SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=$1)
+		ON CONFLICT (exec_arn) DO UPDATE SET version_arn=excluded.version_arn, alias_arn=excluded.alias_arn, trace_header=excluded.trace_header`,
+		r.ExecutionARN, r.VersionARN, r.AliasARN, r.TraceHeader)
 	return err
 }
 
@@ -341,8 +342,8 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 	}
 	refs, err := query(ctx, s, func(row pgx.Row) (*store.ExecutionRef, error) {
 		var r store.ExecutionRef
-		return &r, row.Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN)
-	}, `SELECT r.exec_arn, r.version_arn, r.alias_arn FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn WHERE r.exec_arn = ANY($1)`, arns)
+		return &r, row.Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN, &r.TraceHeader)
+	}, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn WHERE r.exec_arn = ANY($1)`, arns)
 	for _, r := range refs {
 		out[r.ExecutionARN] = r
 	}

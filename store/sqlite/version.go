@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS aliases (
 	arn TEXT PRIMARY KEY, sm_arn TEXT NOT NULL, name TEXT NOT NULL, description TEXT NOT NULL, routes TEXT NOT NULL,
 	created INTEGER NOT NULL, updated INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS aliases_by_machine ON aliases (sm_arn, name);
-CREATE TABLE IF NOT EXISTS execution_refs (exec_arn TEXT PRIMARY KEY, version_arn TEXT NOT NULL, alias_arn TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS execution_refs (exec_arn TEXT PRIMARY KEY, version_arn TEXT NOT NULL, alias_arn TEXT NOT NULL, trace_header TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS execution_refs_by_version ON execution_refs (version_arn) WHERE version_arn != '';
 CREATE INDEX IF NOT EXISTS execution_refs_by_alias ON execution_refs (alias_arn) WHERE alias_arn != '';
 CREATE TABLE IF NOT EXISTS settings (arn TEXT PRIMARY KEY, settings TEXT NOT NULL);
@@ -321,9 +321,9 @@ func (s *Store) DeleteVersions(ctx context.Context, smARN string) error {
 func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
 	ref := *r
 	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO execution_refs SELECT ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=?)
-			ON CONFLICT (exec_arn) DO UPDATE SET version_arn=excluded.version_arn, alias_arn=excluded.alias_arn`,
-			ref.ExecutionARN, ref.VersionARN, ref.AliasARN, ref.ExecutionARN)
+		_, err := tx.Exec(`INSERT INTO execution_refs SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=?)
+			ON CONFLICT (exec_arn) DO UPDATE SET version_arn=excluded.version_arn, alias_arn=excluded.alias_arn, trace_header=excluded.trace_header`,
+			ref.ExecutionARN, ref.VersionARN, ref.AliasARN, ref.TraceHeader, ref.ExecutionARN)
 		return err
 	})
 }
@@ -340,8 +340,8 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 	}
 	refs, err := query(ctx, s.db, func(row scanner) (*store.ExecutionRef, error) {
 		var r store.ExecutionRef
-		return &r, row.Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN)
-	}, `SELECT r.exec_arn, r.version_arn, r.alias_arn FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn
+		return &r, row.Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN, &r.TraceHeader)
+	}, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn
 		WHERE r.exec_arn IN (SELECT value FROM json_each(?))`, string(list))
 	for _, r := range refs {
 		out[r.ExecutionARN] = r

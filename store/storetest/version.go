@@ -172,7 +172,7 @@ func versions(t *testing.T, s store.Store) {
 
 	// Executions started from versions and aliases.
 	var execs []*store.Execution
-	for i, r := range []store.ExecutionRef{{VersionARN: v1.ARN, AliasARN: prod.ARN}, {VersionARN: v1.ARN}, {}, {VersionARN: v4.ARN}} {
+	for i, r := range []store.ExecutionRef{{VersionARN: v1.ARN, AliasARN: prod.ARN, TraceHeader: "Root=1"}, {VersionARN: v1.ARN}, {TraceHeader: "t"}, {VersionARN: v4.ARN}} {
 		e := exec("m", fmt.Sprint("x", i), i)
 		r.ExecutionARN = e.ARN
 		if err := vs.PutExecutionRef(ctx, &r); err != nil {
@@ -192,8 +192,8 @@ func versions(t *testing.T, s store.Store) {
 	}
 	arns := []string{execs[0].ARN, execs[1].ARN, execs[2].ARN, "arn:aws:states:us-east-1:1:execution:m:none"}
 	refs, err := vs.ExecutionRefs(ctx, arns)
-	if err != nil || len(refs) != 3 || *refs[execs[0].ARN] != (store.ExecutionRef{ExecutionARN: execs[0].ARN, VersionARN: v1.ARN, AliasARN: prod.ARN}) ||
-		refs[execs[1].ARN].VersionARN != v1.ARN || refs[execs[1].ARN].AliasARN != "" || refs[execs[2].ARN].VersionARN != "" {
+	if err != nil || len(refs) != 3 || *refs[execs[0].ARN] != (store.ExecutionRef{ExecutionARN: execs[0].ARN, VersionARN: v1.ARN, AliasARN: prod.ARN, TraceHeader: "Root=1"}) ||
+		refs[execs[1].ARN].VersionARN != v1.ARN || refs[execs[1].ARN].AliasARN != "" || refs[execs[2].ARN].VersionARN != "" || refs[execs[2].ARN].TraceHeader != "t" {
 		t.Fatalf("ExecutionRefs: %v %v", refs, err)
 	}
 	ekey := func(e *store.Execution) string { return e.Name }
@@ -319,7 +319,7 @@ func durableVersions(t *testing.T, open func(t *testing.T, dir string) store.Sto
 		t.Fatal(err)
 	}
 	e := exec("d", "e", 1)
-	if err := vs.PutExecutionRef(ctx, &store.ExecutionRef{ExecutionARN: e.ARN, VersionARN: v1.ARN, AliasARN: a.ARN}); err != nil {
+	if err := vs.PutExecutionRef(ctx, &store.ExecutionRef{ExecutionARN: e.ARN, VersionARN: v1.ARN, AliasARN: a.ARN, TraceHeader: "h"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 1, "RUNNING")); err != nil {
@@ -340,7 +340,7 @@ func durableVersions(t *testing.T, open func(t *testing.T, dir string) store.Sto
 	if got, err := vs.GetAlias(ctx, a.ARN); err != nil || !slices.Equal(got.Routes, a.Routes) {
 		t.Fatalf("alias after reopen: %+v %v", got, err)
 	}
-	if refs, err := vs.ExecutionRefs(ctx, []string{e.ARN}); err != nil || refs[e.ARN] == nil || refs[e.ARN].AliasARN != a.ARN {
+	if refs, err := vs.ExecutionRefs(ctx, []string{e.ARN}); err != nil || refs[e.ARN] == nil || refs[e.ARN].AliasARN != a.ARN || refs[e.ARN].TraceHeader != "h" {
 		t.Fatalf("reference after reopen: %v %v", refs, err)
 	}
 	if got, err := vs.GetSettings(ctx, sm("d").ARN); err != nil || got != `{"x":1}` {
