@@ -820,3 +820,38 @@ func (s *Service) putRef(ctx context.Context, st store.Store, execARN string, t 
 	}
 	return vs.PutExecutionRef(ctx, r)
 }
+
+// ExecutionSettings returns the settings of the state machine an
+// execution runs, and its revision when it is known: the version's for an
+// execution started from a version, else the state machine's current one
+// when the execution runs its current definition and role.
+func (s *Service) ExecutionSettings(ctx context.Context, e *store.Execution) (Settings, string, error) {
+	refs, err := s.ExecutionRefs(ctx, e)
+	if err != nil {
+		return Settings{}, "", err
+	}
+	if r := refs[e.ARN]; r != nil && r.VersionARN != "" {
+		vs, err := s.versioned(s.store)
+		if err != nil {
+			return Settings{}, "", err
+		}
+		if v, err := vs.GetVersion(ctx, r.VersionARN); err == nil {
+			st, err := decodeSettings(v.Settings)
+			return st, v.RevisionID, err
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return Settings{}, "", err
+		}
+	}
+	sm, err := s.store.GetStateMachine(ctx, e.StateMachineARN)
+	if errors.Is(err, store.ErrNotFound) {
+		return Settings{}, "", nil
+	}
+	if err != nil {
+		return Settings{}, "", err
+	}
+	st, err := s.Settings(ctx, sm.ARN)
+	if sm.Definition != e.Definition || sm.RoleARN != e.RoleARN {
+		return st, "", err
+	}
+	return st, sm.RevisionID, err
+}
