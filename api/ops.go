@@ -280,8 +280,8 @@ type executionDescription struct {
 	// DescribeExecution's only.
 	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
 	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
-	RedriveCount  *int   `json:"redriveCount,omitempty"`
-	RedriveStatus string `json:"redriveStatus,omitempty"`
+	RedriveCount           *int   `json:"redriveCount,omitempty"`
+	RedriveStatus          string `json:"redriveStatus,omitempty"`
 	// StartSyncExecution's only.
 	BillingDetails *billingDetails `json:"billingDetails,omitempty"`
 }
