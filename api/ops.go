@@ -278,12 +278,14 @@ type executionDescription struct {
 	Cause           string           `json:"cause,omitempty"`
 	TraceHeader     string           `json:"traceHeader,omitempty"`
 	// DescribeExecution's only.
-	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
-	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
-	RedriveCount           *int   `json:"redriveCount,omitempty"`
-	RedriveStatus          string `json:"redriveStatus,omitempty"`
+	RedriveCount  *int   `json:"redriveCount,omitempty"`
+	RedriveStatus string `json:"redriveStatus,omitempty"`
 	// StartSyncExecution's only.
 	BillingDetails *billingDetails `json:"billingDetails,omitempty"`
+
+	// DescribeExecution's only: what the execution was started from (version.go).
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
 }
 
 type includedDetails struct {
