@@ -134,7 +134,7 @@ func (s *Service) versioned(st store.Store) (store.Versioned, error) {
 func (s *Service) Settings(ctx context.Context, resource string) (Settings, error) {
 	vs, err := s.versioned(s.store)
 	if err != nil {
-		return Settings{}, err
+		return Settings{}, nil // a store without settings: every resource has the defaults
 	}
 	text, err := vs.GetSettings(ctx, resource)
 	if err != nil {
@@ -146,6 +146,9 @@ func (s *Service) Settings(ctx context.Context, resource string) (Settings, erro
 func (s *Service) putSettings(ctx context.Context, resource string, st Settings) error {
 	vs, err := s.versioned(s.store)
 	if err != nil {
+		if st.encode() == "" {
+			return nil // the defaults, which a store without settings gives
+		}
 		return err
 	}
 	return vs.PutSettings(ctx, resource, st.encode())
