@@ -64,11 +64,11 @@ func TestTerraformReplay(t *testing.T) {
 	smARN := aws.ToString(created.StateMachineArn)
 	type smState struct {
 		ARN, Definition, Name, Role, Revision, Version, Created, Description string
-		Type                                                               types.StateMachineType
-		Status                                                             types.StateMachineStatus
-		Tracing                                                            bool
-		Encryption                                                         types.EncryptionType
-		Tags                                                               map[string]string
+		Type                                                                 types.StateMachineType
+		Status                                                               types.StateMachineStatus
+		Tracing                                                              bool
+		Encryption                                                           types.EncryptionType
+		Tags                                                                 map[string]string
 	}
 	read := func() smState {
 		t.Helper()
