@@ -199,7 +199,7 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	if in.Definition == "" && in.RoleARN == "" && in.Tracing == nil && in.Encryption == nil && !in.Publish {
+	if in.Definition == "" && in.RoleARN == "" && in.Tracing == nil && in.Encryption == nil {
 		return nil, nil, errorf("MissingRequiredParameter", "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
 	}
 	if in.VersionDescription != "" && !in.Publish {
