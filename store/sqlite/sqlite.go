@@ -104,6 +104,8 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	refs atomic.Int32 // execution_refs has rows: 0 not known yet, 1 none, 2 some (version.go)
+
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
 	insExec, updExec, selExec *sql.Stmt

@@ -317,8 +317,18 @@ func (s *Store) DeleteVersions(ctx context.Context, smARN string) error {
 	})
 }
 
+// Whether execution_refs has rows (Store.refs): most servers never start
+// an execution from a version, an alias or with a trace header, and
+// DescribeExecution and ListExecutions then read no references at all.
+const (
+	refsUnknown = iota
+	refsNone
+	refsSome
+)
+
 // PutExecutionRef implements store.Versioned.
 func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
+	s.refs.Store(refsSome) // before the row exists: a reader may look for it too early, never miss it
 	ref := *r
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO execution_refs SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=?)
@@ -332,6 +342,35 @@ func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) erro
 func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*store.ExecutionRef, error) {
 	out := map[string]*store.ExecutionRef{}
 	if len(arns) == 0 {
+		return out, nil
+	}
+	switch s.refs.Load() {
+	case refsNone:
+		return out, nil
+	case refsUnknown:
+		var some bool
+		if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM execution_refs)`).Scan(&some); err != nil {
+			return nil, err
+		}
+		if !some {
+			s.refs.CompareAndSwap(refsUnknown, refsNone) // unless a PutExecutionRef came in between
+			if s.refs.Load() == refsNone {
+				return out, nil
+			}
+		}
+		s.refs.CompareAndSwap(refsUnknown, refsSome)
+	}
+	if len(arns) == 1 {
+		var r store.ExecutionRef
+		err := s.db.QueryRowContext(ctx, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r
+			WHERE r.exec_arn = ? AND EXISTS (SELECT 1 FROM executions WHERE arn = r.exec_arn)`, arns[0]).Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN, &r.TraceHeader)
+		if errors.Is(err, sql.ErrNoRows) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[r.ExecutionARN] = &r
 		return out, nil
 	}
 	list, err := json.Marshal(arns)
