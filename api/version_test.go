@@ -239,3 +239,29 @@ func TestAliasLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncExecutionOfVersion: StartSyncExecution runs the definition of
+// the version or alias it names.
+func TestSyncExecutionOfVersion(t *testing.T) {
+	c, _ := newClient(t, nil, nil)
+	ctx := context.Background()
+	created, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("x"), Type: types.StateMachineTypeExpress, RoleArn: aws.String(role),
+		Definition: aws.String(passDef("one")), Publish: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpdateStateMachine(ctx, &sfn.UpdateStateMachineInput{StateMachineArn: created.StateMachineArn, Definition: aws.String(passDef("two"))}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("a"),
+		RoutingConfiguration: []types.RoutingConfigurationListItem{{StateMachineVersionArn: created.StateMachineVersionArn, Weight: 100}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for arn, want := range map[string]string{aws.ToString(created.StateMachineArn): `"two"`, aws.ToString(created.StateMachineVersionArn): `"one"`, aws.ToString(a.StateMachineAliasArn): `"one"`} {
+		out, err := c.StartSyncExecution(ctx, &sfn.StartSyncExecutionInput{StateMachineArn: aws.String(arn), TraceHeader: aws.String("t")})
+		if err != nil || aws.ToString(out.Output) != want || aws.ToString(out.TraceHeader) != "t" {
+			t.Errorf("StartSyncExecution of %s: %+v %v, want output %s", arn, out, err, want)
+		}
+	}
+}

@@ -170,7 +170,11 @@ func versions(t *testing.T, s store.Store) {
 		t.Errorf("a deleted alias: %v", err)
 	}
 
-	// Executions started from versions and aliases.
+	// Executions started from versions and aliases. Asking before any
+	// reference exists finds none, and must not hide the later ones.
+	if refs, err := vs.ExecutionRefs(ctx, []string{exec("m", "x0", 0).ARN}); err != nil || len(refs) != 0 {
+		t.Fatalf("references before any was put: %v %v", refs, err)
+	}
 	var execs []*store.Execution
 	for i, r := range []store.ExecutionRef{{VersionARN: v1.ARN, AliasARN: prod.ARN, TraceHeader: "Root=1"}, {VersionARN: v1.ARN}, {TraceHeader: "t"}, {VersionARN: v4.ARN}} {
 		e := exec("m", fmt.Sprint("x", i), i)
