@@ -198,8 +198,8 @@ func (h *Handler) listStateMachineAliases(ctx context.Context, body []byte) (any
 	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
 }
 
-// withRefs adds to executions' answers the version and alias they were
-// started from.
+// refsOf reads what executions were started from (version, alias, trace
+// header), for their answers.
 func (h *Handler) refsOf(ctx context.Context, list ...*store.Execution) (map[string]*store.ExecutionRef, error) {
 	refs, err := h.svc.ExecutionRefs(ctx, list...)
 	if err != nil {
