@@ -65,6 +65,13 @@ func New(svc *service.Service, log *slog.Logger) *Handler {
 		"DeleteStateMachine":               h.deleteStateMachine,
 		"ListStateMachines":                h.listStateMachines,
 		"ListStateMachineVersions":         h.listStateMachineVersions,
+		"PublishStateMachineVersion":       h.publishStateMachineVersion,
+		"DeleteStateMachineVersion":        h.deleteStateMachineVersion,
+		"CreateStateMachineAlias":          h.createStateMachineAlias,
+		"DescribeStateMachineAlias":        h.describeStateMachineAlias,
+		"UpdateStateMachineAlias":          h.updateStateMachineAlias,
+		"DeleteStateMachineAlias":          h.deleteStateMachineAlias,
+		"ListStateMachineAliases":          h.listStateMachineAliases,
 		"DescribeStateMachineForExecution": h.describeStateMachineForExecution,
 		"StartExecution":                   h.startExecution,
 		"StartSyncExecution":               h.startSyncExecution,
@@ -147,6 +154,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string
 	}
 	if len(body) == 0 {
 		body = []byte("{}")
+	}
+	if err := checkRefused(name, body); err != nil {
+		return op, writeError(w, err)
 	}
 	out, err := fn(r.Context(), body)
 	if err != nil {

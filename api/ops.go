@@ -17,9 +17,7 @@ type loggingConfiguration struct {
 	IncludeExecutionData bool   `json:"includeExecutionData"`
 }
 
-type tracingConfiguration struct {
-	Enabled bool `json:"enabled"`
-}
+type tracingConfiguration = service.Tracing
 
 func required(name, v string) error {
 	if v == "" {
@@ -35,6 +33,11 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 		RoleArn    string `json:"roleArn"`
 		Type       string `json:"type"`
 		Tags       []tag  `json:"tags"`
+		// Versions and settings (version.go).
+		TracingConfiguration    *tracingConfiguration    `json:"tracingConfiguration"`
+		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
+		Publish                 bool                     `json:"publish"`
+		VersionDescription      string                   `json:"versionDescription"`
 	}
 	if err := decode(body, &in); err != nil {
 		return nil, err
@@ -44,11 +47,16 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 			return nil, err
 		}
 	}
-	sm, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags)})
+	sm, v, err := h.svc.CreateStateMachinePublished(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
+		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"stateMachineArn": sm.ARN, "creationDate": epoch(sm.Created)}, nil
+	out := map[string]any{"stateMachineArn": sm.ARN, "creationDate": epoch(sm.Created)}
+	if v != nil {
+		out["stateMachineVersionArn"] = v.ARN
+	}
+	return out, nil
 }
 
 func arnOnly(body []byte, field string) (string, error) {
@@ -61,26 +69,9 @@ func arnOnly(body []byte, field string) (string, error) {
 }
 
 func (h *Handler) describeStateMachine(ctx context.Context, body []byte) (any, error) {
-	arn, err := arnOnly(body, "stateMachineArn")
-	if err != nil {
-		return nil, err
-	}
-	sm, err := h.svc.GetStateMachine(ctx, arn)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]any{
-		"stateMachineArn": sm.ARN, "name": sm.Name, "status": "ACTIVE", "definition": sm.Definition,
-		"roleArn": sm.RoleARN, "type": sm.Type, "creationDate": epoch(sm.Created), "revisionId": sm.RevisionID,
-		"loggingConfiguration": loggingConfiguration{Level: "OFF"}, "tracingConfiguration": tracingConfiguration{},
-	}, nil
-}
-
-func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
 		StateMachineArn string `json:"stateMachineArn"`
-		Definition      string `json:"definition"`
-		RoleArn         string `json:"roleArn"`
+		IncludedData    string `json:"includedData"`
 	}
 	if err := decode(body, &in); err != nil {
 		return nil, err
@@ -88,11 +79,73 @@ func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, err
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return nil, err
 	}
-	sm, err := h.svc.UpdateStateMachine(ctx, in.StateMachineArn, in.Definition, in.RoleArn)
+	metadataOnly, err := includedData(in.IncludedData)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"updateDate": epoch(sm.Updated), "revisionId": sm.RevisionID}, nil
+	sm, v, settings, err := h.svc.DescribeStateMachine(ctx, in.StateMachineArn)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{
+		"stateMachineArn": sm.ARN, "name": sm.Name, "status": "ACTIVE", "definition": sm.Definition,
+		"roleArn": sm.RoleARN, "type": sm.Type, "creationDate": epoch(sm.Created), "revisionId": sm.RevisionID,
+		"loggingConfiguration": loggingConfiguration{Level: "OFF"},
+	}
+	if v != nil { // a version: its own definition, role, revision and creation
+		out["stateMachineArn"], out["definition"], out["roleArn"], out["revisionId"], out["creationDate"] = v.ARN, v.Definition, v.RoleARN, v.RevisionID, epoch(v.Created)
+		if v.Description != "" {
+			out["description"] = v.Description
+		}
+	}
+	describeSettings(out, settings, metadataOnly)
+	return out, nil
+}
+
+// describeSettings adds a state machine's tracing and encryption
+// configurations and its variable references to a Describe answer, and
+// leaves its definition out when only metadata is asked for.
+func describeSettings(out map[string]any, st service.Settings, metadataOnly bool) {
+	out["tracingConfiguration"] = st.TracingOf()
+	out["encryptionConfiguration"] = st.EncryptionOf()
+	if metadataOnly { // as AWS answers it: the definition is required
+		out["definition"] = "{}"
+		return
+	}
+	if def, ok := out["definition"].(string); ok {
+		if refs := service.VariableReferences(def); len(refs) > 0 {
+			out["variableReferences"] = refs
+		}
+	}
+}
+
+func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		StateMachineArn string `json:"stateMachineArn"`
+		Definition      string `json:"definition"`
+		RoleArn         string `json:"roleArn"`
+		// Versions and settings (version.go).
+		TracingConfiguration    *tracingConfiguration    `json:"tracingConfiguration"`
+		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
+		Publish                 bool                     `json:"publish"`
+		VersionDescription      string                   `json:"versionDescription"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
+		return nil, err
+	}
+	sm, v, err := h.svc.UpdateStateMachineWith(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: in.Definition, RoleARN: in.RoleArn,
+		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"updateDate": epoch(sm.Updated), "revisionId": sm.RevisionID}
+	if v != nil {
+		out["stateMachineVersionArn"] = v.ARN
+	}
+	return out, nil
 }
 
 func (h *Handler) deleteStateMachine(ctx context.Context, body []byte) (any, error) {
@@ -144,30 +197,38 @@ func listPage[T, I any](body []byte, in any, page *listInput, key string, list f
 	return withNextToken(map[string]any{key: items}, next), nil
 }
 
-func (h *Handler) listStateMachineVersions(ctx context.Context, body []byte) (any, error) {
-	arn, err := arnOnly(body, "stateMachineArn")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := h.svc.GetStateMachine(ctx, arn); err != nil {
-		return nil, err
-	}
-	return map[string]any{"stateMachineVersions": []any{}}, nil
-}
-
 func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []byte) (any, error) {
-	arn, err := arnOnly(body, "executionArn")
+	var in struct {
+		ExecutionArn string `json:"executionArn"`
+		IncludedData string `json:"includedData"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("executionArn", in.ExecutionArn); err != nil {
+		return nil, err
+	}
+	metadataOnly, err := includedData(in.IncludedData)
 	if err != nil {
 		return nil, err
 	}
-	e, err := h.svc.DescribeExecution(ctx, arn)
+	e, err := h.svc.DescribeExecution(ctx, in.ExecutionArn)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{
+	out := map[string]any{
 		"stateMachineArn": e.StateMachineARN, "name": e.StateMachineName, "definition": e.Definition, "roleArn": e.RoleARN,
-		"updateDate": epoch(e.Started), "loggingConfiguration": loggingConfiguration{Level: "OFF"}, "tracingConfiguration": tracingConfiguration{},
-	}, nil
+		"updateDate": epoch(e.Started), "loggingConfiguration": loggingConfiguration{Level: "OFF"},
+	}
+	settings, revision, err := h.svc.ExecutionSettings(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if revision != "" {
+		out["revisionId"] = revision
+	}
+	describeSettings(out, settings, metadataOnly)
+	return out, nil
 }
 
 type startInput struct {
@@ -185,7 +246,7 @@ func (h *Handler) start(ctx context.Context, body []byte) (service.StartInput, e
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return service.StartInput{}, err
 	}
-	return service.StartInput{StateMachineARN: in.StateMachineArn, Name: in.Name, Input: in.Input}, nil
+	return service.StartInput{StateMachineARN: in.StateMachineArn, Name: in.Name, Input: in.Input, TraceHeader: in.TraceHeader}, nil
 }
 
 func (h *Handler) startExecution(ctx context.Context, body []byte) (any, error) {
@@ -209,17 +270,22 @@ type executionDescription struct {
 	Status          string           `json:"status"`
 	StartDate       *float64         `json:"startDate"`
 	StopDate        *float64         `json:"stopDate,omitempty"`
-	Input           string           `json:"input"`
+	Input           string           `json:"input,omitempty"`
 	InputDetails    includedDetails  `json:"inputDetails"`
 	Output          *string          `json:"output,omitempty"`
 	OutputDetails   *includedDetails `json:"outputDetails,omitempty"`
 	Error           string           `json:"error,omitempty"`
 	Cause           string           `json:"cause,omitempty"`
+	TraceHeader     string           `json:"traceHeader,omitempty"`
 	// DescribeExecution's only.
 	RedriveCount  *int   `json:"redriveCount,omitempty"`
 	RedriveStatus string `json:"redriveStatus,omitempty"`
 	// StartSyncExecution's only.
 	BillingDetails *billingDetails `json:"billingDetails,omitempty"`
+
+	// DescribeExecution's only: what the execution was started from (version.go).
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
 }
 
 type includedDetails struct {
@@ -229,6 +295,12 @@ type includedDetails struct {
 type billingDetails struct {
 	BilledMemoryUsedInMB         int `json:"billedMemoryUsedInMB"`
 	BilledDurationInMilliseconds int `json:"billedDurationInMilliseconds"`
+}
+
+// withoutData leaves out the input and output (includedData
+// METADATA_ONLY).
+func (d *executionDescription) withoutData() {
+	d.Input, d.InputDetails, d.Output, d.OutputDetails = "", includedDetails{false}, nil, nil
 }
 
 func executionOutput(e *store.Execution) *executionDescription {
@@ -242,6 +314,16 @@ func executionOutput(e *store.Execution) *executionDescription {
 }
 
 func (h *Handler) startSyncExecution(ctx context.Context, body []byte) (any, error) {
+	var data struct {
+		IncludedData string `json:"includedData"`
+	}
+	if err := decode(body, &data); err != nil {
+		return nil, err
+	}
+	metadataOnly, err := includedData(data.IncludedData)
+	if err != nil {
+		return nil, err
+	}
 	in, err := h.start(ctx, body)
 	if err != nil {
 		return nil, err
@@ -251,20 +333,44 @@ func (h *Handler) startSyncExecution(ctx context.Context, body []byte) (any, err
 		return nil, err
 	}
 	out := executionOutput(e)
+	out.TraceHeader = in.TraceHeader
+	if metadataOnly {
+		out.withoutData()
+	}
 	out.BillingDetails = &billingDetails{BilledMemoryUsedInMB: 64, BilledDurationInMilliseconds: 100}
 	return out, nil
 }
 
 func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, error) {
-	arn, err := arnOnly(body, "executionArn")
+	var in struct {
+		ExecutionArn string `json:"executionArn"`
+		IncludedData string `json:"includedData"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("executionArn", in.ExecutionArn); err != nil {
+		return nil, err
+	}
+	metadataOnly, err := includedData(in.IncludedData)
 	if err != nil {
 		return nil, err
 	}
-	e, err := h.svc.DescribeExecution(ctx, arn)
+	e, err := h.svc.DescribeExecution(ctx, in.ExecutionArn)
 	if err != nil {
 		return nil, err
 	}
 	out := executionOutput(e)
+	refs, err := h.refsOf(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	if r := refs[e.ARN]; r != nil {
+		out.StateMachineVersionArn, out.StateMachineAliasArn, out.TraceHeader = r.VersionARN, r.AliasARN, r.TraceHeader
+	}
+	if metadataOnly {
+		out.withoutData()
+	}
 	out.RedriveCount, out.RedriveStatus = new(int), "NOT_REDRIVABLE"
 	return out, nil
 }
@@ -275,11 +381,20 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		StateMachineArn string `json:"stateMachineArn"`
 		StatusFilter    string `json:"statusFilter"`
 	}
+	var refs map[string]*store.ExecutionRef
 	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
-		return h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
+		list, next, err := h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
+		if err == nil {
+			refs, err = h.refsOf(ctx, list...)
+		}
+		return list, next, err
 	}, func(e *store.Execution) executionItem {
-		return executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
+		it := executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
 			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped)}
+		if r := refs[e.ARN]; r != nil {
+			it.StateMachineVersionArn, it.StateMachineAliasArn = r.VersionARN, r.AliasARN
+		}
+		return it
 	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
 }
 
@@ -291,6 +406,9 @@ type executionItem struct {
 	Status          string   `json:"status"`
 	StartDate       *float64 `json:"startDate"`
 	StopDate        *float64 `json:"stopDate,omitempty"`
+	// Versions and aliases (version.go).
+	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
 }
 
 func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {
@@ -357,11 +475,31 @@ func (h *Handler) validateDefinition(ctx context.Context, body []byte) (any, err
 	if e := validate.CheckDefinitionLength("definition", in.Definition); e != nil {
 		return nil, validation("%s", e.Message)
 	}
+	switch in.Type {
+	case "", validate.Standard, validate.Express:
+	default:
+		return nil, validation("1 validation error detected: Value '%s' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]", in.Type)
+	}
+	switch in.Severity {
+	case "", "ERROR", "WARNING":
+	default:
+		return nil, validation("1 validation error detected: Value '%s' at 'severity' failed to satisfy constraint: Member must satisfy enum value set: [ERROR, WARNING]", in.Severity)
+	}
+	if in.MaxResults < 0 || in.MaxResults > 100 {
+		return nil, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 100 and greater than or equal to 0", in.MaxResults)
+	}
 	r := validate.Definition([]byte(in.Definition), in.Type)
-	if in.Severity == "ERROR" {
+	if in.Severity != "WARNING" { // AWS's default is ERROR: warnings only when asked for
 		r.Diagnostics = r.Diagnostics.Errors()
 	}
-	return json.RawMessage(value.String(validate.Response(r))), nil
+	out := validate.Response(r)
+	if list, ok := out.Get("diagnostics"); ok && in.MaxResults > 0 {
+		if l := list.([]any); len(l) > in.MaxResults {
+			out.Set("diagnostics", l[:in.MaxResults])
+			out.Set("truncated", true)
+		}
+	}
+	return json.RawMessage(value.String(out)), nil
 }
 
 func (h *Handler) tagResource(ctx context.Context, body []byte) (any, error) {

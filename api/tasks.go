@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 )
 
@@ -12,8 +13,9 @@ var activityWait = 60 * time.Second
 
 func (h *Handler) createActivity(ctx context.Context, body []byte) (any, error) {
 	var in struct {
-		Name string `json:"name"`
-		Tags []tag  `json:"tags"`
+		Name                    string                   `json:"name"`
+		Tags                    []tag                    `json:"tags"`
+		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
 	}
 	if err := decode(body, &in); err != nil {
 		return nil, err
@@ -21,7 +23,7 @@ func (h *Handler) createActivity(ctx context.Context, body []byte) (any, error) 
 	if err := required("name", in.Name); err != nil {
 		return nil, err
 	}
-	a, err := h.svc.CreateActivity(ctx, in.Name)
+	a, err := h.svc.CreateActivityWith(ctx, service.ActivityInput{Name: in.Name, Tags: tagMap(in.Tags), Encryption: in.EncryptionConfiguration})
 	if err != nil {
 		return nil, err
 	}
@@ -33,11 +35,11 @@ func (h *Handler) describeActivity(ctx context.Context, body []byte) (any, error
 	if err != nil {
 		return nil, err
 	}
-	a, err := h.svc.DescribeActivity(ctx, arn)
+	a, settings, err := h.svc.DescribeActivityWith(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created)}, nil
+	return map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created), "encryptionConfiguration": settings.EncryptionOf()}, nil
 }
 
 func (h *Handler) deleteActivity(ctx context.Context, body []byte) (any, error) {

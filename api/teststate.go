@@ -18,6 +18,7 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 		StateName       string `json:"stateName"`
 		Context         string `json:"context"`
 		RevealSecrets   bool   `json:"revealSecrets"`
+		RoleArn         string `json:"roleArn"` // accepted as for a state machine: stepd assumes no IAM role
 		Config          *struct {
 			RetrierRetryCount        int    `json:"retrierRetryCount"`
 			MapIterationFailureCount *int   `json:"mapIterationFailureCount"`

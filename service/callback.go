@@ -70,7 +70,7 @@ func (s *Service) DeleteActivity(ctx context.Context, arn string) error {
 	if err := s.store.DeleteActivity(ctx, arn); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return nil
+	return s.putSettings(ctx, arn, Settings{}) // its tags and encryption (version.go)
 }
 
 // ListActivities lists activities by name.

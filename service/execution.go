@@ -25,10 +25,17 @@ import (
 // execution.
 func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
 	smARN, testCase, _ := strings.Cut(in.StateMachineARN, "#")
-	sm, err := s.GetStateMachine(ctx, smARN)
+	if err := checkARN(smARN, arn.StateMachine); err != nil {
+		return nil, err
+	}
+	t, err := s.resolve(ctx, smARN, true)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTraceHeader(in.TraceHeader); err != nil {
+		return nil, err
+	}
+	sm := t.running()
 	if in.Name == "" {
 		in.Name = uuid.New()
 	}
@@ -72,6 +79,9 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	// answered before the first state is evaluated.
 	info.Defer = true
 	first := d.Start(info, inputVal, now)
+	if err := s.putRef(ctx, st, e.ARN, t, in.TraceHeader); err != nil {
+		return nil, err
+	}
 	if err := st.CreateExecution(ctx, e, first); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := st.GetExecution(ctx, execARN)
@@ -93,11 +103,15 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 // StartSyncExecution runs an Express execution to completion and returns
 // it with its final history.
 func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
-	sm, err := s.GetStateMachine(ctx, strings.SplitN(in.StateMachineARN, "#", 2)[0])
+	smARN := strings.SplitN(in.StateMachineARN, "#", 2)[0]
+	if err := checkARN(smARN, arn.StateMachine); err != nil {
+		return nil, err
+	}
+	t, err := s.resolve(ctx, smARN, false)
 	if err != nil {
 		return nil, err
 	}
-	if sm.Type != "EXPRESS" {
+	if t.sm.Type != "EXPRESS" {
 		return nil, errorf("StateMachineTypeNotSupported", "This operation is not supported by this type of state machine")
 	}
 	e, err := s.StartExecution(ctx, in)
@@ -535,10 +549,14 @@ func (s *Service) DescribeExecution(ctx context.Context, arn string) (*store.Exe
 
 // ListExecutions lists a state machine's executions, newest first.
 func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page store.Page) ([]*store.Execution, string, error) {
-	sm, err := s.GetStateMachine(ctx, smARN)
+	if err := checkARN(smARN, arn.StateMachine); err != nil {
+		return nil, "", err
+	}
+	t, err := s.resolve(ctx, smARN, false)
 	if err != nil {
 		return nil, "", err
 	}
+	sm := t.sm
 	switch status {
 	case "", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE":
 	default:
@@ -548,7 +566,15 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 	if sm.Type == "EXPRESS" {
 		st = s.express
 	}
-	list, next, err := st.ListExecutions(ctx, smARN, status, page)
+	var list []*store.Execution
+	var next string
+	if t.version == nil {
+		list, next, err = st.ListExecutions(ctx, smARN, status, page)
+	} else if vs, verr := s.versioned(st); verr != nil {
+		err = verr
+	} else {
+		list, next, err = vs.ListExecutionsOf(ctx, smARN, status, page)
+	}
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
 	}

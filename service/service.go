@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -238,6 +239,11 @@ func (s *Service) program(def string) (*interp.Program, error) {
 type StateMachineInput struct {
 	Name, Definition, RoleARN, Type string
 	Tags                            map[string]string
+	Tracing                         *Tracing    // nil: disabled
+	Encryption                      *Encryption // nil: AWS_OWNED_KEY
+	// Publish and VersionDescription: see CreateStateMachinePublished.
+	Publish            bool
+	VersionDescription string
 }
 
 // CreateStateMachine validates and stores a state machine. Creating one
@@ -262,6 +268,13 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 	if err := checkRole(in.RoleARN); err != nil {
 		return nil, err
 	}
+	if err := CheckEncryption(in.Encryption); err != nil {
+		return nil, err
+	}
+	if err := checkTags(in.Tags); err != nil {
+		return nil, err
+	}
+	settings := Settings{Tracing: in.Tracing, Encryption: in.Encryption}
 	now := s.clock.Now()
 	sm := &store.StateMachine{ARN: s.scope().StateMachine(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
 		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags}
@@ -269,10 +282,15 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := s.store.GetStateMachine(ctx, sm.ARN)
 			if gerr == nil && old.Definition == in.Definition && old.RoleARN == in.RoleARN && old.Type == in.Type {
-				return old, nil
+				if st, serr := s.Settings(ctx, old.ARN); serr == nil && st.same(settings) {
+					return old, nil
+				}
 			}
 			return nil, errorf("StateMachineAlreadyExists", "State Machine Already Exists: '%s'", sm.ARN)
 		}
+		return nil, err
+	}
+	if err := s.putSettings(ctx, sm.ARN, settings); err != nil {
 		return nil, err
 	}
 	return sm, nil
@@ -352,11 +370,14 @@ func (s *Service) DeleteStateMachine(ctx context.Context, arn string) error {
 	if err := checkARN(arn, "stateMachine"); err != nil {
 		return err
 	}
-	err := s.store.DeleteStateMachine(ctx, arn)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
+	if err := checkUnqualified("DeleteStateMachine", arn); err != nil {
+		return err
 	}
-	return err
+	err := s.store.DeleteStateMachine(ctx, arn)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return s.forgetVersions(ctx, arn)
 }
 
 // ListStateMachines lists state machines.
@@ -370,6 +391,10 @@ func (s *Service) ListStateMachines(ctx context.Context, page store.Page) ([]*st
 
 // Tag adds tags to a state machine.
 func (s *Service) Tag(ctx context.Context, arn string, tags map[string]string) error {
+	if isActivity(arn) {
+		_, err := s.activityTags(ctx, arn, func(m map[string]string) { maps.Copy(m, tags) })
+		return err
+	}
 	sm, err := s.taggable(ctx, arn)
 	if err != nil {
 		return err
@@ -380,11 +405,22 @@ func (s *Service) Tag(ctx context.Context, arn string, tags map[string]string) e
 	for k, v := range tags {
 		sm.Tags[k] = v
 	}
+	if err := checkTags(sm.Tags); err != nil {
+		return err
+	}
 	return s.store.UpdateStateMachine(ctx, sm)
 }
 
 // Untag removes tags from a state machine.
 func (s *Service) Untag(ctx context.Context, arn string, keys []string) error {
+	if isActivity(arn) {
+		_, err := s.activityTags(ctx, arn, func(m map[string]string) {
+			for _, k := range keys {
+				delete(m, k)
+			}
+		})
+		return err
+	}
 	sm, err := s.taggable(ctx, arn)
 	if err != nil {
 		return err
@@ -397,6 +433,9 @@ func (s *Service) Untag(ctx context.Context, arn string, keys []string) error {
 
 // Tags lists a state machine's tags.
 func (s *Service) Tags(ctx context.Context, arn string) (map[string]string, error) {
+	if isActivity(arn) {
+		return s.activityTags(ctx, arn, nil)
+	}
 	sm, err := s.taggable(ctx, arn)
 	if err != nil {
 		return nil, err
@@ -420,6 +459,7 @@ type StartInput struct {
 	StateMachineARN string // may end in #TestCase (Step Functions Local mocks)
 	Name            string
 	Input           string
+	TraceHeader     string // kept and returned by DescribeExecution (stepd sends no traces)
 	// Again marks a start that may have happened before (a parent's
 	// nested start run again after a restart): an execution with the same
 	// name and input is returned even when it has ended.

@@ -31,6 +31,8 @@ type Store struct {
 	finished []*execution
 	head     int
 	dropped  int
+
+	v versions // versions, aliases, execution references, settings (version.go)
 }
 
 type execution struct {

@@ -61,6 +61,23 @@ CREATE INDEX activity_tasks_by_activity ON activity_tasks (activity_arn, id);
 	`
 ALTER TABLE step_log ADD COLUMN wake BIGINT NOT NULL DEFAULT 0;
 `,
+	// versions: state machine versions and aliases, what each execution
+	// was started from, and resources' settings (version.go).
+	`
+CREATE TABLE versions (
+	arn TEXT PRIMARY KEY, sm_arn TEXT NOT NULL, number BIGINT NOT NULL, definition TEXT NOT NULL, role_arn TEXT NOT NULL,
+	type TEXT NOT NULL, revision TEXT NOT NULL, description TEXT NOT NULL, settings TEXT NOT NULL, created BIGINT NOT NULL,
+	UNIQUE (sm_arn, number));
+CREATE TABLE version_numbers (sm_arn TEXT PRIMARY KEY, last BIGINT NOT NULL);
+CREATE TABLE aliases (
+	arn TEXT PRIMARY KEY, sm_arn TEXT NOT NULL, name TEXT COLLATE "C" NOT NULL, description TEXT NOT NULL, routes TEXT NOT NULL,
+	created BIGINT NOT NULL, updated BIGINT NOT NULL);
+CREATE INDEX aliases_by_machine ON aliases (sm_arn, name);
+CREATE TABLE execution_refs (exec_arn TEXT PRIMARY KEY, version_arn TEXT NOT NULL, alias_arn TEXT NOT NULL, trace_header TEXT NOT NULL);
+CREATE INDEX execution_refs_by_version ON execution_refs (version_arn) WHERE version_arn <> '';
+CREATE INDEX execution_refs_by_alias ON execution_refs (alias_arn) WHERE alias_arn <> '';
+CREATE TABLE settings (arn TEXT PRIMARY KEY, settings TEXT NOT NULL);
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

@@ -104,6 +104,8 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
+	refs atomic.Int32 // execution_refs has rows: 0 not known yet, 1 none, 2 some (version.go)
+
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
 	insExec, updExec, selExec *sql.Stmt
@@ -255,6 +257,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // event id) into it.
 func migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, versionSchema); err != nil { // version.go
 		return err
 	}
 	// step_log before Step.Wake.

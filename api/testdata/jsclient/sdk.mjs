@@ -1,13 +1,16 @@
 // The AWS SDK for JavaScript v3's SFN client, configured as the README says
 // (an endpoint and disableHostPrefix), through the operations a program
 // uses: state machines, Standard and Express executions, history, TestState,
-// validation, tags, activities, and AWS's error codes. Usage: node sdk.mjs URL
+// validation, tags, activities, versions and aliases, and AWS's error codes. Usage: node sdk.mjs URL
 import assert from "node:assert/strict";
 import {
   SFNClient, CreateStateMachineCommand, StartExecutionCommand, StartSyncExecutionCommand, DescribeExecutionCommand,
   GetExecutionHistoryCommand, ListExecutionsCommand, TestStateCommand, DescribeStateMachineCommand, ListStateMachinesCommand,
   StopExecutionCommand, CreateActivityCommand, GetActivityTaskCommand, SendTaskSuccessCommand, SendTaskFailureCommand,
   ValidateStateMachineDefinitionCommand, TagResourceCommand, ListTagsForResourceCommand, DeleteStateMachineCommand,
+  UpdateStateMachineCommand, PublishStateMachineVersionCommand, ListStateMachineVersionsCommand, DeleteStateMachineVersionCommand,
+  CreateStateMachineAliasCommand, DescribeStateMachineAliasCommand, UpdateStateMachineAliasCommand, ListStateMachineAliasesCommand,
+  DeleteStateMachineAliasCommand,
 } from "@aws-sdk/client-sfn";
 
 const c = new SFNClient({
@@ -114,3 +117,29 @@ const names = (await c.send(new ListStateMachinesCommand({}))).stateMachines.map
 assert.deepEqual(names, ["js", "jsa", "jsx"]);
 await c.send(new DeleteStateMachineCommand({ stateMachineArn: sm.stateMachineArn }));
 step("ListStateMachines, DeleteStateMachine");
+
+// Versions and aliases: publish on create and update, an alias's
+// executions record the version they ran, a routed version cannot be
+// deleted.
+const pass = (r) => def({ P: { Type: "Pass", Result: r, End: true } });
+const vsm = await c.send(new CreateStateMachineCommand({ name: "jsv", roleArn: role, definition: pass("one"), publish: true }));
+assert.equal(vsm.stateMachineVersionArn, vsm.stateMachineArn + ":1");
+const up = await c.send(new UpdateStateMachineCommand({ stateMachineArn: vsm.stateMachineArn, definition: pass("two"), publish: true, versionDescription: "second" }));
+assert.equal(up.stateMachineVersionArn, vsm.stateMachineArn + ":2");
+assert.equal((await c.send(new PublishStateMachineVersionCommand({ stateMachineArn: vsm.stateMachineArn }))).stateMachineVersionArn, up.stateMachineVersionArn);
+const vl = await c.send(new ListStateMachineVersionsCommand({ stateMachineArn: vsm.stateMachineArn }));
+assert.deepEqual(vl.stateMachineVersions.map((x) => x.stateMachineVersionArn), [up.stateMachineVersionArn, vsm.stateMachineVersionArn]);
+const al = await c.send(new CreateStateMachineAliasCommand({ name: "live", routingConfiguration: [{ stateMachineVersionArn: vsm.stateMachineVersionArn, weight: 100 }] }));
+await c.send(new UpdateStateMachineAliasCommand({ stateMachineAliasArn: al.stateMachineAliasArn, routingConfiguration: [{ stateMachineVersionArn: up.stateMachineVersionArn, weight: 100 }] }));
+const da = await c.send(new DescribeStateMachineAliasCommand({ stateMachineAliasArn: al.stateMachineAliasArn }));
+assert.deepEqual(da.routingConfiguration, [{ stateMachineVersionArn: up.stateMachineVersionArn, weight: 100 }]);
+assert.equal((await c.send(new ListStateMachineAliasesCommand({ stateMachineArn: vsm.stateMachineArn }))).stateMachineAliases.length, 1);
+const vex = await c.send(new StartExecutionCommand({ stateMachineArn: al.stateMachineAliasArn }));
+const vd = await finished(vex.executionArn);
+assert.equal(vd.output, '"two"');
+assert.equal(vd.stateMachineVersionArn, up.stateMachineVersionArn);
+assert.equal(vd.stateMachineAliasArn, al.stateMachineAliasArn);
+await rejects(new DeleteStateMachineVersionCommand({ stateMachineVersionArn: up.stateMachineVersionArn }), "ConflictException", 400);
+await c.send(new DeleteStateMachineAliasCommand({ stateMachineAliasArn: al.stateMachineAliasArn }));
+await c.send(new DeleteStateMachineVersionCommand({ stateMachineVersionArn: up.stateMachineVersionArn }));
+step("versions and aliases");
