@@ -66,6 +66,11 @@ var v1Names = map[string]struct{ prefix, exception, service string }{
 	"sqs":      {"SQS", "AmazonSQSException", "AmazonSQS"},
 	"sns":      {"SNS", "AmazonSNSException", "AmazonSNS"},
 	"events":   {"EventBridge", "AmazonEventBridgeException", "AmazonEventBridge"},
+	"ecs":       {"ECS", "AmazonECSException", "AmazonECS"},
+	"batch":     {"Batch", "AWSBatchException", "AWSBatch"},
+	"glue":      {"Glue", "AWSGlueException", "AWSGlue"},
+	"codebuild": {"CodeBuild", "AWSCodeBuildException", "AWSCodeBuild"},
+	"athena":    {"Athena", "AmazonAthenaException", "AmazonAthena"},
 }
 
 func firstHeader(h http.Header, names ...string) string {
