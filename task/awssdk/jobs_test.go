@@ -212,6 +212,12 @@ func TestJobsSync(t *testing.T) {
 			if got := get(t, out, c.path); got != c.want {
 				t.Errorf("%s = %v, want %s; output %s", c.path, got, c.want, value.String(out))
 			}
+			if strings.HasPrefix(c.resource, "athena:") {
+				// Times as the AWS SDK for Java 1.x writes them: epoch milliseconds.
+				if _, isNum := get(t, out, "QueryExecution.Status.SubmissionDateTime").(value.Number); !isNum {
+					t.Errorf("SubmissionDateTime is not epoch milliseconds: %s", value.String(out))
+				}
+			}
 			if strings.Contains(value.String(out), "SdkHttpMetadata") {
 				t.Errorf("the .sync output carries the start call's metadata: %s", value.String(out))
 			}
