@@ -3,6 +3,7 @@ package awssdk_test
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,9 @@ import (
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/internal/awstest"
 	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/awssdk"
 	"github.com/stepd/stepd/value"
@@ -355,5 +358,80 @@ func TestJobsSyncResume(t *testing.T) {
 	}
 	if n := len(asList(get(t, ok(t, call(t, inv, states+"aws-sdk:ecs:listTasks", `{"Cluster":"resume"}`)), "TaskArns"))); n != 1 {
 		t.Errorf("%d tasks after the resumed run, want the one", n)
+	}
+}
+
+// TestJobsSyncServiceRestart: stepd serve's service on a SQLite file is
+// closed while an ecs:runTask.sync state waits for its task, and a new
+// service on the same file resumes the execution: it waits for the task
+// the first one started (still running: a shutdown stops no job) and
+// starts none.
+func TestJobsSyncServiceRestart(t *testing.T) {
+	inv, url := motoInvoker(t)
+	ok(t, call(t, inv, states+"aws-sdk:ecs:createCluster", `{"ClusterName":"restart"}`))
+	ok(t, call(t, inv, states+"aws-sdk:ecs:registerTaskDefinition", `{"Family":"work","ContainerDefinitions":[{"Name":"app","Image":"busybox","Memory":128}]}`))
+	slow(t, url, "ecs::task", 1000000)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "stepd.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(service.Config{Store: st, Invoker: inv})
+	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "jobs", RoleARN: "arn:aws:iam::123456789012:role/r",
+		Definition: `{"StartAt":"Run","States":{"Run":{"Type":"Task","Resource":"arn:aws:states:::ecs:runTask.sync","Parameters":{"Cluster":"restart","TaskDefinition":"work","LaunchType":"FARGATE"},"End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, func() (bool, string) {
+		evs, _, err := svc.History(ctx, e.ARN, "", 100, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var types []string
+		for _, ev := range evs {
+			types = append(types, ev.Type)
+		}
+		return strings.Contains(strings.Join(types, " "), "TaskSubmitted"), strings.Join(types, " ")
+	}, "no TaskSubmitted")
+	svc.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	arns := asList(get(t, ok(t, call(t, inv, states+"aws-sdk:ecs:listTasks", `{"Cluster":"restart"}`)), "TaskArns"))
+	if len(arns) != 1 {
+		t.Fatalf("%d tasks started", len(arns))
+	}
+	desc := ok(t, call(t, inv, states+"aws-sdk:ecs:describeTasks", `{"Cluster":"restart","Tasks":["`+arns[0].(string)+`"]}`))
+	if s := get(t, get(t, desc, "Tasks").([]any)[0].(*value.Object), "DesiredStatus"); s != "RUNNING" {
+		t.Fatalf("the shutdown stopped the task (desired status %v)", s)
+	}
+
+	slow(t, url, "ecs::task", 1)
+	st2, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	svc2 := service.New(service.Config{Store: st2, Invoker: inv})
+	defer svc2.Close()
+	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+		t.Fatalf("resumed %d: %v", n, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	done, err := svc2.Wait(wctx, e.ARN)
+	if err != nil || done.Status != "SUCCEEDED" {
+		t.Fatalf("%+v %v", done, err)
+	}
+	if !strings.Contains(done.Output, arns[0].(string)) {
+		t.Errorf("output %s is not the first task's", done.Output)
+	}
+	if n := len(asList(get(t, ok(t, call(t, inv, states+"aws-sdk:ecs:listTasks", `{"Cluster":"restart"}`)), "TaskArns"))); n != 1 {
+		t.Errorf("%d tasks after the restart, want the one", n)
 	}
 }
