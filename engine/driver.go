@@ -93,6 +93,7 @@ type Driver struct {
 	events   chan event
 	done     chan struct{}
 	inflight map[int64]context.CancelCauseFunc
+	running  sync.WaitGroup // the task goroutines (WaitTasks)
 	// ready holds the results of tasks whose invoker answered at once
 	// (task.Immediate), called on the driver's goroutine, in order.
 	ready     []event
@@ -652,6 +653,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 			if req.TaskToken == "" && strings.Contains(req.Resource, ".sync") {
 				req = d.withSubmit(cctx, c.ID, req)
 			}
+			d.running.Add(1)
 			go d.runTask(cctx, c.ID, req, kind)
 		case interp.CancelTask:
 			d.removeToken(c.ID)
@@ -684,9 +686,23 @@ func (d *Driver) withSubmit(ctx context.Context, id int64, req *task.Request) *t
 // frames are kept small: a goroutine starts with a small stack, and a task
 // handler that allocates near its end pays for growing it.
 func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind interp.InputKind) {
+	defer d.running.Done()
 	ev := event{id: id, kind: kind}
 	invoke(ctx, d.cfg.Invoker, req, &ev.res)
 	d.sendResult(ctx, &ev)
+}
+
+// WaitTasks waits, once the driver has ended, until the invocations it
+// started have returned or ctx ends: a task the execution withdrew may
+// still be stopping the job it started (a .sync integration), which a
+// process that exits next (stepd run) must let finish.
+func (d *Driver) WaitTasks(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { d.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 //go:noinline

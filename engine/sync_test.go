@@ -130,3 +130,27 @@ func waitSteps(t *testing.T, j *journal, n int) {
 		}
 	}
 }
+
+// TestRunWaitsForStops: engine.Run (stepd run) returns only once a task
+// the execution withdrew has returned, so that the job it stops is
+// stopped before the process exits.
+func TestRunWaitsForStops(t *testing.T) {
+	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::ecs:runTask.sync","TimeoutSeconds":1,"End":true}}}`)
+	var mu sync.Mutex
+	stopped := false
+	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+		<-ctx.Done()
+		time.Sleep(300 * time.Millisecond) // the stop call
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		return task.Result{Error: "States.TaskFailed", Cause: "stopped"}
+	})
+	x := engine.Run(context.Background(), p, interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e"}, value.NewObject(0),
+		engine.Options{Invoker: inv, Clock: engine.RealClock{}})
+	mu.Lock()
+	defer mu.Unlock()
+	if x.Status() != interp.Failed || !stopped {
+		t.Errorf("status %s; the withdrawn task had returned: %v", x.Status(), stopped)
+	}
+}
