@@ -686,10 +686,10 @@ func (d *Driver) withSubmit(ctx context.Context, id int64, req *task.Request) *t
 // frames are kept small: a goroutine starts with a small stack, and a task
 // handler that allocates near its end pays for growing it.
 func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind interp.InputKind) {
-	defer d.running.Done()
 	ev := event{id: id, kind: kind}
-	invoke(ctx, d.cfg.Invoker, req, &ev.res)
+	invoke(ctx, d.cfg.Invoker, req, &ev.res) // recovers a handler's panic
 	d.sendResult(ctx, &ev)
+	d.running.Done() // not deferred: a defer grows the frame
 }
 
 // WaitTasks waits, once the driver has ended, until the invocations it
