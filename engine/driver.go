@@ -92,7 +92,8 @@ type Driver struct {
 	// channel, so that waiting costs one channel operation.
 	events   chan event
 	done     chan struct{}
-	inflight map[int64]context.CancelFunc
+	inflight map[int64]context.CancelCauseFunc
+	running  sync.WaitGroup // the task goroutines (WaitTasks)
 	// ready holds the results of tasks whose invoker answered at once
 	// (task.Immediate), called on the driver's goroutine, in order.
 	ready     []event
@@ -114,6 +115,7 @@ type event struct {
 	id   int64
 	res  task.Result
 	kind interp.InputKind // TaskDone, or TaskSubmitted for a callback integration
+	more bool             // a .sync task's TaskSubmitted: the task goes on
 	out  *outside
 }
 
@@ -145,7 +147,7 @@ func New(p *interp.Program, cfg Config) *Driver {
 	if cfg.Park {
 		queue = 2 // a server's executions mostly wait: keep them small
 	}
-	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelFunc{},
+	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelCauseFunc{},
 		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: Timers{Count: cfg.Timers}}
 }
 
@@ -426,7 +428,7 @@ func (d *Driver) loop() {
 // end withdraws the tasks in flight and marks the driver ended.
 func (d *Driver) end() {
 	for _, cancel := range d.inflight {
-		cancel()
+		cancel(nil) // abandoned, not cancelled: a job a task started goes on
 	}
 	d.timers.Clear()
 	if d.stopWatch != nil {
@@ -578,7 +580,9 @@ func (d *Driver) take(ev event) (in interp.Input, reply chan error, ok bool) {
 	out := ev.out
 	switch {
 	case out == nil:
-		d.finished(ev.id)
+		if !ev.more {
+			d.finished(ev.id, nil)
+		}
 		return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, true
 	case out.token == "":
 		return out.in, nil, true
@@ -597,9 +601,11 @@ func (d *Driver) take(ev event) (in interp.Input, reply chan error, ok bool) {
 	return in, out.reply, true
 }
 
-func (d *Driver) finished(id int64) {
+// finished forgets task id, which ended (cause nil) or was withdrawn
+// (task.ErrCancelled), and ends its context with that cause.
+func (d *Driver) finished(id int64, cause error) {
 	if cancel, ok := d.inflight[id]; ok {
-		cancel()
+		cancel(cause)
 		delete(d.inflight, id)
 	}
 }
@@ -642,12 +648,16 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 				continue
 			}
 			req.ContextObject() // built here: it reads the execution
-			cctx, cancel := context.WithCancel(ctx)
+			cctx, cancel := context.WithCancelCause(ctx)
 			d.inflight[c.ID] = cancel
+			if req.TaskToken == "" && strings.Contains(req.Resource, ".sync") {
+				req = d.withSubmit(cctx, c.ID, req)
+			}
+			d.running.Add(1)
 			go d.runTask(cctx, c.ID, req, kind)
 		case interp.CancelTask:
 			d.removeToken(c.ID)
-			d.finished(c.ID)
+			d.finished(c.ID, task.ErrCancelled)
 		case interp.StartTimer:
 			d.timers.Add(c.ID, c.At)
 		case interp.CancelTimer:
@@ -656,13 +666,43 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 	}
 }
 
+// withSubmit returns a copy of a .sync integration's request whose Submit
+// records TaskSubmitted for task id while the invoker goes on waiting for
+// its job. The interpreter keeps the original (Pending hands it out again,
+// with Submitted set, after a restart).
+func (d *Driver) withSubmit(ctx context.Context, id int64, req *task.Request) *task.Request {
+	r := *req
+	r.Submit = func(output any) {
+		ev := event{id: id, kind: interp.TaskSubmitted, res: task.Result{Output: output}, more: true}
+		select {
+		case d.events <- ev:
+		case <-ctx.Done():
+		}
+	}
+	return &r
+}
+
 // runTask runs one task in its own goroutine and sends its result. Its
 // frames are kept small: a goroutine starts with a small stack, and a task
 // handler that allocates near its end pays for growing it.
 func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind interp.InputKind) {
 	ev := event{id: id, kind: kind}
-	invoke(ctx, d.cfg.Invoker, req, &ev.res)
+	invoke(ctx, d.cfg.Invoker, req, &ev.res) // recovers a handler's panic
 	d.sendResult(ctx, &ev)
+	d.running.Done() // not deferred: a defer grows the frame
+}
+
+// WaitTasks waits, once the driver has ended, until the invocations it
+// started have returned or ctx ends: a task the execution withdrew may
+// still be stopping the job it started (a .sync integration), which a
+// process that exits next (stepd run) must let finish.
+func (d *Driver) WaitTasks(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { d.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 //go:noinline

@@ -60,5 +60,13 @@ func Run(ctx context.Context, p *interp.Program, info interp.Info, input any, op
 	d := New(p, Config{Invoker: opts.Invoker, Clock: opts.Clock, Budget: opts.Budget})
 	d.Start(info, input, now)
 	d.Run(ctx)
+	// Let withdrawn tasks stop the jobs they started before the caller
+	// (a process about to exit) moves on; bounded, should one not return.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskDrain)
+	d.WaitTasks(wctx)
+	cancel()
 	return d.Execution()
 }
+
+// taskDrain bounds how long Run waits for withdrawn tasks to return.
+const taskDrain = 30 * time.Second

@@ -126,7 +126,8 @@ const (
 	Stop
 	// TaskSubmitted reports that a .waitForTaskToken integration call
 	// succeeded (Result holds its response); the task now waits for its
-	// token to come back.
+	// token to come back. For a .sync integration it reports that the job
+	// was started (task.Request.Submit); the task's result comes later.
 	TaskSubmitted
 	// TaskStarted reports that an activity worker took the task (Worker).
 	TaskStarted

@@ -408,8 +408,9 @@ func (th *thread) taskTimedOut(name string) {
 	th.fail(f)
 }
 
-// taskSubmitted records that a callback integration was called; the task
-// goes on waiting for its token.
+// taskSubmitted records that a callback integration was called (the task
+// goes on waiting for its token), or that a .sync integration started its
+// job (the task goes on waiting for the job to end).
 func (th *thread) taskSubmitted(r task.Result) {
 	t := &th.run.task
 	if t.started {
@@ -423,6 +424,14 @@ func (th *thread) taskSubmitted(r task.Result) {
 		th.x.cancel(t.taskOp)
 		th.taskDone(r)
 		return
+	}
+	if t.token == "" && t.taskOp != nil {
+		// A .sync integration goes on waiting for the job it started: a
+		// dispatch after a restart (Pending) carries what the start call
+		// returned, so that it waits for that job instead of starting
+		// another. The engine hands invokers a copy of the request, so
+		// this write races with none of them.
+		t.taskOp.request.Submitted = r.Output
 	}
 	d := value.NewObject(4)
 	d.Set("output", r.Output)

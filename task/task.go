@@ -11,6 +11,7 @@ package task
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -43,7 +44,25 @@ type Request struct {
 	// An engine calls ContextObject before handing the request to another
 	// goroutine.
 	ContextFrom interface{ ContextObject() any }
+	// Submitted is, for a .sync integration dispatched again (after a
+	// restart), what the call that started its job returned, as recorded
+	// by TaskSubmitted: the invoker goes on waiting for that job instead
+	// of starting another. Nil on a first dispatch.
+	Submitted any
+	// Submit, set by the engine for a .sync integration, records what the
+	// call that started the job returned (a TaskSubmitted event, committed
+	// with the execution) while the invoker goes on waiting for the job to
+	// end. It does not wait for the record to be committed.
+	Submit func(output any)
 }
+
+// ErrCancelled is the cause (context.Cause) of an invocation's context
+// when the state no longer needs its result: the state timed out, a
+// sibling branch failed, the execution was stopped. An invoker that
+// started a job elsewhere stops it then; a context that ends for another
+// cause (the server shuts down) leaves the job running, to be waited for
+// again when the execution resumes.
+var ErrCancelled = errors.New("the task was cancelled: its state no longer needs its result")
 
 // ContextObject returns the Context object ($$) at invocation: Context,
 // built by ContextFrom on the first call. Not safe for concurrent use

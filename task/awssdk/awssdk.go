@@ -44,6 +44,10 @@ type Config struct {
 	// TimeoutSeconds bounds one call (default 60); the state's
 	// TimeoutSeconds still applies.
 	TimeoutSeconds int `json:"TimeoutSeconds,omitempty"`
+	// PollSeconds is how often a .sync integration (ecs:runTask.sync,
+	// batch:submitJob.sync ...) asks the service whether its job has
+	// ended (default 5).
+	PollSeconds float64 `json:"PollSeconds,omitempty"`
 }
 
 // Invoker calls AWS services. It is a task.Partial: it serves the AWS SDK
@@ -51,6 +55,7 @@ type Config struct {
 type Invoker struct {
 	cfg     Config
 	timeout time.Duration
+	poll    time.Duration
 	client  *http.Client
 	signer  *v4.Signer
 	aws     func() (aws.Config, error)
@@ -72,7 +77,14 @@ func New(c Config) (*Invoker, error) {
 	if c.TimeoutSeconds > 0 {
 		timeout = time.Duration(c.TimeoutSeconds) * time.Second
 	}
-	a := &Invoker{cfg: c, timeout: timeout, signer: v4.NewSigner(),
+	if c.PollSeconds < 0 || c.PollSeconds > 3600 {
+		return nil, errors.New("poll: PollSeconds must be between 0 and 3600")
+	}
+	poll := 5 * time.Second
+	if c.PollSeconds > 0 {
+		poll = max(time.Duration(c.PollSeconds*float64(time.Second)), time.Millisecond)
+	}
+	a := &Invoker{cfg: c, timeout: timeout, poll: poll, signer: v4.NewSigner(),
 		client: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	a.aws = sync.OnceValues(func() (aws.Config, error) {
 		var opts []func(*config.LoadOptions) error
@@ -92,6 +104,7 @@ type call struct {
 	action    string
 	optimized bool
 	wait      bool // .waitForTaskToken
+	sync      bool // .sync: run a job and wait for it to end (jobs)
 }
 
 // optimizedActions are the optimized integrations served, by Resource
@@ -99,6 +112,8 @@ type call struct {
 var optimizedActions = map[string]bool{
 	"dynamodb:getItem": true, "dynamodb:putItem": true, "dynamodb:updateItem": true, "dynamodb:deleteItem": true,
 	"sqs:sendMessage": true, "sns:publish": true, "events:putEvents": true,
+	"ecs:runTask": true, "batch:submitJob": true, "glue:startJobRun": true, "codebuild:startBuild": true,
+	"athena:startQueryExecution": true,
 }
 
 func parseResource(resource string) (call, bool) {
@@ -122,6 +137,8 @@ func parseResource(resource string) (call, bool) {
 	}
 	if a, ok := strings.CutSuffix(c.action, ".waitForTaskToken"); ok {
 		c.action, c.wait = a, true
+	} else if a, ok := strings.CutSuffix(c.action, ".sync"); ok && c.optimized && jobs[c.service+":"+a] != nil {
+		c.action, c.sync = a, true
 	}
 	if strings.Contains(c.action, ".") || strings.Contains(c.action, ":") {
 		return call{}, false // .sync and other patterns
@@ -160,33 +177,46 @@ func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 		}
 		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("the resource %s of state %q names an unknown %s", req.Resource, req.StateName, what)}
 	}
+	if job := jobs[c.service+":"+c.action]; job != nil && c.optimized {
+		return a.runJob(ctx, req, c, job)
+	}
 	params := req.Input
 	if c.optimized {
 		if params, err = optimizedParams(c, params); err != nil {
 			return task.Result{Error: "States.Runtime", Cause: err.Error()}
 		}
 	}
-	hreq, err := buildRequest(api, op, params)
-	if err != nil {
-		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("%s:%s: %v", c.service, c.action, err)}
-	}
-	ctx, cancel := context.WithTimeout(ctx, a.timeout)
-	defer cancel()
-	resp, res := a.send(ctx, c, api, hreq)
-	if resp == nil {
+	out, resp, res := a.call(ctx, c, api, op, params)
+	if resp == nil || res.Failed() {
 		return res
-	}
-	if resp.status >= 300 {
-		return apiError(api, resp, c)
-	}
-	out, err := parseOutput(api, op, resp)
-	if err != nil {
-		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s:%s: %v", c.service, c.action, err)}
 	}
 	if c.optimized {
 		return optimizedResult(c, out, resp)
 	}
 	return task.Result{Output: out}
+}
+
+// call makes one call of the operation with params: its output and answer,
+// or the failure (the answer is nil when none came).
+func (a *Invoker) call(ctx context.Context, c call, api *awsmodel.API, op *awsmodel.Op, params any) (any, *response, task.Result) {
+	hreq, err := buildRequest(api, op, params)
+	if err != nil {
+		return nil, nil, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("%s:%s: %v", c.service, c.action, err)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	resp, res := a.send(ctx, c, api, hreq)
+	if resp == nil {
+		return nil, nil, res
+	}
+	if resp.status >= 300 {
+		return nil, resp, apiError(api, resp, c)
+	}
+	out, err := parseOutput(api, op, resp)
+	if err != nil {
+		return nil, resp, task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s:%s: %v", c.service, c.action, err)}
+	}
+	return out, resp, task.Result{}
 }
 
 // send addresses, signs and sends the request; it returns nil and the

@@ -291,8 +291,8 @@ func TestBadParameters(t *testing.T) {
 			t.Errorf("%s: %s: %s", resource, r.Error, r.Cause)
 		}
 	}
-	if inv.Serves(&task.Request{Resource: "arn:aws:states:::aws-sdk:dynamodb:doIt"}) || inv.Serves(&task.Request{Resource: "arn:aws:states:::ecs:runTask.sync"}) {
-		t.Error("Serves an unknown action or .sync")
+	if inv.Serves(&task.Request{Resource: "arn:aws:states:::aws-sdk:dynamodb:doIt"}) || inv.Serves(&task.Request{Resource: "arn:aws:states:::dynamodb:putItem.sync"}) || !inv.Serves(&task.Request{Resource: "arn:aws:states:::ecs:runTask.sync"}) {
+		t.Error("Serves an unknown action or a .sync that is not a job's, or not ecs:runTask.sync")
 	}
 	if !inv.Serves(&task.Request{Resource: "arn:aws:states:::aws-sdk:ec2:describeInstances"}) || !inv.Serves(&task.Request{Resource: "arn:aws:states:::sqs:sendMessage.waitForTaskToken"}) {
 		t.Error("does not serve ec2:describeInstances or sqs:sendMessage.waitForTaskToken")

@@ -62,10 +62,15 @@ func apiError(api *awsmodel.API, resp *response, c call) task.Result {
 // optimized integrations: the error prefix, the exception of undeclared
 // codes, and the service in causes.
 var v1Names = map[string]struct{ prefix, exception, service string }{
-	"dynamodb": {"DynamoDB", "AmazonDynamoDBException", "AmazonDynamoDBv2"},
-	"sqs":      {"SQS", "AmazonSQSException", "AmazonSQS"},
-	"sns":      {"SNS", "AmazonSNSException", "AmazonSNS"},
-	"events":   {"EventBridge", "AmazonEventBridgeException", "AmazonEventBridge"},
+	"dynamodb":  {"DynamoDB", "AmazonDynamoDBException", "AmazonDynamoDBv2"},
+	"sqs":       {"SQS", "AmazonSQSException", "AmazonSQS"},
+	"sns":       {"SNS", "AmazonSNSException", "AmazonSNS"},
+	"events":    {"EventBridge", "AmazonEventBridgeException", "AmazonEventBridge"},
+	"ecs":       {"ECS", "AmazonECSException", "AmazonECS"},
+	"batch":     {"Batch", "AWSBatchException", "AWSBatch"},
+	"glue":      {"Glue", "AWSGlueException", "AWSGlue"},
+	"codebuild": {"CodeBuild", "AWSCodeBuildException", "AWSCodeBuild"},
+	"athena":    {"Athena", "AmazonAthenaException", "AmazonAthena"},
 }
 
 func firstHeader(h http.Header, names ...string) string {

@@ -84,7 +84,7 @@ func TestRegistry(t *testing.T) {
 		{name: "Lambda endpoint function error", req: invoke("arn:aws:states:::lambda:invoke", `{"FunctionName":"resize","Payload":{"fail":true}}`), serves: true, error: "OutOfStock", want: `"errorMessage":"no stock"`},
 		{name: "unregistered function", req: invoke("arn:aws:states:::lambda:invoke", `{"FunctionName":"nope"}`), serves: false, error: "States.Runtime", want: "arn:aws:states:::lambda:invoke"},
 		{name: "resource prefix", req: invoke("arn:aws:states:::sqs:sendMessage", `{"QueueUrl":"q"}`), serves: true, output: `{"MessageId":"m-1"}`},
-		{name: "unknown resource", req: invoke("arn:aws:states:::ecs:runTask.sync", `{}`), serves: false, error: "States.Runtime", want: "add it to Resources"},
+		{name: "unknown resource", req: invoke("arn:aws:states:::elasticmapreduce:createCluster.sync", `{}`), serves: false, error: "States.Runtime", want: "add it to Resources"},
 	}
 	for _, tt := range tests {
 		if got := reg.Serves(tt.req); got != tt.serves {
