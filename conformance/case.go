@@ -46,6 +46,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stepd/stepd/definition"
+	"github.com/stepd/stepd/template"
 	"github.com/stepd/stepd/value"
 )
 
@@ -168,25 +170,82 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 		if f := str(o, "definitionFile"); f != "" && c.Definition == nil {
 			// A stepd extension: the definition in a file of its own,
 			// relative to the case file.
-			defPath := filepath.Join(filepath.Dir(path), f)
-			data, err := os.ReadFile(defPath)
-			if err != nil {
+			defPath := relativeTo(path, f)
+			if err := c.readDefinitionFile(o, defPath); err != nil {
 				return nil, fmt.Errorf("%s: definitionFile: %w", path, err)
-			}
-			if c.Definition, err = value.Parse(data); err != nil {
-				return nil, fmt.Errorf("%s: definitionFile: %w", path, value.Locate(defPath, data, err))
 			}
 		}
 		if f := str(o, "config"); f != "" {
 			// A stepd extension: Task states served by the resource
 			// registry in this file (as with --config), relative to the
 			// case file; mocks, when given too, take precedence.
-			c.Config = filepath.Join(filepath.Dir(path), f)
+			c.Config = relativeTo(path, f)
 		}
 		c.File = path
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// relativeTo resolves the file f a case file names: as it is when
+// absolute, else relative to the case file's folder.
+func relativeTo(caseFile, f string) string {
+	if filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(filepath.Dir(caseFile), f)
+}
+
+// readDefinitionFile reads a case's definitionFile: a definition (JSON or
+// YAML) or a SAM or CloudFormation template, whose state machine the case
+// names with "stateMachine" (unless it has one only) and whose parameters
+// it gives with "parameters" (an object of strings).
+func (c *Case) readDefinitionFile(o *value.Object, defPath string) error {
+	data, err := os.ReadFile(defPath)
+	if err != nil {
+		return err
+	}
+	var v any
+	if definition.IsYAML(defPath, data) {
+		v, err = template.Read(defPath, data)
+	} else {
+		v, err = definition.Parse(defPath, data)
+	}
+	if err != nil {
+		return err
+	}
+	if !template.IsTemplate(v) {
+		c.Definition = v
+		return nil
+	}
+	params := map[string]string{}
+	pv, _ := o.Get("parameters")
+	po, _ := pv.(*value.Object)
+	for k, p := range po.All {
+		s, ok := p.(string)
+		if !ok {
+			return fmt.Errorf("parameters.%s: want a string", k)
+		}
+		params[k] = s
+	}
+	sms, err := template.Parse(defPath, data, template.Options{Parameters: params})
+	if err != nil {
+		return err
+	}
+	sm, err := template.Find(sms, str(o, "stateMachine"))
+	if err != nil {
+		return fmt.Errorf("%s: %w (name it with \"stateMachine\")", defPath, err)
+	}
+	if c.Definition, err = value.ParseString(sm.Definition); err != nil {
+		c.Definition, c.DefinitionString = nil, sm.Definition
+	}
+	if !o.Has("type") {
+		c.Type = sm.Type
+	}
+	if c.StateMachineName == "" {
+		c.StateMachineName = sm.Name
+	}
+	return nil
 }
 
 func str(o *value.Object, key string) string {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/conformance"
+	"github.com/stepd/stepd/definition"
 	"github.com/stepd/stepd/value"
 )
 
@@ -20,8 +21,9 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	run := fs.String("run", "", "run only the cases whose names match this regular expression")
 	verbose := fs.Bool("v", false, "also list the cases that pass")
 	config := fs.String("config", "", "resource registry (as for stepd run) for the cases that do not name their own with \"config\"")
+	defs := addDefFlags(fs, false)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd test PATH... [--format text|json] [--run REGEXP] [--config FILE] [-v]")
+		fmt.Fprintln(stderr, "usage: stepd test PATH... [--format text|json] [--run REGEXP] [--config FILE] [--definition-substitutions FILE|NAME=VALUE] [-v]\n\nA case's definitionFile may be JSON, YAML or a SAM or CloudFormation template (the case names the state machine with \"stateMachine\" and gives \"parameters\").")
 		fs.PrintDefaults()
 	}
 	paths, err := parseInterspersed(fs, args)
@@ -46,6 +48,15 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitUsage
 		}
 	}
+	if len(defs.params) > 0 {
+		fmt.Fprintln(stderr, "stepd test: --parameter: a case gives its template's parameters with \"parameters\"")
+		return exitUsage
+	}
+	subs, err := defs.substitutions()
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd test: %v\n", err)
+		return exitUsage
+	}
 	cases, err := conformance.Load(paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd test: %v\n", err)
@@ -60,12 +71,16 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			c.Config = *config
 		}
 		var r *conformance.Result
-		switch c.Kind {
-		case "execution":
+		if err := substituteCase(c, subs); err != nil {
+			r = &conformance.Result{Case: c, Err: err}
+		}
+		switch {
+		case r != nil:
+		case c.Kind == "execution":
 			r = conformance.Check(ctx, c)
-		case "invalid-definition", "validate-definition":
+		case c.Kind == "invalid-definition", c.Kind == "validate-definition":
 			r = conformance.CheckDefinition(c)
-		case "test-state":
+		case c.Kind == "test-state":
 			r = conformance.CheckTestState(ctx, c)
 		default:
 			skipped++
@@ -104,6 +119,36 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitFail
 	}
 	return exitOK
+}
+
+// substituteCase applies the --definition-substitutions to a case's
+// definition and, for a case that runs it, refuses a ${Name} placeholder
+// left in a Resource.
+func substituteCase(c *conformance.Case, subs definition.Substitutions) error {
+	if len(subs) > 0 {
+		text := c.DefinitionString
+		if c.Definition != nil {
+			text = value.String(c.Definition)
+		}
+		text, err := definition.Substitute(text, subs)
+		if err != nil {
+			return err
+		}
+		if v, err := value.ParseString(text); err == nil {
+			c.Definition, c.DefinitionString = v, ""
+		} else {
+			c.Definition, c.DefinitionString = nil, text
+		}
+	}
+	if c.Kind != "execution" || c.Definition == nil {
+		return nil
+	}
+	for _, u := range definition.Find(c.Definition) {
+		if u.Resource {
+			return fmt.Errorf("%s: ${%s} has no substitution and is not a resource (give it with --definition-substitutions %s=VALUE)", u.Pointer, u.Name, u.Name)
+		}
+	}
+	return nil
 }
 
 // resultJSON is the --format json line of one case.

@@ -53,6 +53,9 @@ func (e *Error) Error() string {
 	if e.Line == 0 {
 		return "invalid YAML: " + e.Msg
 	}
+	if e.Column == 0 {
+		return fmt.Sprintf("%d: invalid YAML: %s", e.Line, e.Msg)
+	}
 	return fmt.Sprintf("%d:%d: invalid YAML: %s", e.Line, e.Column, e.Msg)
 }
 
