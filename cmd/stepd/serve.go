@@ -61,6 +61,16 @@ func envOr(name, def string) string {
 	return def
 }
 
+// envList fills a repeatable flag from a comma-separated environment
+// variable; flags given on the command line are added after it.
+func envList(m *multiFlag, name string) {
+	for _, v := range strings.Split(os.Getenv(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*m = append(*m, v)
+		}
+	}
+}
+
 // openStore opens the store named by url when it is set (a PostgreSQL
 // URL), else the SQLite store in dir, or a memory store when dir is empty.
 func openStore(ctx context.Context, url, dir string) (store.Store, error) {
@@ -111,9 +121,13 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	budget := addBudgetFlags(fs, true)
 	var defFiles, templates multiFlag
-	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file; repeatable")
-	fs.Var(&templates, "template", "FILE: create (or update) at start the state machines of this SAM or CloudFormation template; repeatable")
+	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file; repeatable (env STEPD_DEFINITIONS, comma-separated)")
+	fs.Var(&templates, "template", "FILE: create (or update) at start the state machines of this SAM or CloudFormation template; repeatable (env STEPD_TEMPLATES, comma-separated)")
 	defs := addDefFlags(fs, false)
+	envList(&defFiles, "STEPD_DEFINITIONS")
+	envList(&templates, "STEPD_TEMPLATES")
+	envList(&defs.subs, "STEPD_DEFINITION_SUBSTITUTIONS")
+	envList(&defs.params, "STEPD_PARAMETERS")
 	// Operations: logs.
 	logOpts := addLogFlags(fs)
 	// Operations: time scale.
