@@ -90,7 +90,9 @@ type Case struct {
 // Has reports whether the case lists a feature.
 func (c *Case) Has(feature string) bool { return slices.Contains(c.Features, feature) }
 
-// Load reads cases from files and directories. A directory is searched
+// Load reads cases from files and directories. A case's definitionFile
+// (a stepd extension) may be JSON, YAML or a SAM or CloudFormation
+// template (see readDefinitionFile). A directory is searched
 // recursively for *.json files, in name order, and files that are not cases
 // (no "expected" member: definitions, mock configurations) are skipped. A
 // file holds one case or an array of cases.

@@ -247,3 +247,16 @@ func TestServeLoadUpdates(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestTestStateYAML(t *testing.T) {
+	t.Parallel()
+	st := writeFile(t, "state.yaml", "Type: Pass\nParameters:\n  n: ${N}\n  v.$: $.v\nEnd: true\n")
+	code, stdout, stderr := runMain(t, "", "test-state", st, "--definition-substitutions", "N=12345678901234567890", "--input", `{"v":1.50}`)
+	if code != 0 || !strings.Contains(stdout, "\"output\": {\n    \"n\": \"12345678901234567890\",\n    \"v\": 1.50\n  }") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runMain(t, "", "test-state", samTemplate, "--state-machine", "OrderStateMachine", "--state", "CheckStock", "--mock-result", `{"ok":true}`)
+	if code != 0 || !strings.Contains(stdout, `"status": "SUCCEEDED"`) || !strings.Contains(stdout, `"nextState": "Charge"`) {
+		t.Fatalf("template: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
