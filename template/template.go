@@ -184,6 +184,11 @@ func Parse(path string, data []byte, opts Options) ([]*StateMachine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		for _, prev := range out {
+			if prev.Name == sm.Name {
+				return nil, fmt.Errorf("%s: the state machines %s and %s are both named %s", path, prev.LogicalID, id, sm.Name)
+			}
+		}
 		out = append(out, sm)
 	}
 	if len(out) == 0 {

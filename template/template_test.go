@@ -229,6 +229,15 @@ Resources:
     Type: AWS::StepFunctions::StateMachine
     Properties: {RoleArn: r, DefinitionString: '${A}', DefinitionSubstitutions: {A: '${B}', B: '${A}'}}
 `, "cycle"},
+		{"same name", `
+Resources:
+  A:
+    Type: AWS::StepFunctions::StateMachine
+    Properties: {RoleArn: r, StateMachineName: x, DefinitionString: '{}'}
+  B:
+    Type: AWS::Serverless::StateMachine
+    Properties: {Name: x, Definition: {}}
+`, "the state machines A and B are both named x"},
 		{"bad type", `
 Resources:
   SM:
