@@ -84,6 +84,20 @@ func (s Scope) Activity(name string) string { return s.states(Activity, name) }
 // Map state's label joined by a slash, then the run's id.
 func (s Scope) MapRun(sm, label, id string) string { return s.states(MapRun, sm+"/"+label, id) }
 
+// Service returns the ARN of a resource of another AWS service in the
+// scope: arn:aws:SERVICE:REGION:ACCOUNT:RESOURCE. A global service (IAM,
+// S3) passes noRegion, and S3 buckets also no account.
+func (s Scope) Service(service, resource string, noRegion, noAccount bool) string {
+	region, account := s.Region, s.Account
+	if noRegion {
+		region = ""
+	}
+	if noAccount {
+		account = ""
+	}
+	return "arn:aws:" + service + ":" + region + ":" + account + ":" + resource
+}
+
 // Role returns the ARN of the IAM role name (IAM ARNs have no region).
 func (s Scope) Role(name string) string { return "arn:aws:iam::" + s.Account + ":role/" + name }
 

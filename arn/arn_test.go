@@ -95,3 +95,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestService(t *testing.T) {
+	s := arn.Scope{Region: "eu-west-1", Account: "111122223333"}
+	for _, c := range []struct{ got, want string }{
+		{s.Service("lambda", "function:f", false, false), "arn:aws:lambda:eu-west-1:111122223333:function:f"},
+		{s.Service("iam", "role/r", true, false), "arn:aws:iam::111122223333:role/r"},
+		{s.Service("s3", "b", true, true), "arn:aws:s3:::b"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %s, want %s", c.got, c.want)
+		}
+	}
+}

@@ -47,6 +47,8 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/task/mock"
+	"github.com/stepd/stepd/definition"
+	"github.com/stepd/stepd/template"
 	"github.com/stepd/stepd/value"
 )
 
@@ -98,7 +100,9 @@ type Case struct {
 // Has reports whether the case lists a feature.
 func (c *Case) Has(feature string) bool { return slices.Contains(c.Features, feature) }
 
-// Load reads cases from files and directories. A directory is searched
+// Load reads cases from files and directories. A case's definitionFile
+// (a stepd extension) may be JSON, YAML or a SAM or CloudFormation
+// template (see readDefinitionFile). A directory is searched
 // recursively for *.json files, in name order, and files that are not cases
 // (no "expected" member: definitions, mock configurations) are skipped. A
 // file holds one case or an array of cases.
@@ -178,14 +182,10 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 		if f := str(o, "definitionFile"); f != "" && c.Definition == nil {
 			// A stepd extension: the definition in a file of its own,
 			// relative to the case file.
-			defPath := filepath.Join(filepath.Dir(path), f)
+			defPath := relativeTo(path, f)
 			c.DefinitionFile = defPath
-			data, err := os.ReadFile(defPath)
-			if err != nil {
+			if err := c.readDefinitionFile(o, defPath); err != nil {
 				return nil, fmt.Errorf("%s: definitionFile: %w", path, err)
-			}
-			if c.Definition, err = value.Parse(data); err != nil {
-				return nil, fmt.Errorf("%s: definitionFile: %w", path, value.Locate(defPath, data, err))
 			}
 		}
 		if err := loadMockConfig(c, o, filepath.Dir(path)); err != nil {
@@ -195,7 +195,7 @@ func loadFile(path string, skipOthers bool) ([]*Case, error) {
 			// A stepd extension: Task states served by the resource
 			// registry in this file (as with --config), relative to the
 			// case file; mocks, when given too, take precedence.
-			c.Config = filepath.Join(filepath.Dir(path), f)
+			c.Config = relativeTo(path, f)
 		}
 		c.File = path
 		out = append(out, c)
@@ -219,7 +219,10 @@ func loadMockConfig(c *Case, o *value.Object, dir string) error {
 	case c.Mocks != nil:
 		return fmt.Errorf("case %s: give either mocks or mockConfigFile, not both", c.Name)
 	}
-	p := filepath.Join(dir, f)
+	p := f
+	if !filepath.IsAbs(f) {
+		p = filepath.Join(dir, f)
+	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		return fmt.Errorf("mockConfigFile: %w", err)
@@ -241,6 +244,67 @@ func loadMockConfig(c *Case, o *value.Object, dir string) error {
 		return fmt.Errorf("case %s: mockConfigFile %s: %w", c.Name, p, err)
 	}
 	c.MockConfigFile, c.TestCase = p, tc
+	return nil
+}
+
+// relativeTo resolves the file f a case file names: as it is when
+// absolute, else relative to the case file's folder.
+func relativeTo(caseFile, f string) string {
+	if filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(filepath.Dir(caseFile), f)
+}
+
+// readDefinitionFile reads a case's definitionFile: a definition (JSON or
+// YAML) or a SAM or CloudFormation template, whose state machine the case
+// names with "stateMachine" (unless it has one only) and whose parameters
+// it gives with "parameters" (an object of strings).
+func (c *Case) readDefinitionFile(o *value.Object, defPath string) error {
+	data, err := os.ReadFile(defPath)
+	if err != nil {
+		return err
+	}
+	var v any
+	if definition.IsYAML(defPath, data) {
+		v, err = template.Read(defPath, data)
+	} else {
+		v, err = definition.Parse(defPath, data)
+	}
+	if err != nil {
+		return err
+	}
+	if !template.IsTemplate(v) {
+		c.Definition = v
+		return nil
+	}
+	params := map[string]string{}
+	pv, _ := o.Get("parameters")
+	po, _ := pv.(*value.Object)
+	for k, p := range po.All {
+		s, ok := p.(string)
+		if !ok {
+			return fmt.Errorf("parameters.%s: want a string", k)
+		}
+		params[k] = s
+	}
+	sms, err := template.Parse(defPath, data, template.Options{Parameters: params})
+	if err != nil {
+		return err
+	}
+	sm, err := template.Find(sms, str(o, "stateMachine"))
+	if err != nil {
+		return fmt.Errorf("%s: %w (name it with \"stateMachine\")", defPath, err)
+	}
+	if c.Definition, err = value.ParseString(sm.Definition); err != nil {
+		c.Definition, c.DefinitionString = nil, sm.Definition
+	}
+	if !o.Has("type") {
+		c.Type = sm.Type
+	}
+	if c.StateMachineName == "" {
+		c.StateMachineName = sm.Name
+	}
 	return nil
 }
 

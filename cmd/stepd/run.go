@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/stepd/stepd/arn"
@@ -75,8 +74,9 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
 	budget := addBudgetFlags(fs, false)
+	defs := addDefFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--config FILE] [--connections FILE] [--real-time] [--format text|json] [--eval-timeout D] [--eval-steps N] [--eval-memory SIZE] [--value-limit SIZE] [--path-values N]")
+		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json|DEFINITION.yaml|TEMPLATE.yaml [--state-machine NAME] [--parameter NAME=VALUE] [--definition-substitutions FILE|NAME=VALUE] [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--config FILE] [--connections FILE] [--real-time] [--format text|json] [--eval-timeout D] [--eval-steps N] [--eval-memory SIZE] [--value-limit SIZE] [--path-values N]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -104,19 +104,31 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitUsage
 	}
 	defPath := pos[0]
-	data, err := os.ReadFile(defPath)
+	ds, err := defs.load(defPath, false, f.region, f.account)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
 	}
+	d := ds[0]
+	data := d.text
+	if d.sm != nil && !flagSet(fs, "type") {
+		f.typ = d.sm.Type
+	}
 	if e := validate.CheckDefinitionLength("definition", string(data)); e != nil {
-		fmt.Fprintf(stderr, "stepd run: %s: the definition is larger than AWS's limit of %d characters\n", defPath, validate.MaxDefinitionLength)
+		fmt.Fprintf(stderr, "stepd run: %s: the definition is larger than AWS's limit of %d characters\n", d.source, validate.MaxDefinitionLength)
 		return exitUsage
 	}
 	vr := validate.Definition(data, f.typ)
 	if !vr.OK() {
-		printDiagnostics(stderr, defPath, data, vr.Diagnostics.Errors())
+		printDiagnostics(stderr, d.source, data, vr.Diagnostics.Errors())
 		return exitUsage
+	}
+	if ph := d.placeholders(); len(ph) > 0 {
+		// Placeholders left: refused in a Resource, told elsewhere.
+		printDiagnostics(stderr, d.source, data, ph)
+		if len(ph.Errors()) > 0 {
+			return exitUsage
+		}
 	}
 	sm := vr.Machine
 	input, err := readInput(f.input, stdin)
@@ -126,10 +138,12 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	fromFile := f.name == ""
 	if fromFile {
-		f.name = strings.TrimSuffix(filepath.Base(defPath), filepath.Ext(defPath))
+		f.name = d.name()
 	}
 	if e := validate.CheckName("name", f.name); e != nil {
-		if fromFile {
+		if fromFile && d.sm != nil {
+			fmt.Fprintf(stderr, "stepd run: %s: the state machine name %q is not one AWS accepts (%s)\n", d.source, f.name, e.Message)
+		} else if fromFile {
 			fmt.Fprintf(stderr, "stepd run: the state machine name %q taken from the file name is not one AWS accepts (%s); give one with --name\n", f.name, e.Message)
 		} else {
 			fmt.Fprintf(stderr, "stepd run: --name: %s\n", e.Message)
@@ -158,7 +172,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: f.name, Name: f.execName, TestCase: f.testCase, Input: input, Express: f.typ == "EXPRESS"})
 	if err != nil {
-		printDefinitionError(stderr, defPath, err)
+		printDefinitionError(stderr, d.source, err)
 		return exitUsage
 	}
 	if f.format == "json" {
@@ -179,6 +193,13 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitOK
 	}
 	return exitFail
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // resultValue is the `--format json` object of an execution.

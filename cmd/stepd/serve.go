@@ -61,6 +61,16 @@ func envOr(name, def string) string {
 	return def
 }
 
+// envList fills a repeatable flag from a comma-separated environment
+// variable; flags given on the command line are added after it.
+func envList(m *multiFlag, name string) {
+	for _, v := range strings.Split(os.Getenv(name), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*m = append(*m, v)
+		}
+	}
+}
+
 // openStore opens the store named by url when it is set (a PostgreSQL
 // URL), else the SQLite store in dir, or a memory store when dir is empty.
 func openStore(ctx context.Context, url, dir string) (store.Store, error) {
@@ -110,6 +120,14 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	allowHosts := fs.String("allow-host", envOr("STEPD_ALLOW_HOSTS", ""), "HOST[,...]: without --access-keys, also answer API requests addressed to these hosts (the loopback ones always; * for any; env STEPD_ALLOW_HOSTS)")
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	budget := addBudgetFlags(fs, true)
+	var defFiles, templates multiFlag
+	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file; repeatable (env STEPD_DEFINITIONS, comma-separated)")
+	fs.Var(&templates, "template", "FILE: create (or update) at start the state machines of this SAM or CloudFormation template; repeatable (env STEPD_TEMPLATES, comma-separated)")
+	defs := addDefFlags(fs, false)
+	envList(&defFiles, "STEPD_DEFINITIONS")
+	envList(&templates, "STEPD_TEMPLATES")
+	envList(&defs.subs, "STEPD_DEFINITION_SUBSTITUTIONS")
+	envList(&defs.params, "STEPD_PARAMETERS")
 	// Operations: logs.
 	logOpts := addLogFlags(fs)
 	// Operations: time scale.
@@ -193,6 +211,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitFail
 	}
 	ready.Resumed(n)
+	if err := loadStateMachines(ctx, svc, defs, defFiles, templates, *region, *account, log); err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
@@ -259,6 +281,66 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		log.Info("stopped; running executions resume on the next start")
 	}
 	return code
+}
+
+// loadStateMachines creates the state machines of the --definition files
+// and --template templates, or updates those that exist with another
+// definition or role, so a restart picks up edited files.
+func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags, files, templates []string, region, account string, log *slog.Logger) error {
+	var loaded []*loadedDef
+	for _, f := range files {
+		ds, err := defs.load(f, true, region, account)
+		if err != nil {
+			return fmt.Errorf("--definition: %w", err)
+		}
+		if ds[0].sm != nil {
+			return fmt.Errorf("--definition %s: a template: load it with --template", f)
+		}
+		loaded = append(loaded, ds...)
+	}
+	for _, f := range templates {
+		ds, err := defs.load(f, true, region, account)
+		if err != nil {
+			return fmt.Errorf("--template: %w", err)
+		}
+		if ds[0].sm == nil {
+			return fmt.Errorf("--template %s: a state machine definition, not a SAM or CloudFormation template: load it with --definition", f)
+		}
+		loaded = append(loaded, ds...)
+	}
+	scope := arn.Scope{Region: region, Account: account}
+	for _, d := range loaded {
+		if errs := d.placeholders().Errors(); len(errs) > 0 {
+			return fmt.Errorf("%s: %w", d.source, unresolvedError(errs))
+		}
+		in := service.StateMachineInput{Name: d.name(), Definition: string(d.text), Type: "STANDARD"}
+		if d.sm != nil {
+			in.Type, in.RoleARN, in.Tags = d.sm.Type, d.sm.RoleARN, d.sm.Tags
+		}
+		if in.RoleARN == "" {
+			in.RoleARN = scope.Role("stepd-" + in.Name)
+		}
+		sm, err := svc.CreateStateMachine(ctx, in)
+		var se *service.Error
+		if errors.As(err, &se) && se.Code == "StateMachineAlreadyExists" {
+			old, gerr := svc.GetStateMachine(ctx, scope.StateMachine(in.Name))
+			if gerr != nil {
+				return fmt.Errorf("%s: %w", d.source, gerr)
+			}
+			if old.Type != in.Type {
+				return fmt.Errorf("%s: the state machine %s exists with type %s, and a type cannot change: delete it first", d.source, in.Name, old.Type)
+			}
+			if sm, err = svc.UpdateStateMachine(ctx, old.ARN, in.Definition, in.RoleARN); err == nil {
+				log.Info("updated a state machine from its file", "file", d.source, "arn", sm.ARN)
+				continue
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.source, err)
+		}
+		log.Info("loaded a state machine", "file", d.source, "arn", sm.ARN, "type", sm.Type)
+	}
+	return nil
 }
 
 // claimEvery is how often a node of a shared store claims the executions

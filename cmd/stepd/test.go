@@ -11,18 +11,22 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/conformance"
+	"github.com/stepd/stepd/definition"
 	"github.com/stepd/stepd/value"
 )
 
 // testUsage is stepd test --help: the flags come after it.
 const testUsage = `usage: stepd test PATH... [--format text|json] [--run REGEXP] [--config FILE] [-v]
                   [--junit FILE] [--cover] [--cover-report FILE]
+                  [--definition-substitutions FILE|NAME=VALUE]
 
 Runs case files: a definition (or definitionFile), an input, mocks (inline
 "mocks", or "mockConfigFile" + "testCase": a test case of an AWS Step
 Functions Local MockConfigFile) and what is "expected". Every member of
 expected is optional; the ones present are checked: status, output, error,
-cause, history.
+cause, history. A case's definitionFile may be JSON, YAML or a SAM or
+CloudFormation template (the case names the state machine with
+"stateMachine" and gives "parameters").
 
 Expected values may hold wildcards:
   "<anything>"          a string that is one <...> matches any JSON value
@@ -54,6 +58,7 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	junit := fs.String("junit", "", "also write the results as JUnit XML to `FILE`, for CI systems")
 	cover := fs.Bool("cover", false, "print, per state machine, the share of states and branches (Choice rules and Default, Retry and Catch rules) the cases exercised")
 	coverReport := fs.String("cover-report", "", "write the detailed coverage to `FILE`: JSON when it ends in .json (the console reads it), text otherwise; implies --cover")
+	defs := addDefFlags(fs, false)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, testUsage)
 		fs.PrintDefaults()
@@ -80,6 +85,15 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			return exitUsage
 		}
 	}
+	if len(defs.params) > 0 {
+		fmt.Fprintln(stderr, "stepd test: --parameter: a case gives its template's parameters with \"parameters\"")
+		return exitUsage
+	}
+	subs, err := defs.substitutions()
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd test: %v\n", err)
+		return exitUsage
+	}
 	cases, err := conformance.Load(paths...)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd test: %v\n", err)
@@ -99,12 +113,16 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 			c.Config = *config
 		}
 		var r *conformance.Result
-		switch c.Kind {
-		case "execution":
+		if err := substituteCase(c, subs); err != nil {
+			r = &conformance.Result{Case: c, Err: err}
+		}
+		switch {
+		case r != nil:
+		case c.Kind == "execution":
 			r = conformance.Check(ctx, c)
-		case "invalid-definition", "validate-definition":
+		case c.Kind == "invalid-definition", c.Kind == "validate-definition":
 			r = conformance.CheckDefinition(c)
-		case "test-state":
+		case c.Kind == "test-state":
 			r = conformance.CheckTestState(ctx, c)
 		default:
 			skipped++
@@ -172,6 +190,36 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return exitFail
 	}
 	return exitOK
+}
+
+// substituteCase applies the --definition-substitutions to a case's
+// definition and, for a case that runs it, refuses a ${Name} placeholder
+// left in a Resource.
+func substituteCase(c *conformance.Case, subs definition.Substitutions) error {
+	if len(subs) > 0 {
+		text := c.DefinitionString
+		if c.Definition != nil {
+			text = value.String(c.Definition)
+		}
+		text, err := definition.Substitute(text, subs)
+		if err != nil {
+			return err
+		}
+		if v, err := value.ParseString(text); err == nil {
+			c.Definition, c.DefinitionString = v, ""
+		} else {
+			c.Definition, c.DefinitionString = nil, text
+		}
+	}
+	if c.Kind != "execution" || c.Definition == nil {
+		return nil
+	}
+	for _, u := range definition.Find(c.Definition) {
+		if u.Resource {
+			return fmt.Errorf("%s: ${%s} has no substitution and is not a resource (give it with --definition-substitutions %s=VALUE)", u.Pointer, u.Name, u.Name)
+		}
+	}
+	return nil
 }
 
 // resultJSON is the --format json line of one case.

@@ -6,8 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/value"
 )
@@ -25,8 +25,9 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	mockCause := fs.String("mock-cause", "", "the cause of --mock-error")
 	mockMode := fs.String("mock-validation", "", "how --mock-result is checked against the service API's result shape: STRICT (default), PRESENT or NONE")
 	budget := addBudgetFlags(fs, false)
+	defs := addDefFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd test-state DEFINITION.json [--state NAME] [--input JSON|@FILE] [--mock-result JSON [--mock-validation STRICT|PRESENT|NONE] | --mock-error ERROR --mock-cause CAUSE] [--inspection-level INFO|DEBUG|TRACE]")
+		fmt.Fprintln(stderr, "usage: stepd test-state DEFINITION.json|DEFINITION.yaml|TEMPLATE.yaml [--state-machine NAME] [--parameter NAME=VALUE] [--definition-substitutions FILE|NAME=VALUE] [--state NAME] [--input JSON|@FILE] [--mock-result JSON [--mock-validation STRICT|PRESENT|NONE] | --mock-error ERROR --mock-cause CAUSE] [--inspection-level INFO|DEBUG|TRACE]")
 		fs.PrintDefaults()
 	}
 	pos, err := parseInterspersed(fs, args)
@@ -45,10 +46,17 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
 		return exitUsage
 	}
-	def, err := os.ReadFile(pos[0])
+	ds, err := defs.load(pos[0], false, arn.DefaultRegion, arn.DefaultAccount)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
 		return exitUsage
+	}
+	def := ds[0].text
+	if ph := ds[0].placeholders(); len(ph) > 0 {
+		printDiagnostics(stderr, ds[0].source, def, ph)
+		if len(ph.Errors()) > 0 {
+			return exitUsage
+		}
 	}
 	in, err := readInput(*input, stdin)
 	if err != nil {

@@ -5,8 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
@@ -16,9 +16,12 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stepd validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "output format: text (file:pointer: severity code: message) or json (the ValidateStateMachineDefinition response)")
-	typ := fs.String("type", validate.Standard, "workflow type: STANDARD or EXPRESS")
+	typ := fs.String("type", validate.Standard, "workflow type: STANDARD or EXPRESS (a template's state machines have their own)")
+	region := fs.String("region", arn.DefaultRegion, "region of a template's ARNs (AWS::Region)")
+	account := fs.String("account", arn.DefaultAccount, "account id of a template's ARNs (AWS::AccountId)")
+	defs := addDefFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd validate FILE... [--format text|json] [--type STANDARD|EXPRESS]")
+		fmt.Fprintln(stderr, "usage: stepd validate FILE... [--format text|json] [--type STANDARD|EXPRESS] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE] [--state-machine NAME]\n\nFILE is a definition (JSON or YAML) or a SAM or CloudFormation template, whose state machines are all checked.")
 		fs.PrintDefaults()
 	}
 	files, err := parseInterspersed(fs, args)
@@ -33,27 +36,36 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	failed := false
+	var loaded []*loadedDef
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		ds, err := defs.load(f, true, *region, *account)
 		if err != nil {
 			fmt.Fprintf(stderr, "stepd validate: %v\n", err)
 			return exitUsage
 		}
-		r := validate.Definition(data, *typ)
+		loaded = append(loaded, ds...)
+	}
+	for _, d := range loaded {
+		t := *typ
+		if d.sm != nil {
+			t = d.sm.Type
+		}
+		r := validate.Definition(d.text, t)
+		r.Diagnostics = append(r.Diagnostics, d.placeholders()...)
 		if !r.OK() {
 			failed = true
 		}
 		if *format == "json" {
 			resp := validate.Response(r)
-			if len(files) > 1 {
-				resp = resp.With("file", f)
+			if len(loaded) > 1 {
+				resp = resp.With("file", d.source)
 			}
 			fmt.Fprintln(stdout, value.String(resp))
 			continue
 		}
-		printDiagnostics(stdout, f, data, r.Diagnostics)
+		printDiagnostics(stdout, d.source, d.text, r.Diagnostics)
 		if r.OK() {
-			fmt.Fprintf(stdout, "%s: OK\n", f)
+			fmt.Fprintf(stdout, "%s: OK\n", d.source)
 		}
 	}
 	if failed {

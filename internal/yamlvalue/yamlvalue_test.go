@@ -1,0 +1,112 @@
+package yamlvalue
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stepd/stepd/value"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct{ yaml, json string }{
+		{"b: 1\na: 2\n", `{"b":1,"a":2}`},
+		{"n: 12345678901234567890123\nf: 1.50\ne: 1e400\nx: -0\n", `{"n":12345678901234567890123,"f":1.50,"e":1e400,"x":-0}`},
+		{"h: 0x1F\no: 0o17\nb: 0b101\np: +5\nd: .5\nq: +1.5\nbig: 0xFFFFFFFFFFFFFFFFFF\n", `{"h":31,"o":15,"b":5,"p":5,"d":0.5,"q":1.5,"big":4722366482869645213695}`},
+		{"a: yes\nb: on\nc: true\nd: ~\ne: null\nf:\ng: 'true'\nh: 2001-12-14\ni: \"1\"\n", `{"a":"yes","b":"on","c":true,"d":null,"e":null,"f":null,"g":"true","h":"2001-12-14","i":"1"}`},
+		{"base: &b {x: 1, y: 2}\nk:\n  <<: *b\n  y: 3\n  z: 4\n", `{"base":{"x":1,"y":2},"k":{"y":3,"z":4,"x":1}}`},
+		{"k:\n  <<: [{a: 1}, {a: 2, b: 2}]\n", `{"k":{"a":1,"b":2}}`},
+		{"l: [1, &a two, *a]\n200: ok\n", `{"l":[1,"two","two"],"200":"ok"}`},
+		{"s: |\n  line1\n  line2\n", `{"s":"line1\nline2\n"}`},
+		{"{\"a\": [1, 2.0, \"x\"]}", `{"a":[1,2.0,"x"]}`},
+		{"- !!str 12\n- !!int \"7\"\n", `["12",7]`},
+	}
+	for _, c := range cases {
+		v, err := Parse([]byte(c.yaml), nil)
+		if err != nil {
+			t.Errorf("%q: %v", c.yaml, err)
+			continue
+		}
+		if got := value.String(v); got != c.json {
+			t.Errorf("%q:\n got %s\nwant %s", c.yaml, got, c.json)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct{ yaml, want string }{
+		{"", "empty"},
+		{"a: 1\na: 2\n", `2:1: invalid YAML: the key "a" appears twice`},
+		{"a: .inf\n", "not a number JSON can hold"},
+		{"a: .nan\n", "not a number JSON can hold"},
+		{"a: 1\n---\nb: 2\n", "more than one document"},
+		{"a: !Ref x\n", "tag !Ref is not supported here"},
+		{"? [a]\n: 1\n", "a key must be a scalar"},
+		{"a: [\n", "invalid YAML"},
+		{"a: !!set {x}\n", "not supported"},
+		{"k:\n  <<: 5\n", "merge key"},
+	}
+	for _, c := range cases {
+		_, err := Parse([]byte(c.yaml), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want an error with %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+func TestTags(t *testing.T) {
+	tags := func(tag string, v any) (any, error) {
+		return value.ObjectOf("Fn::"+strings.TrimPrefix(tag, "!"), v), nil
+	}
+	v, err := Parse([]byte("a: !Sub 'x-${y}'\nb: !Join [',', [1, 2]]\nc: !If [Cond, {k: 1}, !Ref AWS::NoValue]\n"), tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"a":{"Fn::Sub":"x-${y}"},"b":{"Fn::Join":[",",[1,2]]},"c":{"Fn::If":["Cond",{"k":1},{"Fn::Ref":"AWS::NoValue"}]}}`
+	if got := value.String(v); got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+// TestAliasBomb: nested aliases that would expand to billions of values are
+// refused.
+func TestAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 12; i++ {
+		prev := "*a" + string(rune('0'+i-1))
+		if i > 9 {
+			prev = "*a" + string(rune('a'+i-10))
+		}
+		name := string(rune('0' + i))
+		if i > 9 {
+			name = string(rune('a' + i - 10))
+		}
+		b.WriteString("a" + name + ": &a" + name + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
+	}
+	_, err := Parse([]byte(b.String()), nil)
+	if err == nil || !strings.Contains(err.Error(), "expands to more than") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"a: 1\n", "- [1, {b: c}]\n", "x: &a {y: *a}\n", "k: {<<: {a: 1}}\n", "a: !Sub x\n", "n: 0x10\nf: 1e5\n", "\"a\": [1.0, null]"} {
+		f.Add([]byte(s))
+	}
+	tags := func(tag string, v any) (any, error) { return value.ObjectOf(tag, v), nil }
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse(data, tags)
+		if err != nil {
+			return
+		}
+		// Whatever it reads is JSON that reads back the same.
+		text := value.String(v)
+		back, err := value.ParseString(text)
+		if err != nil {
+			t.Fatalf("%q gave JSON %s that does not parse: %v", data, text, err)
+		}
+		if value.String(back) != text {
+			t.Fatalf("%q: %s reads back as %s", data, text, value.String(back))
+		}
+	})
+}
