@@ -46,8 +46,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/definition"
+	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/template"
 	"github.com/stepd/stepd/value"
 )
