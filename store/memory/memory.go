@@ -31,6 +31,8 @@ type Store struct {
 	finished []*execution
 	head     int
 	dropped  int
+
+	notices notices // the outbox (ops.go)
 }
 
 type execution struct {
@@ -70,6 +72,9 @@ func (s *Store) ended(x *execution) {
 		old := s.finished[s.head]
 		s.finished[s.head] = nil
 		s.head++
+		if old.gone { // deleted already (DeleteEnded)
+			continue
+		}
 		delete(s.execs, old.e.ARN)
 		old.gone, old.steps = true, nil
 		s.dropped++

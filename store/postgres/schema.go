@@ -61,6 +61,15 @@ CREATE INDEX activity_tasks_by_activity ON activity_tasks (activity_arn, id);
 	`
 ALTER TABLE step_log ADD COLUMN wake BIGINT NOT NULL DEFAULT 0;
 `,
+	// operations: state machines' loggingConfiguration; ended executions by
+	// stop time (retention); the outbox of status changes (events).
+	`
+ALTER TABLE state_machines ADD COLUMN logging TEXT NOT NULL DEFAULT '';
+CREATE INDEX executions_ended ON executions (stopped) WHERE status <> 'RUNNING';
+CREATE TABLE notices (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, exec_arn TEXT NOT NULL, status TEXT NOT NULL,
+	at BIGINT NOT NULL, due BIGINT NOT NULL, attempts INT NOT NULL DEFAULT 0, UNIQUE (exec_arn, status));
+CREATE INDEX notices_due ON notices (due, id);
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema
