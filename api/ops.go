@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
@@ -12,9 +13,22 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-type loggingConfiguration struct {
-	Level                string `json:"level"`
-	IncludeExecutionData bool   `json:"includeExecutionData"`
+// loggingOf decodes a request's loggingConfiguration (nil when absent),
+// refusing members stepd does not know.
+func loggingOf(raw json.RawMessage) (*service.LoggingConfiguration, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var c service.LoggingConfiguration
+	if err := dec.Decode(&c); err != nil {
+		if strings.Contains(err.Error(), "unknown field") {
+			return nil, validation("loggingConfiguration: %v", err)
+		}
+		return nil, &apiError{status: 400, code: "SerializationException", message: "loggingConfiguration: " + err.Error()}
+	}
+	return &c, nil
 }
 
 type tracingConfiguration struct {
@@ -30,11 +44,12 @@ func required(name, v string) error {
 
 func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
-		Name       string `json:"name"`
-		Definition string `json:"definition"`
-		RoleArn    string `json:"roleArn"`
-		Type       string `json:"type"`
-		Tags       []tag  `json:"tags"`
+		Name       string          `json:"name"`
+		Definition string          `json:"definition"`
+		RoleArn    string          `json:"roleArn"`
+		Type       string          `json:"type"`
+		Tags       []tag           `json:"tags"`
+		Logging    json.RawMessage `json:"loggingConfiguration"`
 	}
 	if err := decode(body, &in); err != nil {
 		return nil, err
@@ -44,7 +59,11 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 			return nil, err
 		}
 	}
-	sm, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags)})
+	logging, err := loggingOf(in.Logging)
+	if err != nil {
+		return nil, err
+	}
+	sm, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags), Logging: logging})
 	if err != nil {
 		return nil, err
 	}
@@ -72,15 +91,16 @@ func (h *Handler) describeStateMachine(ctx context.Context, body []byte) (any, e
 	return map[string]any{
 		"stateMachineArn": sm.ARN, "name": sm.Name, "status": "ACTIVE", "definition": sm.Definition,
 		"roleArn": sm.RoleARN, "type": sm.Type, "creationDate": epoch(sm.Created), "revisionId": sm.RevisionID,
-		"loggingConfiguration": loggingConfiguration{Level: "OFF"}, "tracingConfiguration": tracingConfiguration{},
+		"loggingConfiguration": service.Logging(sm), "tracingConfiguration": tracingConfiguration{},
 	}, nil
 }
 
 func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
-		StateMachineArn string `json:"stateMachineArn"`
-		Definition      string `json:"definition"`
-		RoleArn         string `json:"roleArn"`
+		StateMachineArn string          `json:"stateMachineArn"`
+		Definition      string          `json:"definition"`
+		RoleArn         string          `json:"roleArn"`
+		Logging         json.RawMessage `json:"loggingConfiguration"`
 	}
 	if err := decode(body, &in); err != nil {
 		return nil, err
@@ -88,7 +108,11 @@ func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, err
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return nil, err
 	}
-	sm, err := h.svc.UpdateStateMachine(ctx, in.StateMachineArn, in.Definition, in.RoleArn)
+	logging, err := loggingOf(in.Logging)
+	if err != nil {
+		return nil, err
+	}
+	sm, err := h.svc.UpdateStateMachineLogging(ctx, in.StateMachineArn, in.Definition, in.RoleArn, logging)
 	if err != nil {
 		return nil, err
 	}
@@ -164,9 +188,10 @@ func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []b
 	if err != nil {
 		return nil, err
 	}
+	sm, _ := h.svc.GetStateMachine(ctx, e.StateMachineARN) // nil when deleted: OFF
 	return map[string]any{
 		"stateMachineArn": e.StateMachineARN, "name": e.StateMachineName, "definition": e.Definition, "roleArn": e.RoleARN,
-		"updateDate": epoch(e.Started), "loggingConfiguration": loggingConfiguration{Level: "OFF"}, "tracingConfiguration": tracingConfiguration{},
+		"updateDate": epoch(e.Started), "loggingConfiguration": service.Logging(sm), "tracingConfiguration": tracingConfiguration{},
 	}, nil
 }
 
