@@ -9,7 +9,8 @@
 // Dispatcher takes the queued notices, builds each event from the
 // execution as stored, delivers it to every target, and removes the notice
 // only once all of them took it. A failed delivery is tried again with
-// exponential back-off (Backoff); a process that dies leaves its notices in
+// exponential back-off (Backoff), to the targets that did not take it; a
+// process that dies leaves its notices in
 // the store for the next one. A notice whose execution ended otherwise (a
 // restart ran it again) is dropped, and one still undelivered a day after
 // it was queued is given up, with an error in the server's log. Nothing of
@@ -245,6 +246,11 @@ type Dispatcher struct {
 
 	once sync.Once
 	kick chan struct{}
+	// took records, by notice, the targets that took its event, so that a
+	// retry after another target failed does not deliver it to them again
+	// (in memory: after a restart every target gets it again).
+	mu   sync.Mutex
+	took map[int64]map[int]bool
 }
 
 // hold is how long a notice taken stays hidden from other takers while it
@@ -252,7 +258,7 @@ type Dispatcher struct {
 const hold = time.Minute
 
 func (d *Dispatcher) init() {
-	d.once.Do(func() { d.kick = make(chan struct{}, 1) })
+	d.once.Do(func() { d.kick, d.took = make(chan struct{}, 1), map[int64]map[int]bool{} })
 }
 
 // Kick makes the dispatcher read the outbox now (the service calls it
@@ -371,10 +377,23 @@ func (d *Dispatcher) deliver(ctx context.Context, n *store.Notice) {
 	}
 	ev := Event(e, n.Status, d.Region, d.Account)
 	var errs []error
-	for _, t := range d.Targets {
+	for i, t := range d.Targets {
+		d.mu.Lock()
+		took := d.took[n.ID][i]
+		d.mu.Unlock()
+		if took {
+			continue
+		}
 		if err := t.Deliver(ctx, ev); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", t, err))
+			continue
 		}
+		d.mu.Lock()
+		if d.took[n.ID] == nil {
+			d.took[n.ID] = map[int]bool{}
+		}
+		d.took[n.ID][i] = true
+		d.mu.Unlock()
 	}
 	if err := errors.Join(errs...); err != nil {
 		if ctx.Err() != nil {
@@ -388,6 +407,9 @@ func (d *Dispatcher) deliver(ctx context.Context, n *store.Notice) {
 }
 
 func (d *Dispatcher) done(ctx context.Context, n *store.Notice) {
+	d.mu.Lock()
+	delete(d.took, n.ID)
+	d.mu.Unlock()
 	if err := d.Store.DoneNotice(ctx, n.ID); err != nil && ctx.Err() == nil {
 		d.log().Warn("events: removing a delivered notice", "execution", n.ExecutionARN, "err", err)
 	}
