@@ -151,11 +151,11 @@ func LogGroupName(arn string) (string, error) {
 }
 
 // FileName is the name of the file that holds a log group's records: its
-// name with every character but letters, digits, '-', '_' and '.' escaped
-// as in a URL (so "/aws/vendedlogs/states/orders" is
-// "%2Faws%2Fvendedlogs%2Fstates%2Forders.log"), which no two names share.
+// name escaped as a URL path segment (url.PathEscape: '/' becomes %2F, '%'
+// becomes %25), so "/aws/vendedlogs/states/orders" is
+// "%2Faws%2Fvendedlogs%2Fstates%2Forders.log", and no two names share one.
 func FileName(logGroup string) string {
-	return url.PathEscape(strings.ReplaceAll(logGroup, "%", "%25")) + ".log"
+	return url.PathEscape(logGroup) + ".log"
 }
 
 // Destination is where records go: one file per log group in a directory,

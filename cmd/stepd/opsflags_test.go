@@ -374,3 +374,66 @@ func TestEventsAfterCrash(t *testing.T) {
 		t.Errorf("detail after the crash: %v", det)
 	}
 }
+
+// TestServeRetention runs stepd serve with --retention 1s: finished
+// executions, Standard and Express, are deleted with their histories once
+// that long has passed; a running one stays.
+func TestServeRetention(t *testing.T) {
+	t.Parallel()
+	url, _ := serveLogging(t, "--data", t.TempDir(), "--retention", "1s")
+	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	ctx := context.Background()
+	var ended []string
+	for _, typ := range []types.StateMachineType{types.StateMachineTypeStandard, types.StateMachineTypeExpress} {
+		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("ret-" + string(typ)), RoleArn: aws.String(role), Type: typ,
+			Definition: aws.String(`{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, c, *ex.ExecutionArn, types.ExecutionStatusSucceeded)
+		ended = append(ended, *ex.ExecutionArn)
+	}
+	wait, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("ret-wait"), RoleArn: aws.String(role),
+		Definition: aws.String(`{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"End":true}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: wait.StateMachineArn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arn := range ended {
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			_, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+			if apiErrorCode(err) == "ExecutionDoesNotExist" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("execution %s still there after its retention: %v", arn, err)
+			}
+		}
+		if _, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)}); apiErrorCode(err) != "ExecutionDoesNotExist" {
+			t.Errorf("the history of %s after its retention: %v", arn, err)
+		}
+	}
+	if d, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: running.ExecutionArn}); err != nil || d.Status != types.ExecutionStatusRunning {
+		t.Errorf("the running execution: %+v %v", d, err)
+	}
+}
+
+func TestParseRetention(t *testing.T) {
+	for in, want := range map[string]time.Duration{"90d": 90 * 24 * time.Hour, "0": 0, "36h": 36 * time.Hour, "1.5d": 36 * time.Hour} {
+		if got, err := parseRetention(in); err != nil || got != want {
+			t.Errorf("parseRetention(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "x", "-1h", "-2d", "d"} {
+		if _, err := parseRetention(in); err == nil || !strings.Contains(err.Error(), "--retention") {
+			t.Errorf("parseRetention(%q): %v, want an error naming --retention", in, err)
+		}
+	}
+}
