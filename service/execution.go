@@ -457,12 +457,7 @@ func (s *Service) rebuild(ctx context.Context, e *store.Execution, steps []*stor
 	if len(steps) == 0 {
 		return nil, errors.New("no steps")
 	}
-	var logs *logSetup
-	if s.cfg.ExecutionLogs != nil {
-		if sm, err := s.store.GetStateMachine(ctx, e.StateMachineARN); err == nil {
-			logs = s.logSetup(sm.Logging)
-		}
-	}
+	logs := s.logSetupOf(ctx, e.StateMachineARN)
 	d, err := s.newDriver(e, p, s.store, logs)
 	if err != nil {
 		return nil, err

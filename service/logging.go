@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/execlog"
@@ -97,6 +98,29 @@ func (s *Service) logSetup(text string) *logSetup {
 		return nil
 	}
 	return &logSetup{level: c.Level, data: c.IncludeExecutionData, logGroup: c.Destinations[0].CloudWatchLogsLogGroup.LogGroupArn}
+}
+
+// logSetupOf is logSetup for an execution rebuilt (Resume, a dormant one
+// waking, a claim): its state machine's configuration is read once for
+// all the executions of a state machine resumed within a few seconds,
+// rather than once each.
+func (s *Service) logSetupOf(ctx context.Context, smARN string) *logSetup {
+	if s.cfg.ExecutionLogs == nil {
+		return nil
+	}
+	type memo struct {
+		text string
+		at   time.Time
+	}
+	if v, ok := s.logMemo.Load(smARN); ok && time.Since(v.(memo).at) < 5*time.Second {
+		return s.logSetup(v.(memo).text)
+	}
+	sm, err := s.store.GetStateMachine(ctx, smARN)
+	if err != nil {
+		return nil // deleted: nothing to log to
+	}
+	s.logMemo.Store(smARN, memo{sm.Logging, time.Now()})
+	return s.logSetup(sm.Logging)
 }
 
 // logged is the journal of an execution that logs: it writes the records

@@ -151,6 +151,7 @@ type Service struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	timers   atomic.Int64 // timers queued by this service's drivers
+	logMemo  sync.Map     // state machine ARN → its logging configuration, recently read (logging.go)
 }
 
 // New creates a service. Call Resume to continue open executions.
