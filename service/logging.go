@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/stepd/stepd/engine"
@@ -156,7 +155,7 @@ func (s *Service) writeLog(buf []byte, arn string, set *logSetup, st *store.Step
 	}
 	if len(buf) > 0 {
 		if err := s.cfg.ExecutionLogs.Write(set.logGroup, buf); err != nil {
-			s.log.Warn("execution log: cannot write", "execution", arn, "logGroup", set.logGroup, "err", fmt.Errorf("%w", err))
+			s.log.Warn("execution log: cannot write", "execution", arn, "logGroup", set.logGroup, "err", err)
 		}
 	}
 	return buf
