@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"sort"
@@ -12,9 +13,22 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-type loggingConfiguration struct {
-	Level                string `json:"level"`
-	IncludeExecutionData bool   `json:"includeExecutionData"`
+// loggingOf decodes a request's loggingConfiguration (nil when absent),
+// refusing members stepd does not know.
+func loggingOf(raw json.RawMessage) (*service.LoggingConfiguration, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var c service.LoggingConfiguration
+	if err := dec.Decode(&c); err != nil {
+		if strings.Contains(err.Error(), "unknown field") {
+			return nil, validation("loggingConfiguration: %v", err)
+		}
+		return nil, &apiError{status: 400, code: "SerializationException", message: "loggingConfiguration: " + err.Error()}
+	}
+	return &c, nil
 }
 
 type tracingConfiguration = service.Tracing
@@ -38,8 +52,13 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
 		Publish                 bool                     `json:"publish"`
 		VersionDescription      string                   `json:"versionDescription"`
+		Logging                 json.RawMessage          `json:"loggingConfiguration"`
 	}
 	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	logging, err := loggingOf(in.Logging)
+	if err != nil {
 		return nil, err
 	}
 	for _, r := range [][2]string{{"name", in.Name}, {"definition", in.Definition}} {
@@ -48,7 +67,7 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 		}
 	}
 	sm, v, err := h.svc.CreateStateMachinePublished(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
-		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription})
+		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +109,7 @@ func (h *Handler) describeStateMachine(ctx context.Context, body []byte) (any, e
 	out := map[string]any{
 		"stateMachineArn": sm.ARN, "name": sm.Name, "status": "ACTIVE", "definition": sm.Definition,
 		"roleArn": sm.RoleARN, "type": sm.Type, "creationDate": epoch(sm.Created), "revisionId": sm.RevisionID,
-		"loggingConfiguration": loggingConfiguration{Level: "OFF"},
+		"loggingConfiguration": service.Logging(sm),
 	}
 	if v != nil { // a version: its own definition, role, revision and creation
 		out["stateMachineArn"], out["definition"], out["roleArn"], out["revisionId"], out["creationDate"] = v.ARN, v.Definition, v.RoleARN, v.RevisionID, epoch(v.Created)
@@ -129,15 +148,20 @@ func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, err
 		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
 		Publish                 bool                     `json:"publish"`
 		VersionDescription      string                   `json:"versionDescription"`
+		Logging                 json.RawMessage          `json:"loggingConfiguration"`
 	}
 	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	logging, err := loggingOf(in.Logging)
+	if err != nil {
 		return nil, err
 	}
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return nil, err
 	}
 	sm, v, err := h.svc.UpdateStateMachineWith(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: in.Definition, RoleARN: in.RoleArn,
-		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription})
+		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err
 	}
@@ -216,9 +240,10 @@ func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []b
 	if err != nil {
 		return nil, err
 	}
+	sm, _ := h.svc.GetStateMachine(ctx, e.StateMachineARN) // nil when deleted: OFF
 	out := map[string]any{
 		"stateMachineArn": e.StateMachineARN, "name": e.StateMachineName, "definition": e.Definition, "roleArn": e.RoleARN,
-		"updateDate": epoch(e.Started), "loggingConfiguration": loggingConfiguration{Level: "OFF"},
+		"updateDate": epoch(e.Started), "loggingConfiguration": service.Logging(sm),
 	}
 	settings, revision, err := h.svc.ExecutionSettings(ctx, e)
 	if err != nil {

@@ -64,7 +64,8 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	e := &store.Execution{ARN: execARN, Name: in.Name, StateMachineARN: sm.ARN, StateMachineName: sm.Name, Definition: sm.Definition,
 		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
 	st := s.storeFor(execARN)
-	d, err := s.newDriver(e, p, st)
+	logs := s.logSetup(sm.Logging)
+	d, err := s.newDriver(e, p, st, logs)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +83,11 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	if err := s.putRef(ctx, st, e.ARN, t, in.TraceHeader); err != nil {
 		return nil, err
 	}
+	if !express {
+		if err := s.QueueStatus(ctx, execARN, e.Status); err != nil {
+			return nil, err
+		}
+	}
 	if err := st.CreateExecution(ctx, e, first); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := st.GetExecution(ctx, execARN)
@@ -94,6 +100,12 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	}
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.Started(e, first)
+	}
+	if logs != nil {
+		s.writeLog(nil, execARN, logs, first)
+	}
+	if !express && s.cfg.StatusEvents != nil {
+		s.cfg.StatusEvents()
 	}
 	s.register(execARN, d)
 	s.start(execARN, d)
@@ -150,7 +162,7 @@ func summary(e *store.Execution, x *interp.Execution) *store.Execution {
 // newDriver returns the driver of execution e, committing to st: its
 // tasks go to the service's invoker (or the mocks of its test case) and
 // this service's nested executions, activities to their workers.
-func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Store) (*engine.Driver, error) {
+func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Store, logs *logSetup) (*engine.Driver, error) {
 	inv := s.withNested(e, s.cfg.Invoker)
 	if e.TestCase != "" && s.cfg.Mocks != nil {
 		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
@@ -161,8 +173,14 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 	}
 	arn := e.ARN
 	var journal engine.Journal = st
+	if s.cfg.StatusEvents != nil && st == s.store {
+		journal = notifying{st, s, arn}
+	}
 	if s.cfg.Observer != nil {
-		journal = observed{st, s.cfg.Observer}
+		journal = observed{journal, s.cfg.Observer}
+	}
+	if logs != nil {
+		journal = &logged{Journal: journal, s: s, arn: arn, set: logs}
 	}
 	var d *engine.Driver
 	d = engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: journal, Log: s.log, Budget: s.cfg.Budget, Timers: &s.timers,
@@ -453,7 +471,8 @@ func (s *Service) rebuild(ctx context.Context, e *store.Execution, steps []*stor
 	if len(steps) == 0 {
 		return nil, errors.New("no steps")
 	}
-	d, err := s.newDriver(e, p, s.store)
+	logs := s.logSetupOf(ctx, e.StateMachineARN)
+	d, err := s.newDriver(e, p, s.store, logs)
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/execlog"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
@@ -73,6 +74,17 @@ type Config struct {
 	// Observer, when set, is told of every execution started and every
 	// step committed (package metrics implements it).
 	Observer Observer
+
+	// ExecutionLogs, when set, receives the execution logs that state
+	// machines' loggingConfiguration asks for (logging.go); without it
+	// nothing is logged.
+	ExecutionLogs *execlog.Destination
+
+	// StatusEvents, when set, makes the service queue every status change
+	// of its Standard executions in its store's outbox (a store.Outbox)
+	// before committing it, and call StatusEvents once it is committed,
+	// so that a dispatcher (package notify) delivers it (events.go).
+	StatusEvents func()
 }
 
 // Observer watches what the service commits, for metrics: it is called on
@@ -140,6 +152,7 @@ type Service struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	timers   atomic.Int64 // timers queued by this service's drivers
+	logMemo  sync.Map     // state machine ARN → its logging configuration, recently read (logging.go)
 }
 
 // New creates a service. Call Resume to continue open executions.
@@ -244,6 +257,7 @@ type StateMachineInput struct {
 	// Publish and VersionDescription: see CreateStateMachinePublished.
 	Publish            bool
 	VersionDescription string
+	Logging            *LoggingConfiguration // nil: level OFF
 }
 
 // CreateStateMachine validates and stores a state machine. Creating one
@@ -275,13 +289,18 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 		return nil, err
 	}
 	settings := Settings{Tracing: in.Tracing, Encryption: in.Encryption}
+	if in.Logging != nil {
+		if err := in.Logging.check(); err != nil {
+			return nil, err
+		}
+	}
 	now := s.clock.Now()
 	sm := &store.StateMachine{ARN: s.scope().StateMachine(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
-		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags}
+		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags, Logging: in.Logging.text()}
 	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := s.store.GetStateMachine(ctx, sm.ARN)
-			if gerr == nil && old.Definition == in.Definition && old.RoleARN == in.RoleARN && old.Type == in.Type {
+			if gerr == nil && old.Definition == in.Definition && old.RoleARN == in.RoleARN && old.Type == in.Type && old.Logging == sm.Logging {
 				if st, serr := s.Settings(ctx, old.ARN); serr == nil && st.same(settings) {
 					return old, nil
 				}
@@ -337,12 +356,24 @@ func (s *Service) GetStateMachine(ctx context.Context, arn string) (*store.State
 
 // UpdateStateMachine changes a state machine's definition or role.
 func (s *Service) UpdateStateMachine(ctx context.Context, arn, definition, role string) (*store.StateMachine, error) {
+	return s.UpdateStateMachineLogging(ctx, arn, definition, role, nil)
+}
+
+// UpdateStateMachineLogging changes a state machine's definition, role or
+// logging configuration (nil: unchanged).
+func (s *Service) UpdateStateMachineLogging(ctx context.Context, arn, definition, role string, logging *LoggingConfiguration) (*store.StateMachine, error) {
 	sm, err := s.GetStateMachine(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
-	if definition == "" && role == "" {
-		return nil, errorf("MissingRequiredParameter", "Either the definition or the roleArn must be specified")
+	if definition == "" && role == "" && logging == nil {
+		return nil, errorf("MissingRequiredParameter", "Either the definition, the roleArn or the LoggingConfiguration must be specified")
+	}
+	if logging != nil {
+		if err := logging.check(); err != nil {
+			return nil, err
+		}
+		sm.Logging = logging.text()
 	}
 	if definition != "" {
 		if err := checkDefinitionLength(definition); err != nil {

@@ -184,6 +184,7 @@ type UpdateInput struct {
 	ARN, Definition, RoleARN string
 	Tracing                  *Tracing
 	Encryption               *Encryption
+	Logging                  *LoggingConfiguration // nil: unchanged
 	Publish                  bool
 	VersionDescription       string
 }
@@ -199,7 +200,7 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 	if err != nil {
 		return nil, nil, err
 	}
-	if in.Definition == "" && in.RoleARN == "" && in.Tracing == nil && in.Encryption == nil {
+	if in.Definition == "" && in.RoleARN == "" && in.Tracing == nil && in.Encryption == nil && in.Logging == nil {
 		return nil, nil, errorf("MissingRequiredParameter", "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
 	}
 	if in.VersionDescription != "" && !in.Publish {
@@ -210,6 +211,11 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 	}
 	if err := CheckEncryption(in.Encryption); err != nil {
 		return nil, nil, err
+	}
+	if in.Logging != nil {
+		if err := in.Logging.check(); err != nil {
+			return nil, nil, err
+		}
 	}
 	old, err := s.Settings(ctx, sm.ARN)
 	if err != nil {
@@ -222,10 +228,11 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 	if in.Encryption != nil {
 		next.Encryption = in.Encryption
 	}
-	changed := !next.same(old) || in.Definition != "" && in.Definition != sm.Definition || in.RoleARN != "" && in.RoleARN != sm.RoleARN
+	changed := !next.same(old) || in.Definition != "" && in.Definition != sm.Definition || in.RoleARN != "" && in.RoleARN != sm.RoleARN ||
+		in.Logging != nil && in.Logging.text() != sm.Logging
 	if changed {
-		if in.Definition != "" || in.RoleARN != "" {
-			if sm, err = s.UpdateStateMachine(ctx, sm.ARN, in.Definition, in.RoleARN); err != nil {
+		if in.Definition != "" || in.RoleARN != "" || in.Logging != nil {
+			if sm, err = s.UpdateStateMachineLogging(ctx, sm.ARN, in.Definition, in.RoleARN, in.Logging); err != nil {
 				return nil, nil, err
 			}
 		} else {

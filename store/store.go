@@ -40,6 +40,9 @@ type StateMachine struct {
 	Updated    time.Time
 	RevisionID string
 	Tags       map[string]string
+	// Logging is the state machine's loggingConfiguration, the JSON text
+	// the service keeps (empty: none, which is level OFF).
+	Logging string
 }
 
 // Execution is a stored execution's summary.

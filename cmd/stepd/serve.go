@@ -132,6 +132,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	logOpts := addLogFlags(fs)
 	// Operations: time scale.
 	timeScale := addTimeFlag(fs)
+	// Operations: execution logs, events, retention.
+	opsOpts := addOpsFlags(fs)
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -182,6 +184,13 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if cfg.Clock != nil {
 		log.Info("time runs scaled", "scale", *timeScale, "now", cfg.Clock.Now().UTC().Format(time.RFC3339Nano))
 	}
+	// Operations: execution logs, events, retention.
+	ops, err := opsOpts.setup(&cfg, st, *config, stdout, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	defer ops.logs.Close()
 	// Operations: metrics.
 	m := metrics.New()
 	observe(m, &cfg, st)
@@ -215,6 +224,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
+	ops.start(ctx, svc)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)

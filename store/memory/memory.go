@@ -32,7 +32,8 @@ type Store struct {
 	head     int
 	dropped  int
 
-	v versions // versions, aliases, execution references, settings (version.go)
+	v       versions // versions, aliases, execution references, settings (version.go)
+	notices notices  // the outbox (ops.go)
 }
 
 type execution struct {
@@ -72,6 +73,9 @@ func (s *Store) ended(x *execution) {
 		old := s.finished[s.head]
 		s.finished[s.head] = nil
 		s.head++
+		if old.gone { // deleted already (DeleteEnded)
+			continue
+		}
 		delete(s.execs, old.e.ARN)
 		old.gone, old.steps = true, nil
 		s.dropped++

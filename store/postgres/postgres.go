@@ -574,8 +574,8 @@ func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	if err != nil {
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
-	n, err := s.exec(ctx, `INSERT INTO state_machines VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9) ON CONFLICT DO NOTHING`,
-		sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags))
+	n, err := s.exec(ctx, `INSERT INTO state_machines (`+smColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT DO NOTHING`,
+		sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.Logging)
 	if err == nil && n == 0 {
 		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists)
 	}
@@ -588,21 +588,21 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	if err != nil {
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
-	n, err := s.exec(ctx, `UPDATE state_machines SET definition=$1, role_arn=$2, updated=$3, revision=$4, tags=$5 WHERE arn=$6`,
-		sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
+	n, err := s.exec(ctx, `UPDATE state_machines SET definition=$1, role_arn=$2, updated=$3, revision=$4, tags=$5, logging=$7 WHERE arn=$6`,
+		sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN, sm.Logging)
 	if err == nil && n == 0 {
 		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound)
 	}
 	return err
 }
 
-const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags`
+const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags, logging`
 
 func scanSM(row pgx.Row) (*store.StateMachine, error) {
 	var sm store.StateMachine
 	var created, updated int64
 	var tags string
-	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags); err != nil {
+	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags, &sm.Logging); err != nil {
 		return nil, err
 	}
 	sm.Created, sm.Updated = codec.FromNanos(created), codec.FromNanos(updated)

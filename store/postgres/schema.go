@@ -78,6 +78,15 @@ CREATE INDEX execution_refs_by_version ON execution_refs (version_arn) WHERE ver
 CREATE INDEX execution_refs_by_alias ON execution_refs (alias_arn) WHERE alias_arn <> '';
 CREATE TABLE settings (arn TEXT PRIMARY KEY, settings TEXT NOT NULL);
 `,
+	// operations: state machines' loggingConfiguration; ended executions by
+	// stop time (retention); the outbox of status changes (events).
+	`
+ALTER TABLE state_machines ADD COLUMN logging TEXT NOT NULL DEFAULT '';
+CREATE INDEX executions_ended ON executions (stopped) WHERE status <> 'RUNNING';
+CREATE TABLE notices (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, exec_arn TEXT NOT NULL, status TEXT NOT NULL,
+	at BIGINT NOT NULL, due BIGINT NOT NULL, attempts INT NOT NULL DEFAULT 0, UNIQUE (exec_arn, status));
+CREATE INDEX notices_due ON notices (due, id);
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

@@ -272,6 +272,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 			return err
 		}
 	}
+	if err := migrateOps(ctx, db); err != nil {
+		return err
+	}
 	var old int
 	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='steps'`).Scan(&old); err != nil || old == 0 {
 		return err
@@ -548,7 +551,7 @@ func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) 
 		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
 	}
 	return s.writeThen(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO state_machines VALUES (?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags))
+		_, err := tx.Exec(`INSERT INTO state_machines (`+smColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.Logging)
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists))
 		}
@@ -564,7 +567,7 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	}
 	arn := sm.ARN
 	return s.writeThen(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=? WHERE arn=?`, sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN)
+		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=?, logging=? WHERE arn=?`, sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.Logging, sm.ARN)
 		if err != nil {
 			return err
 		}
@@ -577,13 +580,13 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	}, func() { s.forgetSM(arn) })
 }
 
-const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags`
+const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags, logging`
 
 func scanSM(row scanner) (*store.StateMachine, error) {
 	var sm store.StateMachine
 	var created, updated int64
 	var tags string
-	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags); err != nil {
+	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags, &sm.Logging); err != nil {
 		return nil, err
 	}
 	sm.Created, sm.Updated = codec.FromNanos(created), codec.FromNanos(updated)

@@ -60,6 +60,9 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Secret", func(t *testing.T) { secret(t, open(t), open(t)) })
 	t.Run("Versions", func(t *testing.T) { versions(t, open(t)) })
 	t.Run("ConcurrentPublish", func(t *testing.T) { concurrentPublish(t, open(t)) })
+	t.Run("Logging", func(t *testing.T) { logging(t, open(t)) })
+	t.Run("Retention", func(t *testing.T) { retention(t, open(t)) })
+	t.Run("Outbox", func(t *testing.T) { outbox(t, open(t)) })
 }
 
 // secret checks that a store's secret is SecretSize bytes, the same on

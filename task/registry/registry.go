@@ -73,6 +73,18 @@ type Config struct {
 	// and write its files. A relative folder is taken relative to the
 	// configuration file.
 	Buckets map[string]string `json:"Buckets,omitempty"`
+	// Events are where stepd serve delivers the status changes of Standard
+	// executions as EventBridge events (package notify).
+	Events []EventTarget `json:"Events,omitempty"`
+}
+
+// EventTarget is one target of Config.Events: exactly one of Url (each
+// event POSTed as JSON) and Command (the program and its arguments, each
+// event on its standard input, with Env added to its environment).
+type EventTarget struct {
+	Url     string            `json:"Url,omitempty"`
+	Command []string          `json:"Command,omitempty"`
+	Env     map[string]string `json:"Env,omitempty"`
 }
 
 // Handler is one handler: exactly one of Command (the program and its
