@@ -115,6 +115,9 @@ type event struct {
 	res  task.Result
 	kind interp.InputKind // TaskDone, or TaskSubmitted for a callback integration
 	out  *outside
+	// released: answered at once (task.Immediate), so nothing refers to
+	// the request any more (interp.Input.Released).
+	released bool
 }
 
 // outside is an input from outside: a stop request, or a callback for the
@@ -529,7 +532,7 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, g
 				if d.readyHead == len(d.ready) {
 					d.ready, d.readyHead = d.ready[:0], 0
 				}
-				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, gotInput
+				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res, Released: ev.released}, nil, gotInput
 			}
 		}
 		var due <-chan time.Time
@@ -638,6 +641,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 				if ev.res.Failed() {
 					ev.kind = interp.TaskDone
 				}
+				ev.released = ev.kind == interp.TaskDone
 				d.ready = append(d.ready, ev)
 				continue
 			}
