@@ -117,6 +117,9 @@ type event struct {
 	kind interp.InputKind // TaskDone, or TaskSubmitted for a callback integration
 	more bool             // a .sync task's TaskSubmitted: the task goes on
 	out  *outside
+	// released: answered at once (task.Immediate), so nothing refers to
+	// the request any more (interp.Input.Released).
+	released bool
 }
 
 // outside is an input from outside: a stop request, or a callback for the
@@ -531,7 +534,7 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, g
 				if d.readyHead == len(d.ready) {
 					d.ready, d.readyHead = d.ready[:0], 0
 				}
-				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res}, nil, gotInput
+				return interp.Input{Kind: ev.kind, ID: ev.id, Result: ev.res, Released: ev.released}, nil, gotInput
 			}
 		}
 		var due <-chan time.Time
@@ -644,6 +647,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 				if ev.res.Failed() {
 					ev.kind = interp.TaskDone
 				}
+				ev.released = ev.kind == interp.TaskDone
 				d.ready = append(d.ready, ev)
 				continue
 			}

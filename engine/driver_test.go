@@ -524,3 +524,39 @@ func TestDriverRecordsWake(t *testing.T) {
 		})
 	}
 }
+
+// TestImmediateTaskReusesNothingStale: a task answered at once leaves its
+// op for the next task to reuse (interp.Input.Released); the next task's
+// request and Context object must show nothing of the one before — here a
+// retried task inside a Map iteration, then a task outside the Map.
+func TestImmediateTaskReusesNothingStale(t *testing.T) {
+	p := compile(t, `{"StartAt":"M","States":{
+ "M":{"Type":"Map","ItemsPath":"$.items","Next":"B","ItemProcessor":{"StartAt":"A","States":{
+  "A":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f",
+   "Retry":[{"ErrorEquals":["States.ALL"],"IntervalSeconds":1,"MaxAttempts":3}],"End":true}}}},
+ "B":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","End":true}}}`)
+	var seen []string
+	inv := task.ImmediateFunc(func(_ context.Context, req *task.Request) task.Result {
+		c := value.AsObject(req.ContextObject())
+		st, _ := c.Get("State")
+		_, inMap := c.Get("Map")
+		seen = append(seen, fmt.Sprintf("%s attempt %d map %v input %s", value.String(st), req.Attempt, inMap, value.String(req.Input)))
+		if req.StateName == "A" && req.Attempt == 0 {
+			return task.Result{Error: "Boom"}
+		}
+		return task.Result{Output: value.ObjectOf("from", req.StateName)}
+	})
+	in, _ := value.Parse([]byte(`{"items":[7]}`))
+	x := engine.Run(context.Background(), p, interp.Info{Name: "e", StartTime: time.Unix(0, 0)}, in, engine.Options{Invoker: inv})
+	if x.Status() != interp.Succeeded {
+		t.Fatalf("status %s", x.Status())
+	}
+	want := []string{
+		`{"Name":"A","EnteredTime":"1970-01-01T00:00:00.000Z","RetryCount":0} attempt 0 map true input 7`,
+		`{"Name":"A","EnteredTime":"1970-01-01T00:00:00.000Z","RetryCount":1} attempt 1 map true input 7`,
+		`{"Name":"B","EnteredTime":"1970-01-01T00:00:01.000Z","RetryCount":0} attempt 0 map false input [{"from":"A"}]`,
+	}
+	if !reflect.DeepEqual(seen, want) {
+		t.Errorf("requests\n%q\nwant\n%q", seen, want)
+	}
+}

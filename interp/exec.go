@@ -144,6 +144,10 @@ type Input struct {
 	Error, Cause string
 	// Worker names the activity worker (TaskStarted).
 	Worker string
+	// Released (TaskDone) says that neither the engine nor the invoker
+	// refers to the task's Request any more (an invoker that answered at
+	// once, see task.Immediate), so the interpreter may reuse its memory.
+	Released bool
 }
 
 // Execution is the state of one running execution. It performs no I/O and
@@ -168,6 +172,10 @@ type Execution struct {
 	// at a time (see emit).
 	slab   []history.Event
 	opSlab []op
+	// spareOps are task ops whose result came back with Input.Released:
+	// nothing refers to them any more, so newOp takes them again (a chain
+	// of tasks reuses one op instead of writing a new one per task).
+	spareOps []*op
 	// timeText is the last time formatted for the Context object.
 	timeAt   time.Time
 	timeText string
@@ -319,6 +327,9 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 		}
 		x.ops.remove(in.ID)
 		o.fire(in)
+		if in.Released && o.kind == opTask && o.th != nil && o.th.run.task.taskOp != o {
+			x.release(o)
+		}
 	}
 	x.drain()
 	x.checkHistoryLimit()
@@ -571,17 +582,31 @@ const (
 
 func (x *Execution) newOp(th *thread, kind opKind) *op {
 	x.opID++
-	if len(x.opSlab) == 0 {
-		x.opSlab = make([]op, min(max(int(x.opID), 4), 64)) // doubling, as the events' slab
+	var o *op
+	if n := len(x.spareOps); n > 0 {
+		o = x.spareOps[n-1] // zeroed by release
+		x.spareOps[n-1] = nil
+		x.spareOps = x.spareOps[:n-1]
+	} else {
+		if len(x.opSlab) == 0 {
+			x.opSlab = make([]op, min(max(int(x.opID), 4), 64)) // doubling, as the events' slab
+		}
+		o = &x.opSlab[0] // zero: set the fields one by one
+		x.opSlab = x.opSlab[1:]
 	}
-	o := &x.opSlab[0] // zero: set the fields one by one
-	x.opSlab = x.opSlab[1:]
 	o.id, o.kind, o.th, o.x = x.opID, kind, th, x
 	if th != nil {
 		o.gen = th.gen
 	}
 	x.ops.add(o)
 	return o
+}
+
+// release keeps o, a task op that is done and that nothing refers to any
+// more, for newOp to take again.
+func (x *Execution) release(o *op) {
+	*o = op{}
+	x.spareOps = append(x.spareOps, o)
 }
 
 func (x *Execution) timer(th *thread, kind opKind, at time.Time) *op {

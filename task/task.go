@@ -110,7 +110,10 @@ func (f InvokerFunc) Invoke(ctx context.Context, req *Request) Result { return f
 // engine (an in-process function, a mock configuration). The engine calls
 // Invoke for such a request on its own goroutine, in the order the
 // interpreter asked for the tasks, instead of starting a goroutine for each
-// invocation. An invoker that may block must report false.
+// invocation. An invoker that may block must report false. Such an invoker
+// must not keep req, nor anything it points to that may change (its
+// Context), once Invoke has returned: the interpreter reuses the request's
+// memory for a later task.
 type Immediate interface {
 	Invoker
 	Immediate(req *Request) bool

@@ -878,7 +878,7 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 		to, order = k-1, "DESC"
 	case reverse:
 		order = "DESC"
-	default:
+	case after > 0: // the first page starts at the first step: no search
 		if from, err = s.searchSteps(ctx, exec, func(_, last int64) bool { return last > after }); err != nil {
 			return nil, err
 		}

@@ -1093,29 +1093,34 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 	if limit <= 0 {
 		limit = 100
 	}
-	exec, err := s.execKey(ctx, arn)
-	if err != nil {
-		return nil, err
+	// The first page (after 0) starts at the first step, or ends at the
+	// last: one query, which finds the execution by its ARN itself, reads
+	// it (each query is a read transaction of its own, and SQLite drops a
+	// connection's page cache at the start of one whenever the writer has
+	// committed since). A later page first finds its first step.
+	exec, execBy, from, to, order := any(arn), `(SELECT seq FROM executions WHERE arn=?)`, int64(0), int64(math.MaxInt64), "ASC"
+	if reverse {
+		order = "DESC"
 	}
-	// The page's rows: keys from..to, read upwards or downwards.
-	from, to, order := int64(0), int64(math.MaxInt64), "ASC"
-	switch {
-	case reverse && after > 0:
-		// Up to the last step holding an event before after.
-		k, err := s.searchSteps(ctx, exec, func(first, _ int64) bool { return first >= after })
+	if after > 0 {
+		k, err := s.execKey(ctx, arn)
 		if err != nil {
 			return nil, err
 		}
-		to, order = k-1, "DESC"
-	case reverse:
-		order = "DESC"
-	default:
-		// From the first step holding an event after after.
-		if from, err = s.searchSteps(ctx, exec, func(_, last int64) bool { return last > after }); err != nil {
+		exec, execBy = k, `?`
+		if reverse {
+			// Up to the last step holding an event before after.
+			k, err := s.searchSteps(ctx, k, func(first, _ int64) bool { return first >= after })
+			if err != nil {
+				return nil, err
+			}
+			to = k - 1
+		} else if from, err = s.searchSteps(ctx, k, func(_, last int64) bool { return last > after }); err != nil {
+			// From the first step holding an event after after.
 			return nil, err
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT events FROM step_log WHERE exec=? AND seq BETWEEN ? AND ? ORDER BY seq `+order, exec, from, to)
+	rows, err := s.db.QueryContext(ctx, `SELECT events FROM step_log WHERE exec=`+execBy+` AND seq BETWEEN ? AND ? ORDER BY seq `+order, exec, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -1144,7 +1149,16 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 			}
 		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 && after == 0 {
+		// No step at all: is there such an execution?
+		if _, err := s.execKey(ctx, arn); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // searchSteps returns the Seq of the first step of execution exec for
