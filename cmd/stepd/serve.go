@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,6 +28,8 @@ import (
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task/mock"
+	"github.com/stepd/stepd/template"
+	"github.com/stepd/stepd/value"
 )
 
 // idleRelease is how long the API stays without requests before stepd
@@ -326,6 +330,9 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 		in := service.StateMachineInput{Name: d.name(), Definition: string(d.text), Type: "STANDARD"}
 		if d.sm != nil {
 			in.Type, in.RoleARN, in.Tags = d.sm.Type, d.sm.RoleARN, d.sm.Tags
+			if err := templateSettings(d.sm, &in); err != nil {
+				return fmt.Errorf("%s: %w", d.source, err)
+			}
 		}
 		if in.RoleARN == "" {
 			in.RoleARN = scope.Role("stepd-" + in.Name)
@@ -340,7 +347,14 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 			if old.Type != in.Type {
 				return fmt.Errorf("%s: the state machine %s exists with type %s, and a type cannot change: delete it first", d.source, in.Name, old.Type)
 			}
-			if sm, err = svc.UpdateStateMachine(ctx, old.ARN, in.Definition, in.RoleARN); err == nil {
+			up := service.UpdateInput{ARN: old.ARN, Definition: in.Definition, RoleARN: in.RoleARN, Logging: in.Logging, Tracing: in.Tracing, Encryption: in.Encryption}
+			if up.Logging == nil {
+				up.Logging = &service.LoggingConfiguration{Level: "OFF"}
+			}
+			if up.Tracing == nil {
+				up.Tracing = &service.Tracing{}
+			}
+			if sm, _, err = svc.UpdateStateMachineWith(ctx, up); err == nil {
 				log.Info("updated a state machine from its file", "file", d.source, "arn", sm.ARN)
 				continue
 			}
@@ -392,4 +406,30 @@ func withConsole(apiHandler, ui http.Handler) http.Handler {
 		}
 		apiHandler.ServeHTTP(w, r)
 	})
+}
+
+// templateSettings gives in a template's loggingConfiguration,
+// tracingConfiguration and encryptionConfiguration (already in the API's
+// shape), checked as the API checks them: a member stepd does not know is
+// an error naming it.
+func templateSettings(sm *template.StateMachine, in *service.StateMachineInput) error {
+	for _, c := range []struct {
+		name string
+		from *value.Object
+		to   any
+	}{
+		{"LoggingConfiguration", sm.Logging, &in.Logging},
+		{"TracingConfiguration", sm.Tracing, &in.Tracing},
+		{"EncryptionConfiguration", sm.Encryption, &in.Encryption},
+	} {
+		if c.from == nil {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(value.Append(nil, c.from)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(c.to); err != nil {
+			return fmt.Errorf("state machine %s: %s: %w", sm.LogicalID, c.name, err)
+		}
+	}
+	return nil
 }
