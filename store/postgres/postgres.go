@@ -374,25 +374,35 @@ func (s *Store) forget(arns ...string) {
 	}
 }
 
+// fence is the first statement of every writer's transaction. It locks
+// the node's row for share until the commit, which proves the lease: a
+// node claiming this one's executions deletes the row, so it waits for
+// this commit, and this node commits nothing after it. Without the row
+// (or with its lease lapsed) it divides by zero, which fails the whole
+// transaction: the batch is one implicit transaction that commits at its
+// end unless a statement failed, so the refusal has to be an error (no
+// other statement of a batch divides).
+const fence = `SELECT 1 / (SELECT count(*)::int FROM (SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE) n)`
+
+// isFenced reports whether err is fence's refusal.
+func isFenced(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22012" // division_by_zero
+}
+
 // commitAll commits the batch in one transaction, setting each request's
 // refusal; it returns an error, having committed nothing, when the
 // transaction failed.
+//
+// The transaction is one pipelined batch without BEGIN or COMMIT, which
+// PostgreSQL runs as one implicit transaction: one round trip per commit
+// (the state of executions the cache does not know is read before, on its
+// own; steps are only ever added, so what it reads can only become too
+// old, and a step it then lets through is refused by the primary key).
 func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 	ctx := context.Background()
-	tx, err := w.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("postgres store: begin: %w", err)
-	}
-	defer tx.Rollback(ctx)
 	b := &pgx.Batch{}
-	// The node's row, locked for share until the commit, proves its lease:
-	// a node claiming this one's executions deletes the row, so it waits
-	// for this commit, and this node commits nothing after it.
-	fenced := false
-	b.Queue(`SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Query(func(rows pgx.Rows) error {
-		fenced = !rows.Next()
-		return rows.Err()
-	})
+	b.Queue(fence, s.node)
 	var steps []*request
 	for _, r := range batch {
 		if r.step == nil {
@@ -414,7 +424,7 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 		states[r.step.ExecutionARN] = c
 	}
 	if len(unknown) > 0 {
-		if err := s.readStates(ctx, tx, unknown, states); err != nil {
+		if err := s.readStates(ctx, w, unknown, states); err != nil {
 			return err
 		}
 	}
@@ -444,16 +454,13 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 			return rows.Err()
 		})
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if err := w.SendBatch(ctx, b).Close(); err != nil {
 		s.forget(unknown...)
+		if isFenced(err) {
+			s.loseLease()
+			return errFenced
+		}
 		return fmt.Errorf("postgres store: %w", err)
-	}
-	if fenced {
-		s.loseLease()
-		return errFenced
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("postgres store: commit: %w", err)
 	}
 	s.commits.Add(1)
 	for i, r := range a.reqs {
@@ -475,8 +482,8 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 }
 
 // readStates reads the state of executions into states.
-func (s *Store) readStates(ctx context.Context, tx pgx.Tx, arns []string, states map[string]*execState) error {
-	rows, err := tx.Query(ctx, selStates, arns)
+func (s *Store) readStates(ctx context.Context, w *pgx.Conn, arns []string, states map[string]*execState) error {
+	rows, err := w.Query(ctx, selStates, arns)
 	if err != nil {
 		return fmt.Errorf("postgres store: %w", err)
 	}
