@@ -61,6 +61,13 @@ CREATE INDEX activity_tasks_by_activity ON activity_tasks (activity_arn, id);
 	`
 ALTER TABLE step_log ADD COLUMN wake BIGINT NOT NULL DEFAULT 0;
 `,
+	// 6: answers to messages (store.Shared's Ask): a message names the
+	// node that waits for its answer (reply_to, '' for none) and a key
+	// that node chose; the owner leaves the answer in replies.
+	`
+ALTER TABLE inputs ADD COLUMN reply_to TEXT NOT NULL DEFAULT '', ADD COLUMN reply_key BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE replies (key BIGINT PRIMARY KEY, body BYTEA NOT NULL, sent TIMESTAMPTZ NOT NULL DEFAULT now());
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema
