@@ -88,6 +88,69 @@ func BenchmarkNodes(b *testing.B) {
 	}
 }
 
+// BenchmarkIdleNodes measures the database load of two idle stepd serve
+// nodes, without and with 8 workers waiting in GetActivityTask long polls
+// (spread over the nodes): the transactions per second of the database
+// (pg_stat_database, xact_commit + xact_rollback) over 10 s. It counts
+// every session of the database: point STEPD_TEST_POSTGRES at a database
+// nothing else uses.
+func BenchmarkIdleNodes(b *testing.B) {
+	bin := os.Getenv("STEPD_BENCH_BIN")
+	if bin == "" {
+		bin = buildStepd(b)
+	}
+	for _, workers := range []int{0, 8} {
+		b.Run(fmt.Sprintf("nodes=2/workers=%d", workers), func(b *testing.B) {
+			var rate float64
+			for range b.N {
+				rate += benchIdle(b, bin, 2, workers)
+			}
+			b.ReportMetric(rate/float64(b.N), "db-xacts/s")
+		})
+	}
+}
+
+func benchIdle(b *testing.B, bin string, nodes, workers int) float64 {
+	b.StopTimer()
+	c := startCluster(b, bin, nodes)
+	var act struct{ ActivityArn string }
+	if err := c.call(0, "CreateActivity", map[string]string{"name": "idle"}, &act); err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	for w := range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				body, _ := json.Marshal(map[string]string{"activityArn": act.ActivityArn, "workerName": fmt.Sprint("w", w)})
+				req, _ := http.NewRequestWithContext(ctx, "POST", c.urls[w%len(c.urls)], bytes.NewReader(body))
+				req.Header.Set("X-Amz-Target", "AWSStepFunctions.GetActivityTask")
+				req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+				if resp, err := c.http.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		})
+	}
+	xacts := func() int64 {
+		var n int64
+		if err := c.db.QueryRow(context.Background(), `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	time.Sleep(3 * time.Second) // the workers are waiting; the statistics caught up
+	b.StartTimer()
+	x0, t0 := xacts(), time.Now()
+	time.Sleep(10 * time.Second)
+	x1, t1 := xacts(), time.Now()
+	b.StopTimer()
+	return float64(x1-x0-1) / t1.Sub(t0).Seconds() // the first reading's own transaction
+}
+
 type nodesResult struct {
 	rate, walSyncs float64
 	// CPU seconds of the stepd processes and of their PostgreSQL backends
