@@ -63,10 +63,10 @@ func envOr(name, def string) string {
 
 // openStore opens the store named by url when it is set (a PostgreSQL
 // URL), else the SQLite store in dir, or a memory store when dir is empty.
-func openStore(ctx context.Context, url, dir string) (store.Store, error) {
+func openStore(ctx context.Context, url, dir string, lease time.Duration) (store.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
-		return postgres.Open(ctx, url)
+		return postgres.OpenOptions(ctx, url, postgres.Options{Lease: lease})
 	case url != "":
 		return nil, fmt.Errorf("--store: want a postgres:// URL, got %q", url)
 	case dir == "":
@@ -101,6 +101,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
 	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
 	storeURL := fs.String("store", envOr("STEPD_STORE", ""), "postgres://USER@HOST/DB?search_path=SCHEMA: keep state in PostgreSQL, shared by several nodes, instead of SQLite in --data (env STEPD_STORE)")
+	lease := fs.Duration("lease", postgres.DefaultLease, "with --store: how long a node's lease lasts unrenewed; the executions of a node that died move to another within it and one second (env STEPD_LEASE)")
 	region := fs.String("region", envOr("STEPD_REGION", arn.DefaultRegion), "region used in ARNs (env STEPD_REGION)")
 	account := fs.String("account", envOr("STEPD_ACCOUNT", arn.DefaultAccount), "account id used in ARNs (env STEPD_ACCOUNT)")
 	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
@@ -123,6 +124,20 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	log, err := logOpts.logger(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	if v, ok := os.LookupEnv("STEPD_LEASE"); ok && !flagSet(fs, "lease") {
+		if *lease, err = time.ParseDuration(v); err != nil {
+			fmt.Fprintf(stderr, "stepd serve: STEPD_LEASE: %v\n", err)
+			return exitUsage
+		}
+	}
+	if *lease < 2*claimEvery {
+		fmt.Fprintf(stderr, "stepd serve: --lease %s: want at least %s\n", *lease, 2*claimEvery)
+		return exitUsage
+	}
+	if flagSet(fs, "lease") && *storeURL == "" {
+		fmt.Fprintln(stderr, "stepd serve: --lease only applies with --store postgres://…")
 		return exitUsage
 	}
 	setGCPercent(serveGCPercent)
@@ -149,7 +164,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return exitUsage
 		}
 	}
-	st, err := openStore(ctx, *storeURL, *data)
+	st, err := openStore(ctx, *storeURL, *data, *lease)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
@@ -300,4 +315,11 @@ func withConsole(apiHandler, ui http.Handler) http.Handler {
 		}
 		apiHandler.ServeHTTP(w, r)
 	})
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
