@@ -251,8 +251,11 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 				return t.Token, t.Input, nil
 			}
 			// The owner says whether the task is still open; a worker gets
-			// only an open one.
-			asked, cancel := context.WithTimeout(ctx, forwardWait)
+			// only an open one. An owner that does not answer at once (it
+			// died and is being replaced) is not waited for: the worker,
+			// whose poll may end any moment, gets the task, and the message
+			// stays queued.
+			asked, cancel := context.WithTimeout(ctx, startedWait)
 			reply, err := sh.Ask(asked, t.ExecutionARN, encodeForwarded(forwarded{Kind: "started", Token: t.Token, Worker: worker}))
 			cancel()
 			switch {
@@ -280,6 +283,10 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 		}
 	}
 }
+
+// startedWait bounds how long a GetActivityTask that took a task waits for
+// the owner's verdict on it (a live owner answers within milliseconds).
+const startedWait = 2 * time.Second
 
 // activityPoll is how often a waiting GetActivityTask looks for a task in
 // a shared store without being woken: offers wake it (store.Shared's
