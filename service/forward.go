@@ -278,6 +278,8 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 		select {
 		case <-ctx.Done():
 			return "", "", nil
+		case <-s.polls:
+			return "", "", nil
 		case <-offered:
 		case <-time.After(min(activityPoll, time.Until(deadline))):
 		}

@@ -168,3 +168,33 @@ func apiCode(err error) string {
 	}
 	return ""
 }
+
+// TestEndPolls: EndPolls ends the GetActivityTask long polls waiting, and
+// the later ones return at once, without a task.
+func TestEndPolls(t *testing.T) {
+	ctx := context.Background()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	act, err := svc.CreateActivity(ctx, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		token, _, _ := svc.GetActivityTask(ctx, act.ARN, "w", time.Hour)
+		done <- token
+	}()
+	time.Sleep(100 * time.Millisecond) // it is waiting (or about to)
+	svc.EndPolls()
+	select {
+	case token := <-done:
+		if token != "" {
+			t.Errorf("a poll ended by EndPolls got a task: %q", token)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("EndPolls did not end a waiting GetActivityTask")
+	}
+	if token, _, err := svc.GetActivityTask(ctx, act.ARN, "w", time.Hour); err != nil || token != "" {
+		t.Errorf("a poll after EndPolls: %q %v", token, err)
+	}
+}

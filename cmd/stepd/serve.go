@@ -264,6 +264,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		code = exitFail
 	}
 	ready.Stopping()
+	svc.EndPolls() // the long polls would hold the shutdown (and the drain) up
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
