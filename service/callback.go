@@ -106,6 +106,8 @@ func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait 
 			return "", "", nil
 		case <-ctx.Done():
 			return "", "", nil
+		case <-s.polls:
+			return "", "", nil
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
@@ -99,15 +100,47 @@ func (s *Service) shared(execution string) store.Shared {
 	return sh
 }
 
+// The owner's verdicts on a forwarded callback (the replies of receive).
+const (
+	verdictDelivered = ""
+	verdictClosed    = "closed"  // the task completed, timed out or was cancelled
+	verdictNoTask    = "no-task" // no task has this token
+	verdictEnded     = "ended"   // the execution has ended
+)
+
+// forwardWait bounds how long a callback forwarded to another node waits
+// for the owner's verdict: an owner that died must first be replaced
+// (its lease, then a claim). A callback still unanswered then is answered
+// as accepted; it stays queued, and the owner delivers it later.
+const forwardWait = 20 * time.Second
+
 // forward sends a callback for an execution this node does not run to its
-// owner. The owner delivers it later: the caller learns that it was
-// queued, not whether the task was still open.
+// owner, and answers as the owner would have: it waits for the owner's
+// verdict (up to forwardWait).
 func (s *Service) forward(ctx context.Context, sh store.Shared, execution string, m forwarded) error {
-	err := sh.Send(ctx, execution, encodeForwarded(m))
-	if errors.Is(err, store.ErrNotFound) {
+	asked, cancel := context.WithTimeout(ctx, forwardWait)
+	defer cancel()
+	reply, err := sh.Ask(asked, execution, encodeForwarded(m))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return s.noDriver(ctx, execution)
+	case err != nil && ctx.Err() == nil && asked.Err() != nil:
+		s.log.Warn("the owner of an execution has not answered a forwarded callback yet; it stays queued", "execution", execution, "kind", m.Kind)
+		return nil
+	case err != nil:
+		return err
+	}
+	switch string(reply) {
+	case verdictDelivered:
+		return nil
+	case verdictClosed:
+		return errTaskClosed()
+	case verdictNoTask:
+		return errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+	case verdictEnded:
 		return s.noDriver(ctx, execution)
 	}
-	return err
+	return fmt.Errorf("the owner of %s answered %q to a forwarded callback", execution, reply)
 }
 
 // stopElsewhere asks the owner of an execution that another node runs to
@@ -141,35 +174,45 @@ func (s *Service) Receive(ctx context.Context) error {
 	return sh.Receive(ctx, s.receive)
 }
 
-// receive delivers one forwarded message. A message for an execution this
-// node owns but has not adopted yet fails, to be offered again; one that
-// cannot be delivered any more (a closed task, an ended execution, a bad
-// message) is logged and dropped.
-func (s *Service) receive(ctx context.Context, execution string, msg []byte) error {
+// receive delivers one forwarded message and returns the verdict for the
+// node that forwarded it. A message for an execution this node owns but
+// has not adopted yet fails, to be offered again; one that cannot be
+// delivered any more (a closed task, an ended execution) gets the verdict
+// that says why, and a bad message is logged and dropped.
+func (s *Service) receive(ctx context.Context, execution string, msg []byte) ([]byte, error) {
 	m, err := decodeForwarded(msg)
 	if err != nil {
 		s.log.Error("dropping a forwarded message", "execution", execution, "err", err)
-		return nil
+		return nil, nil
 	}
 	d := s.driver(execution)
 	if d == nil {
 		e, err := s.store.GetExecution(ctx, execution)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if e.Status == string(interp.Running) {
-			return fmt.Errorf("execution %s is not running here yet", execution)
+			return nil, fmt.Errorf("execution %s is not running here yet", execution)
 		}
-		return nil
+		return []byte(verdictEnded), nil
 	}
 	if m.Kind == "stop" {
 		d.Stop(m.Error, m.Cause)
-		return nil
+		return nil, nil
 	}
-	if err := d.Deliver(m.Token, callbackInput(m)); err != nil {
+	switch err := d.Deliver(m.Token, callbackInput(m)); {
+	case err == nil:
+		return []byte(verdictDelivered), nil
+	case errors.Is(err, engine.ErrEnded):
+		return []byte(verdictEnded), nil
+	case errors.Is(err, engine.ErrTaskClosed):
+		return []byte(verdictClosed), nil
+	case errors.Is(err, engine.ErrNoTask):
+		return []byte(verdictNoTask), nil
+	default:
 		s.log.Info("a forwarded callback found no open task", "execution", execution, "kind", m.Kind, "err", err)
+		return []byte(verdictClosed), nil
 	}
-	return nil
 }
 
 // offerShared queues an activity task in the shared store, for the
@@ -195,6 +238,7 @@ func (s *Service) offerShared(sh store.Shared, t *store.ActivityTask) {
 func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, worker string, wait time.Duration) (token, input string, err error) {
 	deadline := time.Now().Add(wait)
 	for {
+		offered := sh.Offered(activity)
 		t, err := sh.TakeTask(ctx, activity)
 		if err != nil {
 			return "", "", err
@@ -206,12 +250,25 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 				}
 				return t.Token, t.Input, nil
 			}
-			err := sh.Send(ctx, t.ExecutionARN, encodeForwarded(forwarded{Kind: "started", Token: t.Token, Worker: worker}))
-			if errors.Is(err, store.ErrNotFound) {
+			// The owner says whether the task is still open; a worker gets
+			// only an open one. An owner that does not answer at once (it
+			// died and is being replaced) is not waited for: the worker,
+			// whose poll may end any moment, gets the task, and the message
+			// stays queued.
+			asked, cancel := context.WithTimeout(ctx, startedWait)
+			reply, err := sh.Ask(asked, t.ExecutionARN, encodeForwarded(forwarded{Kind: "started", Token: t.Token, Worker: worker}))
+			cancel()
+			switch {
+			case errors.Is(err, store.ErrNotFound):
 				continue // its execution has ended
-			}
-			if err != nil {
+			case err != nil && ctx.Err() == nil && asked.Err() != nil:
+				// The owner has not answered (it is being replaced): the
+				// message stays queued, and the task goes to the worker.
+				return t.Token, t.Input, nil
+			case err != nil:
 				return "", "", err
+			case string(reply) != verdictDelivered:
+				continue // its task has closed
 			}
 			return t.Token, t.Input, nil
 		}
@@ -221,14 +278,23 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 		select {
 		case <-ctx.Done():
 			return "", "", nil
+		case <-s.polls:
+			return "", "", nil
+		case <-offered:
 		case <-time.After(min(activityPoll, time.Until(deadline))):
 		}
 	}
 }
 
+// startedWait bounds how long a GetActivityTask that took a task waits for
+// the owner's verdict on it (a live owner answers within milliseconds).
+const startedWait = 2 * time.Second
+
 // activityPoll is how often a waiting GetActivityTask looks for a task in
-// a shared store.
-const activityPoll = 200 * time.Millisecond
+// a shared store without being woken: offers wake it (store.Shared's
+// Offered), so this only bounds how late it finds one whose offer it did
+// not hear.
+const activityPoll = 5 * time.Second
 
 // elsewherePoll is how often Wait reads an execution that another node of
 // a shared store runs.

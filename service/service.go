@@ -153,7 +153,15 @@ type Service struct {
 	wg       sync.WaitGroup
 	timers   atomic.Int64 // timers queued by this service's drivers
 	logMemo  sync.Map     // state machine ARN → its logging configuration, recently read (logging.go)
+
+	polls    chan struct{} // closed by EndPolls: waiting GetActivityTask calls return
+	endPolls sync.Once
 }
+
+// EndPolls makes the GetActivityTask long polls waiting now, and later
+// ones, return at once without a task: a server that stops calls it
+// first, so that its shutdown does not wait for them.
+func (s *Service) EndPolls() { s.endPolls.Do(func() { close(s.polls) }) }
 
 // New creates a service. Call Resume to continue open executions.
 func New(cfg Config) *Service {
@@ -170,7 +178,8 @@ func New(cfg Config) *Service {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(keepExpress(cfg.KeepExpress)), clock: cfg.Clock, log: cfg.Log,
-		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel}
+		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel,
+		polls: make(chan struct{})}
 }
 
 // tokenKey returns the key that signs task tokens: the store's secret,

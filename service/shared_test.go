@@ -2,11 +2,13 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/postgres/pgtest"
@@ -20,12 +22,14 @@ func TestSharedNodes(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	var nodes [2]*service.Service
+	var stores [2]*postgres.Store
 	var receivers sync.WaitGroup
 	for i := range nodes {
 		st, err := postgres.Open(ctx, dsn)
 		if err != nil {
 			t.Fatal(err)
 		}
+		stores[i] = st
 		defer st.Close()
 		nodes[i] = service.New(service.Config{Store: st})
 		defer nodes[i].Close()
@@ -39,6 +43,10 @@ func TestSharedNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	def := `{"StartAt":"Work","States":{"Work":{"Type":"Task","Resource":"` + act.ARN + `","TimeoutSeconds":60,"End":true}}}`
+	// The same task, then a wait: the execution goes on running after
+	// its task has closed.
+	defThen := `{"StartAt":"Work","States":{"Work":{"Type":"Task","Resource":"` + act.ARN + `","TimeoutSeconds":60,"Next":"Rest"},
+		"Rest":{"Type":"Wait","Seconds":600,"End":true}}}`
 	sm, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "m", RoleARN: "arn:aws:iam::1:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +83,47 @@ func TestSharedNodes(t *testing.T) {
 		t.Errorf("history: %s", got)
 	}
 
+	// Callbacks on B for a task of A's that has closed while its
+	// execution runs on, or that A never issued, are answered as A
+	// would: TaskTimedOut, TaskDoesNotExist.
+	smThen, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "then", RoleARN: "arn:aws:iam::1:role/r", Definition: defThen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resting, err := a.StartExecution(ctx, service.StartInput{StateMachineARN: smThen.ARN, Name: "r", Input: `{"n":3}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err = b.GetActivityTask(ctx, act.ARN, "worker-on-b", 10*time.Second)
+	if err != nil || token == "" {
+		t.Fatalf("GetActivityTask on the other node: %q %v", token, err)
+	}
+	if err := b.SendTaskSuccess(ctx, token, `{}`); err != nil {
+		t.Fatalf("SendTaskSuccess on the other node: %v", err)
+	}
+	for _, call := range []struct {
+		name string
+		fn   func() error
+	}{
+		{"SendTaskSuccess", func() error { return b.SendTaskSuccess(ctx, token, `{}`) }},
+		{"SendTaskFailure", func() error { return b.SendTaskFailure(ctx, token, "E", "c") }},
+		{"SendTaskHeartbeat", func() error { return b.SendTaskHeartbeat(ctx, token) }},
+	} {
+		if err := call.fn(); apiCode(err) != "TaskTimedOut" {
+			t.Errorf("%s on the other node for a closed task of a running execution: %v, want TaskTimedOut", call.name, err)
+		}
+	}
+	key, err := stores[1].Secret(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SendTaskSuccess(ctx, interp.SignToken(key, resting.ARN, 99), `{}`); apiCode(err) != "TaskDoesNotExist" {
+		t.Errorf("SendTaskSuccess on the other node for a token never issued: %v, want TaskDoesNotExist", err)
+	}
+	if d, err := b.DescribeExecution(ctx, resting.ARN); err != nil || d.Status != "RUNNING" {
+		t.Fatalf("the resting execution: %+v %v", d, err)
+	}
+
 	waiting, err := a.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "w", Input: `{"n":2}`})
 	if err != nil {
 		t.Fatal(err)
@@ -108,5 +157,44 @@ func TestSharedNodes(t *testing.T) {
 	defer pcancel()
 	if done, err := a.Wait(pctx, pe.ARN); err != nil || done.Status != "SUCCEEDED" || done.Output != `{"said":"kid"}` {
 		t.Fatalf("a .sync parent whose child runs on another node: %+v %v", done, err)
+	}
+}
+
+// apiCode is the AWS error code of a service error, "" for none.
+func apiCode(err error) string {
+	var se *service.Error
+	if errors.As(err, &se) {
+		return se.Code
+	}
+	return ""
+}
+
+// TestEndPolls: EndPolls ends the GetActivityTask long polls waiting, and
+// the later ones return at once, without a task.
+func TestEndPolls(t *testing.T) {
+	ctx := context.Background()
+	svc := service.New(service.Config{})
+	defer svc.Close()
+	act, err := svc.CreateActivity(ctx, "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() {
+		token, _, _ := svc.GetActivityTask(ctx, act.ARN, "w", time.Hour)
+		done <- token
+	}()
+	time.Sleep(100 * time.Millisecond) // it is waiting (or about to)
+	svc.EndPolls()
+	select {
+	case token := <-done:
+		if token != "" {
+			t.Errorf("a poll ended by EndPolls got a task: %q", token)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("EndPolls did not end a waiting GetActivityTask")
+	}
+	if token, _, err := svc.GetActivityTask(ctx, act.ARN, "w", time.Hour); err != nil || token != "" {
+		t.Errorf("a poll after EndPolls: %q %v", token, err)
 	}
 }

@@ -228,16 +228,27 @@ type Shared interface {
 	// when it is not running). The message outlives its owner: if the
 	// owner dies first, the node that claims the execution receives it.
 	Send(ctx context.Context, executionARN string, msg []byte) error
+	// Ask is Send, then waits for the owner's reply: what fn returned
+	// for the message (see Receive). When ctx ends first, the message
+	// stays queued and Ask returns ctx's error.
+	Ask(ctx context.Context, executionARN string, msg []byte) (reply []byte, err error)
 	// Receive calls fn, until ctx ends, with each message sent to an
 	// execution this node owns, in the order sent. A message is removed
-	// once fn returns nil; when fn fails it is offered again later.
-	Receive(ctx context.Context, fn func(ctx context.Context, executionARN string, msg []byte) error) error
+	// once fn returns no error, and its reply goes to the node that
+	// asked (Ask); when fn fails it is offered again later.
+	Receive(ctx context.Context, fn func(ctx context.Context, executionARN string, msg []byte) (reply []byte, err error)) error
 	// OfferTask queues an activity task for the workers polling any node.
 	// Offering a token that is queued already changes nothing.
 	OfferTask(ctx context.Context, t *ActivityTask) error
 	// TakeTask takes the oldest task queued for an activity, once across
 	// all nodes; nil when there is none.
 	TakeTask(ctx context.Context, activityARN string) (*ActivityTask, error)
+	// Offered returns a channel that is closed once a task may have been
+	// offered for the activity, on any node, after the call: a taker that
+	// found none waits for it before it looks again. It may close without
+	// a task (another taker may be first), and it may miss an offer while
+	// the store cannot hear other nodes, so takers also look now and then.
+	Offered(activityARN string) <-chan struct{}
 }
 
 // ActivityTask is an activity task waiting for a worker.

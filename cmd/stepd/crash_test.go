@@ -244,7 +244,7 @@ func apiErrorCode(err error) string {
 	return ""
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -255,7 +255,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // buildStepd builds the stepd binary into a temporary folder.
-func buildStepd(t *testing.T) string {
+func buildStepd(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "stepd")
 	build := exec.Command("go", "build", "-o", bin, ".")
@@ -276,7 +276,7 @@ func restartingClient(addr string) *sfn.Client {
 
 // startServe starts stepd serve (with extra flags) and waits until it
 // listens.
-func startServe(t *testing.T, bin, addr, data string, extra ...string) *exec.Cmd {
+func startServe(t testing.TB, bin, addr, data string, extra ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--data", data}, extra...)...)
 	cmd.Stderr = os.Stderr

@@ -298,7 +298,13 @@ func TestFailover(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("execution %d did not finish: %v %v", i, d, err)
+				var last []string
+				if h, herr := clients[i%nodes].GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), ReverseOrder: true, MaxResults: 6}); herr == nil {
+					for _, ev := range h.Events {
+						last = append(last, fmt.Sprintf("%d %s", ev.Id, ev.Type))
+					}
+				}
+				t.Fatalf("execution %d did not finish (%v); its last events, newest first: %v", i, err, last)
 			}
 			time.Sleep(100 * time.Millisecond)
 		}

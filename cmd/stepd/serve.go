@@ -77,10 +77,10 @@ func envList(m *multiFlag, name string) {
 
 // openStore opens the store named by url when it is set (a PostgreSQL
 // URL), else the SQLite store in dir, or a memory store when dir is empty.
-func openStore(ctx context.Context, url, dir string) (store.Store, error) {
+func openStore(ctx context.Context, url, dir string, lease time.Duration) (store.Store, error) {
 	switch {
 	case strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://"):
-		return postgres.Open(ctx, url)
+		return postgres.OpenOptions(ctx, url, postgres.Options{Lease: lease})
 	case url != "":
 		return nil, fmt.Errorf("--store: want a postgres:// URL, got %q", url)
 	case dir == "":
@@ -115,6 +115,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
 	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
 	storeURL := fs.String("store", envOr("STEPD_STORE", ""), "postgres://USER@HOST/DB?search_path=SCHEMA: keep state in PostgreSQL, shared by several nodes, instead of SQLite in --data (env STEPD_STORE)")
+	lease := fs.Duration("lease", postgres.DefaultLease, "with --store: how long a node's lease lasts unrenewed; the executions of a node that died move to another within it and one second (env STEPD_LEASE)")
 	region := fs.String("region", envOr("STEPD_REGION", arn.DefaultRegion), "region used in ARNs (env STEPD_REGION)")
 	account := fs.String("account", envOr("STEPD_ACCOUNT", arn.DefaultAccount), "account id used in ARNs (env STEPD_ACCOUNT)")
 	mocks := fs.String("mock-config", envOr("SFN_MOCK_CONFIG", ""), "AWS Step Functions Local mock configuration; StartExecution on ARN#TestCase uses it (env SFN_MOCK_CONFIG)")
@@ -149,6 +150,20 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
+	if v, ok := os.LookupEnv("STEPD_LEASE"); ok && !flagSet(fs, "lease") {
+		if *lease, err = time.ParseDuration(v); err != nil {
+			fmt.Fprintf(stderr, "stepd serve: STEPD_LEASE: %v\n", err)
+			return exitUsage
+		}
+	}
+	if *lease < 2*claimEvery {
+		fmt.Fprintf(stderr, "stepd serve: --lease %s: want at least %s\n", *lease, 2*claimEvery)
+		return exitUsage
+	}
+	if flagSet(fs, "lease") && *storeURL == "" {
+		fmt.Fprintln(stderr, "stepd serve: --lease only applies with --store postgres://…")
+		return exitUsage
+	}
 	setGCPercent(serveGCPercent)
 	b, err := budget.budget(fs)
 	if err != nil {
@@ -173,7 +188,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return exitUsage
 		}
 	}
-	st, err := openStore(ctx, *storeURL, *data)
+	st, err := openStore(ctx, *storeURL, *data, *lease)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
@@ -285,6 +300,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		code = exitFail
 	}
 	ready.Stopping()
+	svc.EndPolls() // the long polls would hold the shutdown (and the drain) up
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)

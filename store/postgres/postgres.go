@@ -33,10 +33,13 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,6 +88,13 @@ type Store struct {
 	lostOnce  sync.Once
 	stopLease chan struct{} // closed by Close: stop renewing
 	leaseDone chan struct{} // closed when the renewer has stopped
+
+	// Woken by the notifications Receive hears: takers waiting for an
+	// activity's tasks (Offered), askers waiting for a reply (Ask).
+	notifyMu sync.Mutex
+	offered  map[string]chan struct{} // by activity ARN
+	replies  map[int64]chan struct{}  // by reply key
+	claims   atomic.Int64             // claims made, to sweep old replies now and then
 }
 
 // Options tunes a Store.
@@ -132,7 +142,8 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
 	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{},
-		node: rand.Text(), lease: opts.Lease, lost: make(chan struct{}), stopLease: make(chan struct{}), leaseDone: make(chan struct{})}
+		node: rand.Text(), lease: opts.Lease, lost: make(chan struct{}), stopLease: make(chan struct{}), leaseDone: make(chan struct{}),
+		offered: map[string]chan struct{}{}, replies: map[int64]chan struct{}{}}
 	if s.lease <= 0 {
 		s.lease = DefaultLease
 	}
@@ -374,25 +385,35 @@ func (s *Store) forget(arns ...string) {
 	}
 }
 
+// fence is the first statement of every writer's transaction. It locks
+// the node's row for share until the commit, which proves the lease: a
+// node claiming this one's executions deletes the row, so it waits for
+// this commit, and this node commits nothing after it. Without the row
+// (or with its lease lapsed) it divides by zero, which fails the whole
+// transaction: the batch is one implicit transaction that commits at its
+// end unless a statement failed, so the refusal has to be an error (no
+// other statement of a batch divides).
+const fence = `SELECT 1 / (SELECT count(*)::int FROM (SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE) n)`
+
+// isFenced reports whether err is fence's refusal.
+func isFenced(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22012" // division_by_zero
+}
+
 // commitAll commits the batch in one transaction, setting each request's
 // refusal; it returns an error, having committed nothing, when the
 // transaction failed.
+//
+// The transaction is one pipelined batch without BEGIN or COMMIT, which
+// PostgreSQL runs as one implicit transaction: one round trip per commit
+// (the state of executions the cache does not know is read before, on its
+// own; steps are only ever added, so what it reads can only become too
+// old, and a step it then lets through is refused by the primary key).
 func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 	ctx := context.Background()
-	tx, err := w.Begin(ctx)
-	if err != nil {
-		return fmt.Errorf("postgres store: begin: %w", err)
-	}
-	defer tx.Rollback(ctx)
 	b := &pgx.Batch{}
-	// The node's row, locked for share until the commit, proves its lease:
-	// a node claiming this one's executions deletes the row, so it waits
-	// for this commit, and this node commits nothing after it.
-	fenced := false
-	b.Queue(`SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Query(func(rows pgx.Rows) error {
-		fenced = !rows.Next()
-		return rows.Err()
-	})
+	b.Queue(fence, s.node)
 	var steps []*request
 	for _, r := range batch {
 		if r.step == nil {
@@ -414,7 +435,7 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 		states[r.step.ExecutionARN] = c
 	}
 	if len(unknown) > 0 {
-		if err := s.readStates(ctx, tx, unknown, states); err != nil {
+		if err := s.readStates(ctx, w, unknown, states); err != nil {
 			return err
 		}
 	}
@@ -444,16 +465,13 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 			return rows.Err()
 		})
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if err := w.SendBatch(ctx, b).Close(); err != nil {
 		s.forget(unknown...)
+		if isFenced(err) {
+			s.loseLease()
+			return errFenced
+		}
 		return fmt.Errorf("postgres store: %w", err)
-	}
-	if fenced {
-		s.loseLease()
-		return errFenced
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("postgres store: commit: %w", err)
 	}
 	s.commits.Add(1)
 	for i, r := range a.reqs {
@@ -475,8 +493,8 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 }
 
 // readStates reads the state of executions into states.
-func (s *Store) readStates(ctx context.Context, tx pgx.Tx, arns []string, states map[string]*execState) error {
-	rows, err := tx.Query(ctx, selStates, arns)
+func (s *Store) readStates(ctx context.Context, w *pgx.Conn, arns []string, states map[string]*execState) error {
+	rows, err := w.Query(ctx, selStates, arns)
 	if err != nil {
 		return fmt.Errorf("postgres store: %w", err)
 	}
@@ -1087,6 +1105,12 @@ func (s *Store) Node() string { return s.node }
 // their commits in flight, which hold their row) and takes the running
 // executions of nodes that are gone.
 func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
+	if s.claims.Add(1)%sweepReplies == 0 {
+		// Replies whose asker gave up before they came.
+		if _, err := s.pool.Exec(ctx, `DELETE FROM replies WHERE sent < now() - interval '10 minutes'`); err != nil {
+			return nil, fmt.Errorf("postgres store: sweep replies: %w", err)
+		}
+	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
@@ -1142,12 +1166,21 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 // channel is the LISTEN channel of a node.
 func channel(node string) string { return "stepd_" + node }
 
+// sendInput inserts a message for the owner of a running execution and
+// notifies the owner; replyKey, when not 0, asks for a reply for this
+// node under that key.
+const sendInput = `WITH i AS (
+	INSERT INTO inputs (exec_arn, body, reply_to, reply_key) SELECT arn, $2, $3, $4 FROM executions WHERE arn = $1 AND status = 'RUNNING' RETURNING exec_arn)
+	SELECT pg_notify('stepd_' || e.owner, '') FROM executions e JOIN i ON e.arn = i.exec_arn`
+
 // Send implements store.Shared: the message is a row of inputs, and a
 // notification wakes its owner.
 func (s *Store) Send(ctx context.Context, arn string, msg []byte) error {
-	rows, err := s.pool.Query(ctx, `WITH i AS (
-		INSERT INTO inputs (exec_arn, body) SELECT arn, $2 FROM executions WHERE arn = $1 AND status = 'RUNNING' RETURNING exec_arn)
-		SELECT pg_notify('stepd_' || e.owner, '') FROM executions e JOIN i ON e.arn = i.exec_arn`, arn, msg)
+	return s.send(ctx, arn, msg, "", 0)
+}
+
+func (s *Store) send(ctx context.Context, arn string, msg []byte, replyTo string, replyKey int64) error {
+	rows, err := s.pool.Query(ctx, sendInput, arn, msg, replyTo, replyKey)
 	if err != nil {
 		return fmt.Errorf("postgres store: send to %s: %w", arn, err)
 	}
@@ -1163,6 +1196,105 @@ func (s *Store) Send(ctx context.Context, arn string, msg []byte) error {
 	return nil
 }
 
+// askEvery is how often Ask looks for its reply without a notification
+// (Receive not running, or its connection lost).
+const askEvery = time.Second
+
+// sweepReplies: every so many claims (seconds), a node deletes the replies
+// nobody took for ten minutes.
+const sweepReplies = 300
+
+// Ask implements store.Shared. The message names this node and a random
+// key; the owner leaves its reply under the key in replies and notifies
+// this node, whose Receive wakes the asker.
+func (s *Store) Ask(ctx context.Context, arn string, msg []byte) ([]byte, error) {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	key := int64(binary.LittleEndian.Uint64(b[:])>>1) | 1 // positive, never 0
+	woken := s.await(key)
+	defer s.unawait(key)
+	if err := s.send(ctx, arn, msg, s.node, key); err != nil {
+		return nil, err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-woken:
+			woken = s.await(key)
+		case <-time.After(askEvery):
+		}
+		var reply []byte
+		err := s.pool.QueryRow(ctx, `DELETE FROM replies WHERE key = $1 RETURNING body`, key).Scan(&reply)
+		if err == nil {
+			return reply, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("postgres store: the reply from the owner of %s: %w", arn, err)
+		}
+	}
+}
+
+// await returns a channel that is closed when a notification of the
+// reply under key arrives.
+func (s *Store) await(key int64) <-chan struct{} {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	ch := make(chan struct{})
+	s.replies[key] = ch
+	return ch
+}
+
+func (s *Store) unawait(key int64) {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	delete(s.replies, key)
+}
+
+// tasksChannel is the channel of activity tasks' offers (the payload is
+// the activity's ARN). It is the same for every schema of a database: an
+// offer in another schema only wakes takers for nothing.
+const tasksChannel = "stepd_tasks"
+
+// Offered implements store.Shared: the channel is closed when Receive
+// hears an offer of the activity.
+func (s *Store) Offered(activityARN string) <-chan struct{} {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	ch, ok := s.offered[activityARN]
+	if !ok {
+		ch = make(chan struct{})
+		s.offered[activityARN] = ch
+	}
+	return ch
+}
+
+// notified wakes the waiters of a notification; it reports whether it is
+// a message for this node's executions.
+func (s *Store) notified(n *pgconn.Notification) bool {
+	s.notifyMu.Lock()
+	defer s.notifyMu.Unlock()
+	if n.Channel == tasksChannel {
+		if ch, ok := s.offered[n.Payload]; ok {
+			close(ch)
+			delete(s.offered, n.Payload)
+		}
+		return false
+	}
+	if k, ok := strings.CutPrefix(n.Payload, "r"); ok {
+		key, _ := strconv.ParseInt(k, 10, 64)
+		if ch, ok := s.replies[key]; ok {
+			close(ch)
+			delete(s.replies, key)
+		}
+		return false
+	}
+	return true
+}
+
 // receiveEvery is how often Receive looks for messages without a
 // notification: for those sent to an execution before this node claimed
 // it, and those fn failed.
@@ -1172,7 +1304,7 @@ const receiveEvery = time.Second
 // on each notification (or every receiveEvery), takes the messages of the
 // executions it owns in one transaction, locked so that no other
 // receiver takes them, and deletes those fn has handled.
-func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) error) error {
+func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) error {
 	// Close ends it too, so that its connection goes back to the pool
 	// before the pool closes.
 	ctx, cancel := context.WithCancel(ctx)
@@ -1189,7 +1321,7 @@ func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn st
 		return fmt.Errorf("postgres store: receive: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{channel(s.node)}.Sanitize()); err != nil {
+	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{channel(s.node)}.Sanitize()+`; LISTEN `+tasksChannel); err != nil {
 		return fmt.Errorf("postgres store: receive: %w", err)
 	}
 	defer func() {
@@ -1217,21 +1349,29 @@ func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn st
 		if more {
 			continue
 		}
+		// Wait for a message's notification (the others wake askers and
+		// takers), or look again after receiveEvery.
 		wait, cancel := context.WithTimeout(ctx, receiveEvery)
-		_, err = conn.Conn().WaitForNotification(wait)
-		cancel()
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("postgres store: receive: %w", err)
+		for {
+			n, err := conn.Conn().WaitForNotification(wait)
+			if err == nil && !s.notified(n) {
+				continue
+			}
+			cancel()
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("postgres store: receive: %w", err)
+			}
+			break
 		}
 	}
 }
 
 // receiveSome hands up to 100 messages to fn and deletes those it
 // handled; more reports that there may be others.
-func (s *Store) receiveSome(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) error) (more bool, err error) {
+func (s *Store) receiveSome(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) (more bool, err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return false, err
@@ -1248,38 +1388,55 @@ func (s *Store) receiveSome(ctx context.Context, fn func(ctx context.Context, ar
 	if err != nil {
 		return false, err
 	}
-	rows, err := tx.Query(ctx, `SELECT i.id, i.exec_arn, i.body FROM inputs i JOIN executions e ON e.arn = i.exec_arn
+	rows, err := tx.Query(ctx, `SELECT i.id, i.exec_arn, i.body, i.reply_to, i.reply_key FROM inputs i JOIN executions e ON e.arn = i.exec_arn
 		WHERE e.owner = $1 ORDER BY i.id LIMIT 100 FOR UPDATE OF i SKIP LOCKED`, s.node)
 	if err != nil {
 		return false, err
 	}
 	type message struct {
-		id   int64
-		arn  string
-		body []byte
+		id       int64
+		arn      string
+		body     []byte
+		replyTo  string
+		replyKey int64
 	}
 	msgs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (message, error) {
 		var m message
-		err := row.Scan(&m.id, &m.arn, &m.body)
+		err := row.Scan(&m.id, &m.arn, &m.body, &m.replyTo, &m.replyKey)
 		return m, err
 	})
 	if err != nil || len(msgs) == 0 {
 		return false, err
 	}
 	var done []int64
+	var askers []string
+	var keys []int64
+	var replies [][]byte
 	failed := map[string]bool{} // an execution whose message failed keeps the later ones too
 	for _, m := range msgs {
 		if failed[m.arn] {
 			continue
 		}
-		if err := fn(ctx, m.arn, m.body); err != nil {
+		reply, err := fn(ctx, m.arn, m.body)
+		if err != nil {
 			failed[m.arn] = true
 			continue
 		}
 		done = append(done, m.id)
+		if m.replyTo != "" {
+			askers, keys, replies = append(askers, m.replyTo), append(keys, m.replyKey), append(replies, append([]byte{}, reply...))
+		}
 	}
 	if _, err := tx.Exec(ctx, `DELETE FROM inputs WHERE id = ANY($1)`, done); err != nil {
 		return false, err
+	}
+	if len(keys) > 0 {
+		// The replies, and notifications (sent at the commit) that wake
+		// their askers.
+		if _, err := tx.Exec(ctx, `WITH r AS (INSERT INTO replies (key, body) SELECT * FROM unnest($1::int8[], $2::bytea[]) ON CONFLICT DO NOTHING)
+			SELECT pg_notify('stepd_' || a.node, 'r' || a.key) FROM unnest($3::text[], $1::int8[]) AS a(node, key)`, keys, replies, askers); err != nil {
+			return false, err
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return false, err
@@ -1289,7 +1446,11 @@ func (s *Store) receiveSome(ctx context.Context, fn func(ctx context.Context, ar
 
 // OfferTask implements store.Shared.
 func (s *Store) OfferTask(ctx context.Context, t *store.ActivityTask) error {
-	if _, err := s.exec(ctx, `INSERT INTO activity_tasks (activity_arn, exec_arn, token, input) VALUES ($1, $2, $3, $4) ON CONFLICT (token) DO NOTHING`,
+	// The notification (sent at the commit) wakes the takers waiting on
+	// every node (Offered).
+	if _, err := s.exec(ctx, `WITH i AS (INSERT INTO activity_tasks (activity_arn, exec_arn, token, input) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (token) DO NOTHING RETURNING activity_arn)
+		SELECT pg_notify('`+tasksChannel+`', activity_arn) FROM i`,
 		t.ActivityARN, t.ExecutionARN, t.Token, t.Input); err != nil {
 		return fmt.Errorf("offer an activity task: %w", err)
 	}

@@ -87,6 +87,13 @@ CREATE TABLE notices (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, exec_a
 	at BIGINT NOT NULL, due BIGINT NOT NULL, attempts INT NOT NULL DEFAULT 0, UNIQUE (exec_arn, status));
 CREATE INDEX notices_due ON notices (due, id);
 `,
+	// answers to messages (store.Shared's Ask): a message names the
+	// node that waits for its answer (reply_to, '' for none) and a key
+	// that node chose; the owner leaves the answer in replies.
+	`
+ALTER TABLE inputs ADD COLUMN reply_to TEXT NOT NULL DEFAULT '', ADD COLUMN reply_key BIGINT NOT NULL DEFAULT 0;
+CREATE TABLE replies (key BIGINT PRIMARY KEY, body BYTEA NOT NULL, sent TIMESTAMPTZ NOT NULL DEFAULT now());
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

@@ -23,6 +23,87 @@ func RunShared(t *testing.T, cluster func(t *testing.T) (node func() store.Share
 	t.Run("LeaveOnClose", func(t *testing.T) { leaveOnClose(t, cluster) })
 	t.Run("Messages", func(t *testing.T) { messages(t, cluster) })
 	t.Run("ActivityTasks", func(t *testing.T) { activityTasks(t, cluster) })
+	t.Run("Ask", func(t *testing.T) { ask(t, cluster) })
+	t.Run("Offered", func(t *testing.T) { offered(t, cluster) })
+}
+
+// ask: a node asking the owner of an execution gets the reply its
+// receiver gave, also when the owner failed the message once first; a
+// question for an execution that is not running is refused, and one that
+// ends unanswered (ctx) leaves the message queued.
+func ask(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, _ := cluster(t)
+	a, b := node(), node()
+	defer a.Close()
+	defer b.Close()
+	x := exec("q", "x", 0)
+	if err := a.CreateExecution(ctx, x, step(x.ARN, 0, 1, 1, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	var ra, rb receiver
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { _ = a.Receive(ctx, ra.fn) })
+	wg.Go(func() { _ = b.Receive(ctx, rb.fn) })
+	for _, msg := range []string{"1", "fail once", "2"} {
+		asked, cancelAsk := context.WithTimeout(ctx, 30*time.Second)
+		reply, err := b.Ask(asked, x.ARN, []byte(msg))
+		cancelAsk()
+		if err != nil || string(reply) != "re "+msg {
+			t.Fatalf("ask %q: %q %v, want %q", msg, reply, err, "re "+msg)
+		}
+	}
+	ra.wait(t, "x/1 x/fail once x/2")
+	if _, err := b.Ask(ctx, exec("q", "none", 1).ARN, []byte("3")); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("asking about an execution that does not exist: %v, want ErrNotFound", err)
+	}
+}
+
+// offered: a taker waiting on one node is woken by a task offered on
+// another (while that node receives), and finds it.
+func offered(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	node, _ := cluster(t)
+	a, b := node(), node()
+	defer a.Close()
+	defer b.Close()
+	var rb receiver
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { _ = b.Receive(ctx, rb.fn) })
+	act := "arn:aws:states:us-east-1:1:activity:wake"
+	woken := b.Offered(act)
+	other := b.Offered(act + "-other")
+	// Until b listens, an offer may go unheard: offer until b hears one.
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; ; i++ {
+		task := &store.ActivityTask{ActivityARN: act, ExecutionARN: "x", Token: fmt.Sprintf("w%d", i), Input: "{}"}
+		if err := a.OfferTask(ctx, task); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-woken:
+		case <-time.After(200 * time.Millisecond):
+			if time.Now().After(deadline) {
+				t.Fatal("an offer on another node did not wake the taker")
+			}
+			continue
+		}
+		break
+	}
+	if got, err := b.TakeTask(ctx, act); err != nil || got == nil || got.Token != "w0" {
+		t.Fatalf("the task that woke the taker: %+v %v", got, err)
+	}
+	select {
+	case <-other:
+		t.Error("an offer for one activity woke the takers of another")
+	default:
+	}
 }
 
 // activityTasks: tasks offered on one node are taken from any, oldest
@@ -94,15 +175,15 @@ type receiver struct {
 	failed bool
 }
 
-func (r *receiver) fn(_ context.Context, arn string, msg []byte) error {
+func (r *receiver) fn(_ context.Context, arn string, msg []byte) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if string(msg) == "fail once" && !r.failed {
 		r.failed = true
-		return errors.New("not now")
+		return nil, errors.New("not now")
 	}
 	r.got = append(r.got, arn[strings.LastIndex(arn, ":")+1:]+"/"+string(msg))
-	return nil
+	return []byte("re " + string(msg)), nil
 }
 
 func (r *receiver) wait(t *testing.T, want string) {
