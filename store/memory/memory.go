@@ -31,6 +31,8 @@ type Store struct {
 	finished []*execution
 	head     int
 	dropped  int
+
+	runs mapRuns // Map Runs, child executions, redrives (maprun.go)
 }
 
 type execution struct {

@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("CallerBuffers", func(t *testing.T) { callerBuffers(t, open(t)) })
 	t.Run("Running", func(t *testing.T) { running(t, open(t)) })
 	t.Run("Secret", func(t *testing.T) { secret(t, open(t), open(t)) })
+	t.Run("MapRuns", func(t *testing.T) { mapRuns(t, open(t), nil) })
 }
 
 // secret checks that a store's secret is SecretSize bytes, the same on
@@ -379,6 +380,10 @@ func concurrentSteps(t *testing.T, s store.Store) {
 // RunDurable checks that data survives closing and reopening the store in
 // dir; open opens the store in a directory.
 func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
+	t.Run("MapRuns", func(t *testing.T) {
+		dir := t.TempDir()
+		mapRuns(t, open(t, dir), func() store.Store { return open(t, dir) })
+	})
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := open(t, dir)
