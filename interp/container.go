@@ -28,6 +28,10 @@ type container struct {
 	// ResultWriter (nil without one).
 	iters   []iterRecord
 	written bool // the ResultWriter has written the results
+	// run is the Map Run of a Distributed Map, kids its child executions
+	// by item (nil until started).
+	run  *MapRun
+	kids []*ChildExecution
 }
 
 func (c *container) childSucceeded(ch *thread, output any) {
@@ -41,6 +45,15 @@ func (c *container) childSucceeded(ch *thread, output any) {
 	c.done++
 	c.running--
 	x := c.owner.x
+	if c.distributed {
+		c.endChild(ch, Succeeded, output, nil)
+		if c.done == len(c.items) {
+			c.succeed()
+			return
+		}
+		c.fill()
+		return
+	}
 	if c.isMap {
 		last := ch.last
 		x.emit(ch, "MapIterationSucceeded", "mapIterationSucceededEventDetails", c.iterDetails(ch.index))
@@ -63,8 +76,13 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 	}
 	x := c.owner.x
 	last := ch.last
+	if c.distributed {
+		c.endChild(ch, Failed, nil, f)
+	}
 	if c.isMap {
-		x.emit(ch, "MapIterationFailed", "mapIterationFailedEventDetails", c.iterDetails(ch.index))
+		if !c.distributed {
+			x.emit(ch, "MapIterationFailed", "mapIterationFailedEventDetails", c.iterDetails(ch.index))
+		}
 		if c.iters != nil {
 			c.iters[ch.index].stop, c.iters[ch.index].failure = x.now, f
 		}
@@ -90,6 +108,9 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 		// Parallel state's next event still follows the TaskFailed.
 		x.emit(ch, "TaskStateAborted", "", nil)
 	}
+	if c.distributed {
+		c.endMapRun("FAILED")
+	}
 	c.over = true
 	c.cancelAll()
 	th := c.owner
@@ -113,6 +134,27 @@ func (c *container) cancelAll() {
 	for _, ch := range c.children {
 		if !ch.dead {
 			ch.cancelWork()
+			if c.distributed {
+				c.endChild(ch, Aborted, nil, nil)
+			}
+		}
+	}
+	if c.run != nil && c.run.Status == "RUNNING" {
+		// The Map state was cancelled (a sibling branch failed, the
+		// execution ended): its Map Run is aborted.
+		if x := c.owner.x; x.status == Running {
+			x.emit(c.owner, "MapRunAborted", "", nil)
+		}
+		c.endMapRun("ABORTED")
+	}
+}
+
+// abortMapRuns aborts the Map Runs still running when the execution ends
+// (stopped, timed out), with their running child executions.
+func (x *Execution) abortMapRuns() {
+	for _, r := range x.mapRuns {
+		if r.Status == "RUNNING" {
+			r.c.cancelAll()
 		}
 	}
 }
@@ -130,6 +172,7 @@ func (c *container) succeed() {
 	switch {
 	case c.distributed:
 		th.last = c.runStarted
+		c.endMapRun("SUCCEEDED")
 		x.emit(th, "MapRunSucceeded", "", nil)
 		x.emit(th, "MapStateSucceeded", "", nil)
 		th.last = c.runStarted

@@ -162,6 +162,12 @@ type Execution struct {
 	// during this step (see Clockless).
 	meter     Meter
 	clockless bool
+
+	// mapRuns are the Map Runs started, in order; dirtyRuns and
+	// dirtyChildren what changed since TakeMapRuns (maprun.go).
+	mapRuns       []*MapRun
+	dirtyRuns     []*MapRun
+	dirtyChildren []*ChildExecution
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -352,6 +358,9 @@ func (x *Execution) command(c Command) {
 // takeCommands returns the step's commands: the returned slice is never
 // written again (its capacity ends with it).
 func (x *Execution) takeCommands() []Command {
+	if x.status != Running && len(x.mapRuns) > 0 {
+		x.abortMapRuns()
+	}
 	c := x.cmds[:len(x.cmds):len(x.cmds)]
 	x.cmds = x.cmds[len(x.cmds):]
 	if len(c) == 0 {
@@ -377,6 +386,9 @@ func (x *Execution) takeCommands() []Command {
 // for execution-level events, which continue the root's chain).
 func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Object) *history.Event {
 	if th != nil && th.silent {
+		if th.child != nil {
+			return x.emitChild(th, typ, detailsName, details)
+		}
 		return &history.Event{Type: typ, ID: th.last}
 	}
 	x.clockNow()
@@ -429,7 +441,7 @@ var (
 // v0… of its members that are not always whole (as many as it has).
 func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2 any) *history.Event {
 	e := x.emit(th, typ, detailsName, nil)
-	if !(th != nil && th.silent) {
+	if th == nil || !th.silent || th.child != nil {
 		// One by one, and only those set: the event is zero, and an array
 		// copied whole goes through bulk write barriers.
 		e.Form = f

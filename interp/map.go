@@ -62,6 +62,7 @@ func (th *thread) mapOver(in any) {
 			c.iters = make([]iterRecord, len(c.items))
 		}
 		c.runStarted = th.last
+		c.startMapRun()
 	}
 	c.last = th.last
 	c.results = make([]any, len(c.items))
@@ -84,12 +85,17 @@ func (c *container) fill() {
 		c.next++
 		c.running++
 		ch := &thread{x: th.x, m: c.st.processor, parent: c, index: i, last: c.last, vars: th.vars,
-			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent}
+			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent, child: th.child}
 		c.children = append(c.children, ch)
-		th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
+		if !c.distributed {
+			th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
+		}
 		input, f := c.items[i], (*Failure)(nil)
 		if !c.batched {
 			input, f = c.st.ev.itemInput(th, c, ch)
+		}
+		if c.distributed && f == nil {
+			c.startChild(ch, input)
 		}
 		if c.iters != nil {
 			c.iters[i] = iterRecord{input: input, start: th.x.now}

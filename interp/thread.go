@@ -16,7 +16,10 @@ type thread struct {
 	index  int
 	gen    int  // bumped whenever the thread leaves a state; stale ops are ignored
 	dead   bool // cancelled or finished
-	silent bool // events are not recorded (Distributed Map child executions)
+	silent bool // events are not recorded in the execution's history (Distributed Map child executions)
+	// child is the child execution whose history records the thread's
+	// events (a Distributed Map's iterations and the threads under them).
+	child *ChildExecution
 
 	cur  *state   // the state the thread is in
 	run  stateRun // the current state's run
