@@ -218,6 +218,7 @@ type executionDescription struct {
 	// DescribeExecution's only.
 	RedriveCount  *int   `json:"redriveCount,omitempty"`
 	RedriveStatus string `json:"redriveStatus,omitempty"`
+	MapRunArn     string `json:"mapRunArn,omitempty"`
 	// StartSyncExecution's only.
 	BillingDetails *billingDetails `json:"billingDetails,omitempty"`
 }
@@ -266,6 +267,7 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	}
 	out := executionOutput(e)
 	out.RedriveCount, out.RedriveStatus = new(int), "NOT_REDRIVABLE"
+	out.MapRunArn = h.svc.MapRunOf(ctx, arn)
 	return out, nil
 }
 
@@ -274,13 +276,25 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		listInput
 		StateMachineArn string `json:"stateMachineArn"`
 		StatusFilter    string `json:"statusFilter"`
+		MapRunArn       string `json:"mapRunArn"`
 	}
 	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
+		if in.MapRunArn != "" {
+			return h.svc.ListMapRunExecutions(ctx, in.MapRunArn, in.StatusFilter, p)
+		}
 		return h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
 	}, func(e *store.Execution) executionItem {
 		return executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
-			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped)}
-	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
+			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped), MapRunArn: in.MapRunArn}
+	}, func() error {
+		if in.MapRunArn != "" && in.StateMachineArn != "" {
+			return validation("stateMachineArn and mapRunArn cannot both be given")
+		}
+		if in.MapRunArn != "" {
+			return nil
+		}
+		return required("stateMachineArn", in.StateMachineArn)
+	})
 }
 
 // executionItem is an execution in ListExecutions' answer.
@@ -291,6 +305,7 @@ type executionItem struct {
 	Status          string   `json:"status"`
 	StartDate       *float64 `json:"startDate"`
 	StopDate        *float64 `json:"stopDate,omitempty"`
+	MapRunArn       string   `json:"mapRunArn,omitempty"`
 }
 
 func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {

@@ -242,6 +242,12 @@ func (d *Driver) Stop(errName, cause string) {
 	d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
 }
 
+// UpdateMapRun delivers an UpdateMapRun request (interp.UpdateMapRun's
+// Args) to the execution, like a stop; it does not wait.
+func (d *Driver) UpdateMapRun(args *value.Object) {
+	d.send(event{out: &outside{in: interp.Input{Kind: interp.UpdateMapRun, Args: args}}})
+}
+
 // send queues ev for the driver without waiting; it is dropped if the
 // driver ends first.
 func (d *Driver) send(ev event) {

@@ -108,6 +108,19 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 		// Parallel state's next event still follows the TaskFailed.
 		x.emit(ch, "TaskStateAborted", "", nil)
 	}
+	c.failMap(f, last)
+}
+
+// exceeded fails a Map whose failures exceed the tolerance that an
+// UpdateMapRun has just lowered.
+func (c *container) exceeded() {
+	c.failMap(&Failure{Error: ErrExceedToleratedFailures, Cause: "The specified tolerated failure threshold was exceeded"}, c.owner.last)
+}
+
+// failMap fails the Parallel or Map state with f; last is the event its
+// next event follows.
+func (c *container) failMap(f *Failure, last int64) {
+	x := c.owner.x
 	if c.distributed {
 		c.endMapRun("FAILED")
 	}

@@ -99,6 +99,9 @@ const (
 	TaskStarted
 	// TaskHeartbeat reports a heartbeat for a task (SendTaskHeartbeat).
 	TaskHeartbeat
+	// UpdateMapRun changes a running Map Run's limits (Args: mapRunArn and
+	// the members of UpdateMapRun's request that are set).
+	UpdateMapRun
 )
 
 // Input is something that happened to an execution.
@@ -110,6 +113,8 @@ type Input struct {
 	Error, Cause string
 	// Worker names the activity worker (TaskStarted).
 	Worker string
+	// Args holds the request of an UpdateMapRun.
+	Args *value.Object
 }
 
 // Execution is the state of one running execution. It performs no I/O and
@@ -277,6 +282,8 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 	switch in.Kind {
 	case Stop:
 		x.abort(in.Error, in.Cause)
+	case UpdateMapRun:
+		x.updateMapRun(in.Args)
 	case TaskSubmitted, TaskStarted, TaskHeartbeat:
 		// Progress of a task that goes on waiting.
 		o := x.ops.get(in.ID)

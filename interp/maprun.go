@@ -189,3 +189,50 @@ func (x *Execution) emitChild(th *thread, typ, detailsName string, details *valu
 	x.touchChild(k)
 	return e
 }
+
+// updateMapRun applies an UpdateMapRun request to a running Map Run: the
+// new limits hold from now on (more children start at once when the
+// concurrency grows; a tolerance already exceeded fails the Map Run).
+func (x *Execution) updateMapRun(args *value.Object) {
+	if args == nil {
+		return
+	}
+	a, _ := args.Get("mapRunArn")
+	var r *MapRun
+	for _, m := range x.mapRuns {
+		if m.Arn == a {
+			r = m
+		}
+	}
+	if r == nil || r.Status != "RUNNING" {
+		return
+	}
+	c := r.c
+	if v, ok := args.Get("maxConcurrency"); ok {
+		if n, ok := v.(value.Number); ok {
+			c.maxConc = int(n.Float64())
+			r.MaxConcurrency = c.maxConc
+		}
+	}
+	if v, ok := args.Get("toleratedFailureCount"); ok {
+		if n, ok := v.(value.Number); ok {
+			c.tolCount, c.hasTol = int(n.Float64()), true
+			r.ToleratedFailureCount = int64(c.tolCount)
+		}
+	}
+	if v, ok := args.Get("toleratedFailurePercentage"); ok {
+		if n, ok := v.(value.Number); ok {
+			c.tolPercent, c.hasTol = n.Float64(), true
+			r.ToleratedFailurePercentage = c.tolPercent
+		}
+	}
+	x.touchRun(r)
+	if c.over {
+		return
+	}
+	if c.failed > 0 && !(c.hasTol && c.tolerates()) {
+		c.exceeded()
+		return
+	}
+	c.fill()
+}
