@@ -44,6 +44,7 @@ var kindNames = map[interp.InputKind]string{
 	interp.TaskStarted:   "TaskStarted",
 	interp.TaskHeartbeat: "TaskHeartbeat",
 	interp.UpdateMapRun:  "UpdateMapRun",
+	interp.Redrive:       "Redrive",
 }
 
 var kindsByName = func() map[string]interp.InputKind {

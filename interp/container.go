@@ -32,6 +32,10 @@ type container struct {
 	// by item (nil until started).
 	run  *MapRun
 	kids []*ChildExecution
+	// ok marks the children that succeeded, and todo the ones a redrive
+	// runs again (redrive.go).
+	ok   []bool
+	todo []*thread
 }
 
 func (c *container) childSucceeded(ch *thread, output any) {
@@ -39,6 +43,10 @@ func (c *container) childSucceeded(ch *thread, output any) {
 		return
 	}
 	c.results[ch.index] = output
+	if c.ok == nil {
+		c.ok = make([]bool, len(c.results))
+	}
+	c.ok[ch.index] = true
 	if c.iters != nil {
 		c.iters[ch.index].stop = c.owner.x.now
 	}
@@ -128,7 +136,7 @@ func (c *container) failMap(f *Failure, last int64) {
 	c.cancelAll()
 	th := c.owner
 	th.last = last
-	th.run.ctr = nil
+	th.run.ctr, th.run.failedCtr = nil, c
 	// The Failed event is only written when no retrier applies.
 	if c.distributed {
 		th.last = c.runStarted

@@ -102,6 +102,9 @@ const (
 	// UpdateMapRun changes a running Map Run's limits (Args: mapRunArn and
 	// the members of UpdateMapRun's request that are set).
 	UpdateMapRun
+	// Redrive runs a FAILED, TIMED_OUT or ABORTED execution again from the
+	// states that did not succeed (RedriveExecution).
+	Redrive
 )
 
 // Input is something that happened to an execution.
@@ -173,6 +176,12 @@ type Execution struct {
 	mapRuns       []*MapRun
 	dirtyRuns     []*MapRun
 	dirtyChildren []*ChildExecution
+
+	// redrives counts the redrives, the last at redriveAt; historyFull
+	// marks an execution failed by the history limit (not redrivable).
+	redrives    int
+	redriveAt   time.Time
+	historyFull bool
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -190,6 +199,7 @@ const MaxStandardEvents = 25000
 // limit.
 func (x *Execution) checkHistoryLimit() {
 	if x.info.MaxEvents > 0 && x.status == Running && len(x.events) >= x.info.MaxEvents-1 {
+		x.historyFull = true
 		x.fail(x.root, &Failure{Error: ErrRuntime, Cause: fmt.Sprintf("The execution history reached the limit of %d events.", x.info.MaxEvents)})
 	}
 }
@@ -276,6 +286,11 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 		x.now = now
 	}
 	if x.status != Running {
+		if in.Kind == Redrive && x.Redrivable() {
+			x.checkClock()
+			x.redrive()
+			return x.takeCommands()
+		}
 		return nil
 	}
 	x.checkClock()

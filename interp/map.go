@@ -80,7 +80,12 @@ func (th *thread) mapOver(in any) {
 // fill starts iterations up to the concurrency limit.
 func (c *container) fill() {
 	th := c.owner
-	for !c.over && c.next < len(c.items) && (c.maxConc <= 0 || c.running < c.maxConc) {
+	for !c.over && len(c.todo) > 0 && (c.maxConc <= 0 || c.running < c.maxConc) {
+		ch := c.todo[0]
+		c.todo = c.todo[1:]
+		c.restart(ch)
+	}
+	for !c.over && len(c.todo) == 0 && c.next < len(c.items) && (c.maxConc <= 0 || c.running < c.maxConc) {
 		i := c.next
 		c.next++
 		c.running++

@@ -43,6 +43,9 @@ type stateRun struct {
 	effInput any        // a Wait state's effective input (after InputPath)
 	task     taskRun    // a Task state's invocation (zero in other states)
 	ctr      *container // a running Parallel or Map state
+	// failedCtr is the container of a Parallel or Map state that failed,
+	// kept for a redrive.
+	failedCtr *container
 	read     *readRun   // a Distributed Map's ItemReader
 	write    *writeRun  // a Distributed Map's ResultWriter
 	// failEvent is written when a failed Parallel/Map state is not retried.
@@ -123,7 +126,7 @@ func (x *Execution) contextObject(a contextAt) any {
 		e.Set("Name", x.info.Name)
 		e.Set("RoleArn", x.info.RoleArn)
 		if x.test == nil { // TestState's context has no RedriveCount
-			e.Set("RedriveCount", value.Int(0))
+			e.Set("RedriveCount", value.Int(int64(x.redrives)))
 		}
 		x.ctxExecution = e
 		x.ctxStateMachine = value.ObjectOf("Id", x.info.StateMachineArn, "Name", x.info.StateMachineName)
