@@ -46,8 +46,8 @@ type stateRun struct {
 	// failedCtr is the container of a Parallel or Map state that failed,
 	// kept for a redrive.
 	failedCtr *container
-	read     *readRun   // a Distributed Map's ItemReader
-	write    *writeRun  // a Distributed Map's ResultWriter
+	read      *readRun  // a Distributed Map's ItemReader
+	write     *writeRun // a Distributed Map's ResultWriter
 	// failEvent is written when a failed Parallel/Map state is not retried.
 	failEvent string
 	// assigned is recorded on the StateExited event.
