@@ -88,6 +88,7 @@ func New(svc *service.Service, log *slog.Logger) *Handler {
 		"DescribeMapRun":                   h.describeMapRun,
 		"ListMapRuns":                      h.listMapRuns,
 		"UpdateMapRun":                     h.updateMapRun,
+		"RedriveExecution":                 h.redriveExecution,
 	}
 	return h
 }

@@ -99,3 +99,50 @@ func (h *Handler) updateMapRun(ctx context.Context, body []byte) (any, error) {
 	}
 	return map[string]any{}, nil
 }
+
+// redrive sets DescribeExecution's redrive members.
+func redrive(out *executionDescription, r service.RedriveInfo) {
+	if r.Status == "" {
+		return
+	}
+	out.RedriveCount, out.RedriveDate, out.RedriveStatus = &r.Count, epoch(r.Date), r.Status
+	if r.Status == service.NotRedrivable {
+		out.RedriveStatusReason = r.Reason
+	}
+}
+
+// redriveFilter keeps the executions of a page that were redriven
+// (REDRIVEN) or never were (NOT_REDRIVEN); "" keeps all.
+func (h *Handler) redriveFilter(ctx context.Context, list []*store.Execution, filter string) []*store.Execution {
+	if filter == "" {
+		return list
+	}
+	out := list[:0:0]
+	for _, e := range list {
+		if redriven := h.svc.Redrive(ctx, e).Count > 0; redriven == (filter == "REDRIVEN") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (h *Handler) redriveExecution(ctx context.Context, body []byte) (any, error) {
+	var in struct {
+		ExecutionArn string `json:"executionArn"`
+		ClientToken  string `json:"clientToken"`
+	}
+	if err := decode(body, &in); err != nil {
+		return nil, err
+	}
+	if err := required("executionArn", in.ExecutionArn); err != nil {
+		return nil, err
+	}
+	if len(in.ClientToken) > 64 {
+		return nil, validation("1 validation error detected: Value at 'clientToken' failed to satisfy constraint: Member must have length less than or equal to 64")
+	}
+	at, err := h.svc.RedriveExecution(ctx, in.ExecutionArn)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"redriveDate": epoch(at)}, nil
+}

@@ -216,9 +216,11 @@ type executionDescription struct {
 	Error           string           `json:"error,omitempty"`
 	Cause           string           `json:"cause,omitempty"`
 	// DescribeExecution's only.
-	RedriveCount  *int   `json:"redriveCount,omitempty"`
-	RedriveStatus string `json:"redriveStatus,omitempty"`
-	MapRunArn     string `json:"mapRunArn,omitempty"`
+	RedriveCount        *int     `json:"redriveCount,omitempty"`
+	RedriveStatus       string   `json:"redriveStatus,omitempty"`
+	RedriveStatusReason string   `json:"redriveStatusReason,omitempty"`
+	RedriveDate         *float64 `json:"redriveDate,omitempty"`
+	MapRunArn           string   `json:"mapRunArn,omitempty"`
 	// StartSyncExecution's only.
 	BillingDetails *billingDetails `json:"billingDetails,omitempty"`
 }
@@ -266,8 +268,8 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 		return nil, err
 	}
 	out := executionOutput(e)
-	out.RedriveCount, out.RedriveStatus = new(int), "NOT_REDRIVABLE"
 	out.MapRunArn = h.svc.MapRunOf(ctx, arn)
+	redrive(out, h.svc.Redrive(ctx, e))
 	return out, nil
 }
 
@@ -277,16 +279,35 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		StateMachineArn string `json:"stateMachineArn"`
 		StatusFilter    string `json:"statusFilter"`
 		MapRunArn       string `json:"mapRunArn"`
+		RedriveFilter   string `json:"redriveFilter"`
 	}
 	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
+		var list []*store.Execution
+		var next string
+		var err error
 		if in.MapRunArn != "" {
-			return h.svc.ListMapRunExecutions(ctx, in.MapRunArn, in.StatusFilter, p)
+			list, next, err = h.svc.ListMapRunExecutions(ctx, in.MapRunArn, in.StatusFilter, p)
+		} else {
+			list, next, err = h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
 		}
-		return h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
+		if err != nil {
+			return nil, "", err
+		}
+		return h.redriveFilter(ctx, list, in.RedriveFilter), next, nil
 	}, func(e *store.Execution) executionItem {
-		return executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
+		item := executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
 			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped), MapRunArn: in.MapRunArn}
+		if e.Type != "EXPRESS" && in.MapRunArn == "" {
+			r := h.svc.Redrive(ctx, e)
+			item.RedriveCount, item.RedriveDate = &r.Count, epoch(r.Date)
+		}
+		return item
 	}, func() error {
+		switch in.RedriveFilter {
+		case "", "REDRIVEN", "NOT_REDRIVEN":
+		default:
+			return validation("1 validation error detected: Value '%s' at 'redriveFilter' failed to satisfy constraint: Member must satisfy enum value set: [REDRIVEN, NOT_REDRIVEN]", in.RedriveFilter)
+		}
 		if in.MapRunArn != "" && in.StateMachineArn != "" {
 			return validation("stateMachineArn and mapRunArn cannot both be given")
 		}
@@ -306,6 +327,8 @@ type executionItem struct {
 	StartDate       *float64 `json:"startDate"`
 	StopDate        *float64 `json:"stopDate,omitempty"`
 	MapRunArn       string   `json:"mapRunArn,omitempty"`
+	RedriveCount    *int     `json:"redriveCount,omitempty"`
+	RedriveDate     *float64 `json:"redriveDate,omitempty"`
 }
 
 func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {

@@ -460,6 +460,9 @@ func (s *Service) rebuild(ctx context.Context, e *store.Execution, steps []*stor
 		return nil, err
 	}
 	s.putMapRuns(ctx, s.store, d.Execution()) // what a crash may have kept from being stored
+	if n, at := d.Execution().RedriveCount(); n > 0 {
+		s.putRedrive(ctx, e.ARN, n, at)
+	}
 	return d, nil
 }
 
