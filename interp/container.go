@@ -48,7 +48,7 @@ func (c *container) childSucceeded(ch *thread, output any) {
 	}
 	c.ok[ch.index] = true
 	if c.iters != nil {
-		c.iters[ch.index].stop = c.owner.x.now
+		c.iters[ch.index].stop, c.iters[ch.index].failure = c.owner.x.now, nil // a redriven iteration may have failed before
 	}
 	c.done++
 	c.running--
