@@ -57,6 +57,11 @@ type Info struct {
 	Meter Meter
 	// Budget bounds what JSONPath paths and intrinsic functions produce.
 	Budget Budget
+	// MapRuns records each Distributed Map iteration as a child execution
+	// with its history, for the caller to store (TakeMapRuns); without
+	// it, iterations are child executions only for a ResultWriter, which
+	// names them, and keep no history (`stepd run`).
+	MapRuns bool
 }
 
 // CommandKind tells the engine what to do.

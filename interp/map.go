@@ -100,7 +100,12 @@ func (c *container) fill() {
 			input, f = c.st.ev.itemInput(th, c, ch)
 		}
 		if c.distributed && f == nil {
-			c.startChild(ch, input)
+			if th.x.info.MapRuns || c.iters != nil {
+				c.startChild(ch, input)
+			} else {
+				c.run.Pending--
+				c.run.Running++
+			}
 		}
 		if c.iters != nil {
 			c.iters[i] = iterRecord{input: input, start: th.x.now}

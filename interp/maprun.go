@@ -49,8 +49,9 @@ type ChildExecution struct {
 	// TakeMapRuns.
 	Events []*history.Event
 
-	nextID int64
-	dirty  bool
+	nextID    int64
+	dirty     bool
+	noHistory bool // neither kept nor handed out (Info.MapRuns is off)
 }
 
 // TakeMapRuns returns the Map Runs and child executions that changed since
@@ -123,7 +124,7 @@ func (c *container) startChild(ch *thread, input any) {
 	label := x.info.StateMachineName + "/" + mapRunLabel(c.st)
 	name := uuid.FromSource(x.rand)
 	k := &ChildExecution{MapRunArn: c.runArn, Name: name, Arn: x.scope().Execution(label, name), StateMachineArn: x.scope().StateMachine(label),
-		Express: c.st.ExecutionType == "EXPRESS", Input: input, Status: Running, Start: x.now}
+		Express: c.st.ExecutionType == "EXPRESS", Input: input, Status: Running, Start: x.now, noHistory: !x.info.MapRuns}
 	ch.child = k
 	ch.last = 0
 	d := value.NewObject(3)
@@ -148,7 +149,13 @@ func (c *container) startChild(ch *thread, input any) {
 // output, FAILED with f, or ABORTED.
 func (c *container) endChild(ch *thread, status Status, output any, f *Failure) {
 	k := ch.child
-	if k == nil || k.Status != Running {
+	if k == nil {
+		if c.run != nil { // a child without a record (Info.MapRuns is off)
+			c.countEnd(status)
+		}
+		return
+	}
+	if k.Status != Running {
 		return
 	}
 	x := c.owner.x
@@ -171,7 +178,24 @@ func (c *container) endChild(ch *thread, status Status, output any, f *Failure) 
 	k.Status, k.Stop = status, x.now
 	c.run.Running--
 	x.touchRun(c.run)
-	x.touchChild(k)
+	if !k.noHistory {
+		x.touchChild(k)
+	}
+}
+
+// countEnd counts a child execution's end in the Map Run.
+func (c *container) countEnd(status Status) {
+	r := c.run
+	switch status {
+	case Succeeded:
+		r.Succeeded++
+	case Failed:
+		r.Failed++
+	default:
+		r.Aborted++
+	}
+	r.Running--
+	c.owner.x.touchRun(r)
 }
 
 // emitChild appends an event to the history of th's child execution.
@@ -181,7 +205,7 @@ func (x *Execution) emitChild(th *thread, typ, detailsName string, details *valu
 	k.nextID++
 	e := &history.Event{Timestamp: x.now, Type: typ, ID: k.nextID, DetailsName: detailsName, Details: details, PreviousEventID: th.last}
 	th.last = e.ID
-	if k.Express {
+	if k.Express || k.noHistory {
 		// AWS keeps no history of Express executions.
 		return e
 	}

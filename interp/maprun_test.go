@@ -33,7 +33,7 @@ func childHistory(k *interp.ChildExecution) string {
 func TestMapRunChildren(t *testing.T) {
 	t.Parallel()
 	in, _ := value.ParseString(`{"items":[{"fail":false},{"fail":true},{"fail":false}]}`)
-	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x",
+	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true,
 		Region: "us-east-1", Account: "123456789012", StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	for _, tc := range []struct {
 		tolerated, conc                     int

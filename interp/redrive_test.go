@@ -57,7 +57,7 @@ func TestRedrive(t *testing.T) {
 		return task.Result{Output: req.Resource}
 	})
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StartTime: now}
+	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true, StartTime: now}
 	in, _ := value.ParseString(`{"items":[1,2,3]}`)
 	x, cmds := p.Start(info, in, now)
 	drive(x, cmds, now, inv)

@@ -189,7 +189,7 @@ func (s *Service) info(e *store.Execution, now time.Time, tokenKey []byte) inter
 	}
 	return interp.Info{ExecutionArn: e.ARN, Name: e.Name, StateMachineArn: e.StateMachineARN,
 		StateMachineName: e.StateMachineName, RoleArn: e.RoleARN, StartTime: started, TestCase: e.TestCase,
-		Region: s.cfg.Region, Account: s.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey}
+		Region: s.cfg.Region, Account: s.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey, MapRuns: true}
 }
 
 func maxEvents(typ string) int {
