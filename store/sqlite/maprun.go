@@ -42,8 +42,27 @@ var _ store.MapRunStore = (*Store)(nil)
 
 type countsJSON struct{ Items, Executions store.MapRunCounts }
 
+// putChunk is the most child executions PutMapRuns writes in one
+// transaction, so that a Map Run of 100,000 children does not hold the
+// writer for one long transaction (the writes are idempotent, so a crash
+// between chunks loses nothing a replay does not write again).
+const putChunk = 2000
+
 // PutMapRuns implements store.MapRunStore.
 func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
+	for {
+		n := min(len(children), putChunk)
+		if err := s.putMapRuns(ctx, runs, children[:n]); err != nil {
+			return err
+		}
+		runs, children = nil, children[n:]
+		if len(children) == 0 {
+			return nil
+		}
+	}
+}
+
+func (s *Store) putMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if len(runs) > 0 {
 			up, err := tx.PrepareContext(ctx, `INSERT INTO map_runs (arn, exec_arn, status, started, stopped, max_concurrency, tolerated_count,
@@ -69,56 +88,52 @@ func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children [
 		if len(children) == 0 {
 			return nil
 		}
-		sel, err := tx.PrepareContext(ctx, `SELECT seq, last_event FROM map_run_children WHERE arn=?`)
+		// One statement per child: its summary, replaced, its row key and
+		// the last event stored before (an insert stores the write's last).
+		up, err := tx.PrepareContext(ctx, `INSERT INTO map_run_children (arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input,
+			status, output, error, cause, started, stopped, last_event) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT (arn) DO UPDATE SET status=excluded.status, output=excluded.output, error=excluded.error, cause=excluded.cause,
+			stopped=excluded.stopped RETURNING seq, last_event`)
 		if err != nil {
 			return err
 		}
-		defer sel.Close()
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO map_run_children (arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input,
-			status, output, error, cause, started, stopped, last_event) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING seq`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		upd, err := tx.PrepareContext(ctx, `UPDATE map_run_children SET status=?, output=?, error=?, cause=?, stopped=?, last_event=? WHERE seq=?`)
-		if err != nil {
-			return err
-		}
-		defer upd.Close()
-		evs, err := tx.PrepareContext(ctx, `INSERT INTO map_run_events (child, first, last, events) VALUES (?,?,?,?)`)
+		defer up.Close()
+		// The events of one write, packed in a row keyed by the child and
+		// its first event; a write seen before (a replay) is ignored.
+		evs, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO map_run_events (child, first, last, events) VALUES (?,?,?,?)`)
 		if err != nil {
 			return err
 		}
 		defer evs.Close()
+		grow, err := tx.PrepareContext(ctx, `UPDATE map_run_children SET last_event=? WHERE seq=?`)
+		if err != nil {
+			return err
+		}
+		defer grow.Close()
 		var buf []byte
 		for _, c := range children {
-			var key, last int64
-			err := sel.QueryRowContext(ctx, c.ARN).Scan(&key, &last)
-			known := err == nil
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
+			var last int64
+			if n := len(c.Events); n > 0 {
+				last = c.Events[n-1].ID
 			}
-			var add []store.Event
-			for _, ev := range c.Events {
-				if ev.ID > last {
-					add = append(add, ev)
+			var key, had int64
+			if err := up.QueryRowContext(ctx, c.ARN, c.MapRunARN, c.Name, c.StateMachineARN, c.StateMachineName, c.Type, c.Input,
+				c.Status, c.Output, c.Error, c.Cause, codec.Nanos(c.Started), codec.Nanos(c.Stopped), last).Scan(&key, &had); err != nil {
+				return fmt.Errorf("child execution %s: %w", c.ARN, err)
+			}
+			add := c.Events
+			if had < last {
+				// Stored before with fewer events: add the others.
+				for len(add) > 0 && add[0].ID <= had {
+					add = add[1:]
 				}
-			}
-			newLast := last
-			if n := len(add); n > 0 {
-				newLast = add[n-1].ID
-			}
-			if known {
-				if _, err := upd.ExecContext(ctx, c.Status, c.Output, c.Error, c.Cause, codec.Nanos(c.Stopped), newLast, key); err != nil {
+				if _, err := grow.ExecContext(ctx, last, key); err != nil {
 					return err
 				}
-			} else if err := ins.QueryRowContext(ctx, c.ARN, c.MapRunARN, c.Name, c.StateMachineARN, c.StateMachineName, c.Type, c.Input,
-				c.Status, c.Output, c.Error, c.Cause, codec.Nanos(c.Started), codec.Nanos(c.Stopped), newLast).Scan(&key); err != nil {
-				return fmt.Errorf("child execution %s: %w", c.ARN, err)
 			}
 			if len(add) > 0 {
 				buf = codec.AppendEvents(buf[:0], add)
-				if _, err := evs.ExecContext(ctx, key, add[0].ID, newLast, buf); err != nil {
+				if _, err := evs.ExecContext(ctx, key, add[0].ID, last, buf); err != nil {
 					return err
 				}
 			}
@@ -280,7 +295,11 @@ func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit 
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, evs...)
+		for _, ev := range evs {
+			if n := len(all); n == 0 || ev.ID > all[n-1].ID { // rows may overlap (see PutMapRuns)
+				all = append(all, ev)
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
