@@ -133,3 +133,56 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 		check("after reopen")
 	}
 }
+
+// redriven checks what a redrive needs of a store: a step appended after
+// an execution's final one (the redrive's) makes it RUNNING again, with
+// no stop date, output or error, and lists it among the running ones; its
+// next final step ends it again.
+func redriven(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	e := exec("r", "e", 1)
+	if err := s.CreateExecution(ctx, e, step(e.ARN, 0, 1, 1, "RUNNING")); err != nil {
+		t.Fatal(err)
+	}
+	failed := step(e.ARN, 1, 2, 1, "FAILED")
+	failed.Output, failed.Error, failed.Cause = "", "E", "C"
+	if err := s.AppendStep(ctx, failed); err != nil {
+		t.Fatal(err)
+	}
+	again := step(e.ARN, 2, 3, 2, "RUNNING")
+	again.Wake = time.Time{}
+	if err := s.AppendStep(ctx, again); err != nil {
+		t.Fatalf("a step after the final one: %v", err)
+	}
+	got, err := s.GetExecution(ctx, e.ARN)
+	if err != nil || got.Status != "RUNNING" || !got.Stopped.IsZero() || got.Error != "" || got.Cause != "" || got.Output != "" {
+		t.Fatalf("redriven execution %+v %v", got, err)
+	}
+	running, err := s.RunningExecutions(ctx)
+	if err != nil || len(running) != 1 || running[0].ARN != e.ARN {
+		t.Fatalf("running after the redrive: %v %v", names(running), err)
+	}
+	n := 0
+	if err := store.ScanRunning(ctx, s, func(x *store.Execution, steps []*store.Step) error {
+		n++
+		if len(steps) != 3 {
+			t.Errorf("ScanRunning gave %d steps of the redriven execution, want 3", len(steps))
+		}
+		return nil
+	}); err != nil || n != 1 {
+		t.Fatalf("ScanRunning: %d %v", n, err)
+	}
+	if list, _, err := s.ListExecutions(ctx, e.StateMachineARN, "RUNNING", store.Page{}); err != nil || len(list) != 1 {
+		t.Errorf("ListExecutions RUNNING after the redrive: %v %v", names(list), err)
+	}
+	if err := s.AppendStep(ctx, step(e.ARN, 3, 5, 1, "SUCCEEDED")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetExecution(ctx, e.ARN); err != nil || got.Status != "SUCCEEDED" || got.Stopped.IsZero() {
+		t.Fatalf("ended again %+v %v", got, err)
+	}
+	if evs, err := s.Events(ctx, e.ARN, 0, 100, false); err != nil || len(evs) != 5 {
+		t.Errorf("events of the redriven execution: %d %v", len(evs), err)
+	}
+}

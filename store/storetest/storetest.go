@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Running", func(t *testing.T) { running(t, open(t)) })
 	t.Run("Secret", func(t *testing.T) { secret(t, open(t), open(t)) })
 	t.Run("MapRuns", func(t *testing.T) { mapRuns(t, open(t), nil) })
+	t.Run("Redriven", func(t *testing.T) { redriven(t, open(t)) })
 }
 
 // secret checks that a store's secret is SecretSize bytes, the same on
