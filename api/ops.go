@@ -164,10 +164,14 @@ func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []b
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{
+	out := map[string]any{
 		"stateMachineArn": e.StateMachineARN, "name": e.StateMachineName, "definition": e.Definition, "roleArn": e.RoleARN,
 		"updateDate": epoch(e.Started), "loggingConfiguration": loggingConfiguration{Level: "OFF"}, "tracingConfiguration": tracingConfiguration{},
-	}, nil
+	}
+	if run := h.svc.MapRunOf(ctx, arn); run != "" {
+		out["mapRunArn"] = run // a Map Run's child: its definition is the Map's ItemProcessor
+	}
+	return out, nil
 }
 
 type startInput struct {

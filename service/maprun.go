@@ -216,6 +216,7 @@ func (s *Service) childExecution(ctx context.Context, executionARN string) (*sto
 	if err != nil {
 		return nil, false
 	}
+	c.Definition, c.RoleARN = s.childDefinition(ctx, c)
 	return &c.Execution, true
 }
 
@@ -284,4 +285,70 @@ func checkStatusFilter(status string) error {
 		return nil
 	}
 	return errorf("ValidationException", "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
+}
+
+// childDefinition is the definition AWS gives a Map Run's child execution:
+// the ItemProcessor of the Map state (by Label, else by name) in the parent's
+// definition.
+func (s *Service) childDefinition(ctx context.Context, c *store.ChildExecution) (def, role string) {
+	ms, ok := s.store.(store.MapRunStore)
+	if !ok {
+		return "", ""
+	}
+	r, err := ms.GetMapRun(ctx, c.MapRunARN)
+	if err != nil {
+		return "", ""
+	}
+	parent, err := s.store.GetExecution(ctx, r.ExecutionARN)
+	if err != nil {
+		return "", ""
+	}
+	label := c.StateMachineName[strings.IndexByte(c.StateMachineName, '/')+1:]
+	v, err := value.ParseString(parent.Definition)
+	if err != nil {
+		return "", parent.RoleARN
+	}
+	if p := findProcessor(v, label); p != nil {
+		return value.String(p), parent.RoleARN
+	}
+	return "", parent.RoleARN
+}
+
+// findProcessor finds, in a definition or part of one, the ItemProcessor of
+// the distributed Map state labelled (or named) label.
+func findProcessor(v any, label string) any {
+	o, ok := v.(*value.Object)
+	if !ok {
+		return nil
+	}
+	states, _ := o.Get("States")
+	so, ok := states.(*value.Object)
+	if !ok {
+		return nil
+	}
+	for name, st := range so.All {
+		sto, ok := st.(*value.Object)
+		if !ok {
+			continue
+		}
+		proc, hasProc := sto.Get("ItemProcessor")
+		if hasProc {
+			l, hasLabel := sto.Get("Label")
+			if l == label || !hasLabel && name == label {
+				return proc
+			}
+			if p := findProcessor(proc, label); p != nil {
+				return p
+			}
+		}
+		if branches, ok := sto.Get("Branches"); ok {
+			list, _ := branches.([]any)
+			for _, b := range list {
+				if p := findProcessor(b, label); p != nil {
+					return p
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -142,6 +142,9 @@ func TestMapRunUpdateAcrossRestart(t *testing.T) {
 		k.StateMachineARN != "arn:aws:states:us-east-1:123456789012:stateMachine:maprun/Items" {
 		t.Fatalf("failed child %+v %v", k, err)
 	}
+	if !strings.HasPrefix(k.Definition, `{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W"`) || k.RoleARN != "arn:aws:iam::123456789012:role/r" {
+		t.Errorf("the child's definition %q and role %q", k.Definition, k.RoleARN)
+	}
 	if got := svc.MapRunOf(ctx, k.ARN); got != r.ARN {
 		t.Errorf("MapRunOf(child) = %q", got)
 	}

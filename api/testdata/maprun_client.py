@@ -80,6 +80,8 @@ failed = c.list_executions(mapRunArn=run, statusFilter="FAILED")["executions"]
 assert len(failed) == 1, failed
 k = c.describe_execution(executionArn=failed[0]["executionArn"])
 assert k["mapRunArn"] == run and k["status"] == "FAILED" and k["error"] == "Broken" and k["input"] == "1", k
+smx = c.describe_state_machine_for_execution(executionArn=k["executionArn"])
+assert smx["mapRunArn"] == run and json.loads(smx["definition"])["StartAt"] == "W", smx
 h = [e["type"] for e in c.get_execution_history(executionArn=k["executionArn"])["events"]]
 assert h[0] == "ExecutionStarted" and h[-1] == "ExecutionFailed" and "ActivityFailed" in h, h
 parent = [e["type"] for e in c.get_execution_history(executionArn=ex)["events"]]
