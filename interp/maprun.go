@@ -125,6 +125,19 @@ func (c *container) startChild(ch *thread, input any) {
 	name := uuid.FromSource(x.rand)
 	k := &ChildExecution{MapRunArn: c.runArn, Name: name, Arn: x.scope().Execution(label, name), StateMachineArn: x.scope().StateMachine(label),
 		Express: c.st.ExecutionType == "EXPRESS", Input: input, Status: Running, Start: x.now, noHistory: !x.info.MapRuns}
+	if c.kids == nil {
+		c.kids = make([]*ChildExecution, len(c.items))
+	}
+	c.kids[ch.index] = k
+	r := c.run
+	r.Pending--
+	r.Running++
+	x.touchRun(r)
+	if k.noHistory {
+		// Named for the ResultWriter only: the iteration's events are
+		// not recorded anywhere.
+		return
+	}
 	ch.child = k
 	ch.last = 0
 	d := value.NewObject(3)
@@ -135,14 +148,6 @@ func (c *container) startChild(ch *thread, input any) {
 	}
 	x.emitText(ch, "ExecutionStarted", "executionStartedEventDetails", d, "input")
 	ch.last = 0 // the first state's Entered event points at 0, as in an execution's history
-	if c.kids == nil {
-		c.kids = make([]*ChildExecution, len(c.items))
-	}
-	c.kids[ch.index] = k
-	r := c.run
-	r.Pending--
-	r.Running++
-	x.touchRun(r)
 }
 
 // endChild ends the child execution of iteration ch: SUCCEEDED with
@@ -178,9 +183,7 @@ func (c *container) endChild(ch *thread, status Status, output any, f *Failure) 
 	k.Status, k.Stop = status, x.now
 	c.run.Running--
 	x.touchRun(c.run)
-	if !k.noHistory {
-		x.touchChild(k)
-	}
+	x.touchChild(k)
 }
 
 // countEnd counts a child execution's end in the Map Run.
@@ -205,7 +208,7 @@ func (x *Execution) emitChild(th *thread, typ, detailsName string, details *valu
 	k.nextID++
 	e := &history.Event{Timestamp: x.now, Type: typ, ID: k.nextID, DetailsName: detailsName, Details: details, PreviousEventID: th.last}
 	th.last = e.ID
-	if k.Express || k.noHistory {
+	if k.Express {
 		// AWS keeps no history of Express executions.
 		return e
 	}
