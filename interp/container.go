@@ -30,8 +30,9 @@ type container struct {
 	written bool // the ResultWriter has written the results
 	// run is the Map Run of a Distributed Map, kids its child executions
 	// by item (nil until started).
-	run  *MapRun
-	kids []*ChildExecution
+	run     *MapRun
+	kids    []*ChildExecution
+	childSM string // the children's state machine ARN
 	// ok marks the children that succeeded, and todo the ones a redrive
 	// runs again (redrive.go).
 	ok   []bool

@@ -122,8 +122,11 @@ func (c *container) endMapRun(status string) {
 func (c *container) startChild(ch *thread, input any) {
 	x := c.owner.x
 	label := x.info.StateMachineName + "/" + mapRunLabel(c.st)
+	if c.childSM == "" { // one string for all the children
+		c.childSM = x.scope().StateMachine(label)
+	}
 	name := uuid.FromSource(x.rand)
-	k := &ChildExecution{MapRunArn: c.runArn, Name: name, Arn: x.scope().Execution(label, name), StateMachineArn: x.scope().StateMachine(label),
+	k := &ChildExecution{MapRunArn: c.runArn, Name: name, Arn: x.scope().Execution(label, name), StateMachineArn: c.childSM,
 		Express: c.st.ExecutionType == "EXPRESS", Input: input, Status: Running, Start: x.now, noHistory: !x.info.MapRuns}
 	if c.kids == nil {
 		c.kids = make([]*ChildExecution, len(c.items))
