@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 )
 
@@ -50,15 +51,17 @@ func TestMapRunBoto3(t *testing.T) {
 // tolerance with the AWS CLI, raises the tolerance with update-map-run
 // while it runs, and redrives a failed execution: list-map-runs,
 // describe-map-run, update-map-run, list-executions --map-run-arn,
-// redrive-execution.
+// redrive-execution, --redrive-filter. The activity worker and the waits
+// go through the service itself: each CLI call starts a Python process.
 func TestMapRunAWSCLI(t *testing.T) {
 	awsPath := client(t, debianAWS, "aws", func(p string) error { return exec.Command(p, "stepfunctions", "redrive-execution", "help").Run() }, "the AWS CLI with redrive-execution")
-	_, url := newServer(t, memory.New(), nil)
+	svc, url := newServer(t, memory.New(), nil)
+	ctx := context.Background()
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_DEFAULT_REGION=us-east-1", "AWS_PAGER="}
 	aws := func(args ...string) map[string]any {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, awsPath, append([]string{"--endpoint-url", url, "--output", "json", "stepfunctions"}, args...)...)
 		cmd.Env = env
@@ -76,45 +79,58 @@ func TestMapRunAWSCLI(t *testing.T) {
 		}
 		return v
 	}
-	act := aws("create-activity", "--name", "cli")["activityArn"].(string)
+	task := func(act string) string {
+		t.Helper()
+		token, _, err := svc.GetActivityTask(ctx, act, "w", time.Minute)
+		if err != nil || token == "" {
+			t.Fatalf("no activity task: %v", err)
+		}
+		return token
+	}
+	act, err := svc.CreateActivity(ctx, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
 	def := `{"StartAt":"M","States":{"M":{"Type":"Map","End":true,"ToleratedFailureCount":0,"MaxConcurrency":1,
-		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":"` + act + `","End":true}}}}}}`
+		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":"` + act.ARN + `","End":true}}}}}}`
 	sm := aws("create-state-machine", "--name", "clidmap", "--role-arn", "arn:aws:iam::123456789012:role/r", "--definition", def)["stateMachineArn"].(string)
 	ex := aws("start-execution", "--state-machine-arn", sm, "--input", `["a","b"]`)["executionArn"].(string)
-	token := aws("get-activity-task", "--activity-arn", act)["taskToken"].(string)
+	first := task(act.ARN)
 	var run string
-	for i := 0; i < 200 && run == ""; i++ {
-		if runs, _ := aws("list-map-runs", "--execution-arn", ex)["mapRuns"].([]any); len(runs) == 1 {
-			run = runs[0].(map[string]any)["mapRunArn"].(string)
+	for i := 0; i < 400 && run == ""; i++ {
+		if runs, _, err := svc.ListMapRuns(ctx, ex, store.Page{}); err == nil && len(runs) == 1 {
+			run = runs[0].ARN
 		} else {
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(25 * time.Millisecond)
 		}
 	}
-	if run == "" {
-		t.Fatal("list-map-runs found no Map Run")
+	if runs, _ := aws("list-map-runs", "--execution-arn", ex)["mapRuns"].([]any); len(runs) != 1 || runs[0].(map[string]any)["mapRunArn"] != run {
+		t.Fatalf("list-map-runs: %v, want %s", runs, run)
 	}
 	aws("update-map-run", "--map-run-arn", run, "--tolerated-failure-count", "1")
-	for i := 0; i < 200; i++ {
-		if d := aws("describe-map-run", "--map-run-arn", run); d["toleratedFailureCount"] == float64(1) {
+	for i := 0; i < 400; i++ {
+		if r, err := svc.DescribeMapRun(ctx, run); err == nil && r.ToleratedFailureCount == 1 {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(25 * time.Millisecond)
 	}
-	aws("send-task-failure", "--task-token", token, "--error", "E")
-	token = aws("get-activity-task", "--activity-arn", act)["taskToken"].(string)
-	aws("send-task-success", "--task-token", token, "--task-output", `"ok"`)
-	var d map[string]any
-	for i := 0; i < 200; i++ {
-		if d = aws("describe-execution", "--execution-arn", ex); d["status"] != "RUNNING" {
+	if err := svc.SendTaskFailure(ctx, first, "E", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SendTaskSuccess(ctx, task(act.ARN), `"ok"`); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := svc.Wait(ctx, ex); err != nil || d.Status != "SUCCEEDED" {
+		t.Fatalf("the failure was not tolerated after update-map-run: %+v %v", d, err)
+	}
+	for i := 0; i < 400; i++ { // the Map Run is stored once the step has committed
+		if r, err := svc.DescribeMapRun(ctx, run); err == nil && r.Status != "RUNNING" {
 			break
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if d["status"] != "SUCCEEDED" {
-		t.Fatalf("the failure was not tolerated after update-map-run: %v", d)
+		time.Sleep(25 * time.Millisecond)
 	}
 	m := aws("describe-map-run", "--map-run-arn", run)
-	if m["status"] != "SUCCEEDED" || m["executionCounts"].(map[string]any)["failed"] != float64(1) {
+	if m["status"] != "SUCCEEDED" || m["toleratedFailureCount"] != float64(1) || m["executionCounts"].(map[string]any)["failed"] != float64(1) {
 		t.Errorf("describe-map-run: %v", m)
 	}
 	if kids, _ := aws("list-executions", "--map-run-arn", run, "--status-filter", "FAILED")["executions"].([]any); len(kids) != 1 {
@@ -123,29 +139,27 @@ func TestMapRunAWSCLI(t *testing.T) {
 
 	// A failed execution, redriven.
 	fail := aws("create-state-machine", "--name", "clifail", "--role-arn", "arn:aws:iam::123456789012:role/r",
-		"--definition", `{"StartAt":"W","States":{"W":{"Type":"Task","Resource":"`+act+`","End":true}}}`)["stateMachineArn"].(string)
+		"--definition", `{"StartAt":"W","States":{"W":{"Type":"Task","Resource":"`+act.ARN+`","End":true}}}`)["stateMachineArn"].(string)
 	fx := aws("start-execution", "--state-machine-arn", fail)["executionArn"].(string)
-	aws("send-task-failure", "--task-token", aws("get-activity-task", "--activity-arn", act)["taskToken"].(string), "--error", "E")
-	for i := 0; i < 200; i++ {
-		if d = aws("describe-execution", "--execution-arn", fx); d["status"] != "RUNNING" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := svc.SendTaskFailure(ctx, task(act.ARN), "E", ""); err != nil {
+		t.Fatal(err)
 	}
-	if d["status"] != "FAILED" || d["redriveStatus"] != "REDRIVABLE" {
+	if _, err := svc.Wait(ctx, fx); err != nil {
+		t.Fatal(err)
+	}
+	if d := aws("describe-execution", "--execution-arn", fx); d["status"] != "FAILED" || d["redriveStatus"] != "REDRIVABLE" {
 		t.Fatalf("before redrive-execution: %v", d)
 	}
 	if r := aws("redrive-execution", "--execution-arn", fx); r["redriveDate"] == nil {
 		t.Errorf("redrive-execution: %v", r)
 	}
-	aws("send-task-success", "--task-token", aws("get-activity-task", "--activity-arn", act)["taskToken"].(string), "--task-output", `1`)
-	for i := 0; i < 200; i++ {
-		if d = aws("describe-execution", "--execution-arn", fx); d["status"] != "RUNNING" {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := svc.SendTaskSuccess(ctx, task(act.ARN), `1`); err != nil {
+		t.Fatal(err)
 	}
-	if d["status"] != "SUCCEEDED" || d["redriveCount"] != float64(1) {
+	if _, err := svc.Wait(ctx, fx); err != nil {
+		t.Fatal(err)
+	}
+	if d := aws("describe-execution", "--execution-arn", fx); d["status"] != "SUCCEEDED" || d["redriveCount"] != float64(1) {
 		t.Errorf("after redrive-execution: %v", d)
 	}
 	if l, _ := aws("list-executions", "--state-machine-arn", fail, "--redrive-filter", "REDRIVEN")["executions"].([]any); len(l) != 1 {
