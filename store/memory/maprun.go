@@ -92,18 +92,17 @@ func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error
 func (s *Store) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
 	m := &s.runs
 	m.mu.RLock()
-	var all []*mapRun
+	var all []mapRun // copies, made under the lock
 	for _, r := range m.runs {
 		if r.r.ExecutionARN == executionARN {
-			all = append(all, r)
+			all = append(all, *r)
 		}
 	}
 	m.mu.RUnlock()
 	sort.Slice(all, func(i, j int) bool { return all[i].seq > all[j].seq })
 	list := make([]*store.MapRun, len(all))
-	for i, r := range all {
-		c := r.r
-		list[i] = &c
+	for i := range all {
+		list[i] = &all[i].r
 	}
 	return page(list, p)
 }
@@ -126,19 +125,23 @@ func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.Child
 func (s *Store) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
 	m := &s.runs
 	m.mu.RLock()
-	var all []*child
+	type keyed struct {
+		c   store.ChildExecution
+		seq int
+	}
+	var all []keyed // copies, made under the lock
 	for _, x := range m.children {
 		if x.c.MapRunARN == mapRunARN && (status == "" || x.c.Status == status) {
-			all = append(all, x)
+			c := x.c
+			c.Events = nil
+			all = append(all, keyed{c, x.seq})
 		}
 	}
 	m.mu.RUnlock()
 	sort.Slice(all, func(i, j int) bool { return all[i].seq > all[j].seq })
 	list := make([]*store.ChildExecution, len(all))
-	for i, x := range all {
-		c := x.c
-		c.Events = nil
-		list[i] = &c
+	for i := range all {
+		list[i] = &all[i].c
 	}
 	return page(list, p)
 }
