@@ -92,6 +92,10 @@ func New(svc *service.Service, log *slog.Logger) *Handler {
 		"SendTaskFailure":                  h.sendTaskFailure,
 		"SendTaskHeartbeat":                h.sendTaskHeartbeat,
 		"TestState":                        h.testState,
+		"DescribeMapRun":                   h.describeMapRun,
+		"ListMapRuns":                      h.listMapRuns,
+		"UpdateMapRun":                     h.updateMapRun,
+		"RedriveExecution":                 h.redriveExecution,
 	}
 	return h
 }

@@ -253,6 +253,9 @@ func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []b
 		out["revisionId"] = revision
 	}
 	describeSettings(out, settings, metadataOnly)
+	if run := h.svc.MapRunOf(ctx, in.ExecutionArn); run != "" {
+		out["mapRunArn"] = run // a Map Run's child: its definition is the Map's ItemProcessor
+	}
 	return out, nil
 }
 
@@ -303,8 +306,11 @@ type executionDescription struct {
 	Cause           string           `json:"cause,omitempty"`
 	TraceHeader     string           `json:"traceHeader,omitempty"`
 	// DescribeExecution's only.
-	RedriveCount  *int   `json:"redriveCount,omitempty"`
-	RedriveStatus string `json:"redriveStatus,omitempty"`
+	RedriveCount        *int     `json:"redriveCount,omitempty"`
+	RedriveStatus       string   `json:"redriveStatus,omitempty"`
+	RedriveStatusReason string   `json:"redriveStatusReason,omitempty"`
+	RedriveDate         *float64 `json:"redriveDate,omitempty"`
+	MapRunArn           string   `json:"mapRunArn,omitempty"`
 	// StartSyncExecution's only.
 	BillingDetails *billingDetails `json:"billingDetails,omitempty"`
 
@@ -396,7 +402,8 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	if metadataOnly {
 		out.withoutData()
 	}
-	out.RedriveCount, out.RedriveStatus = new(int), "NOT_REDRIVABLE"
+	out.MapRunArn = h.svc.MapRunOf(ctx, in.ExecutionArn)
+	redrive(out, h.svc.Redrive(ctx, e))
 	return out, nil
 }
 
@@ -405,22 +412,51 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		listInput
 		StateMachineArn string `json:"stateMachineArn"`
 		StatusFilter    string `json:"statusFilter"`
+		MapRunArn       string `json:"mapRunArn"`
+		RedriveFilter   string `json:"redriveFilter"`
 	}
 	var refs map[string]*store.ExecutionRef
 	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
-		list, next, err := h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
+		var list []*store.Execution
+		var next string
+		var err error
+		if in.MapRunArn != "" {
+			list, next, err = h.svc.ListMapRunExecutions(ctx, in.MapRunArn, in.StatusFilter, p)
+		} else {
+			list, next, err = h.svc.ListExecutions(ctx, in.StateMachineArn, in.StatusFilter, p)
+		}
 		if err == nil {
 			refs, err = h.refsOf(ctx, list...)
 		}
-		return list, next, err
-	}, func(e *store.Execution) executionItem {
-		it := executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
-			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped)}
-		if r := refs[e.ARN]; r != nil {
-			it.StateMachineVersionArn, it.StateMachineAliasArn = r.VersionARN, r.AliasARN
+		if err != nil {
+			return nil, "", err
 		}
-		return it
-	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
+		return h.redriveFilter(ctx, list, in.RedriveFilter), next, nil
+	}, func(e *store.Execution) executionItem {
+		item := executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
+			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped), MapRunArn: in.MapRunArn}
+		if e.Type != "EXPRESS" && in.MapRunArn == "" {
+			r := h.svc.Redrive(ctx, e)
+			item.RedriveCount, item.RedriveDate = &r.Count, epoch(r.Date)
+		}
+		if r := refs[e.ARN]; r != nil {
+			item.StateMachineVersionArn, item.StateMachineAliasArn = r.VersionARN, r.AliasARN
+		}
+		return item
+	}, func() error {
+		switch in.RedriveFilter {
+		case "", "REDRIVEN", "NOT_REDRIVEN":
+		default:
+			return validation("1 validation error detected: Value '%s' at 'redriveFilter' failed to satisfy constraint: Member must satisfy enum value set: [REDRIVEN, NOT_REDRIVEN]", in.RedriveFilter)
+		}
+		if in.MapRunArn != "" && in.StateMachineArn != "" {
+			return validation("stateMachineArn and mapRunArn cannot both be given")
+		}
+		if in.MapRunArn != "" {
+			return nil
+		}
+		return required("stateMachineArn", in.StateMachineArn)
+	})
 }
 
 // executionItem is an execution in ListExecutions' answer.
@@ -432,8 +468,11 @@ type executionItem struct {
 	StartDate       *float64 `json:"startDate"`
 	StopDate        *float64 `json:"stopDate,omitempty"`
 	// Versions and aliases (version.go).
-	StateMachineVersionArn string `json:"stateMachineVersionArn,omitempty"`
-	StateMachineAliasArn   string `json:"stateMachineAliasArn,omitempty"`
+	StateMachineVersionArn string   `json:"stateMachineVersionArn,omitempty"`
+	StateMachineAliasArn   string   `json:"stateMachineAliasArn,omitempty"`
+	MapRunArn              string   `json:"mapRunArn,omitempty"`
+	RedriveCount           *int     `json:"redriveCount,omitempty"`
+	RedriveDate            *float64 `json:"redriveDate,omitempty"`
 }
 
 func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {

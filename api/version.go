@@ -17,12 +17,7 @@ type encryptionConfiguration = service.Encryption
 // stepd does not implement: a request that sets one is refused with a
 // ValidationException naming it, never run as if it were absent. Members
 // the model does not define are ignored, as AWS's JSON services do.
-var refused = map[string]map[string]string{
-	"ListExecutions": {
-		"mapRunArn":     "listing the executions of a Map Run",
-		"redriveFilter": "filtering executions by redrive",
-	},
-}
+var refused = map[string]map[string]string{}
 
 // checkRefused refuses a request that sets a member of op that stepd does
 // not implement.

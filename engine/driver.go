@@ -247,6 +247,40 @@ func (d *Driver) Stop(errName, cause string) {
 	d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
 }
 
+// UpdateMapRun delivers an UpdateMapRun request (interp.UpdateMapRun's
+// Args) to the execution, like a stop; it does not wait.
+func (d *Driver) UpdateMapRun(args *value.Object) {
+	d.send(event{out: &outside{in: interp.Input{Kind: interp.UpdateMapRun, Args: args}}})
+}
+
+// Redrive runs an execution that ended without succeeding again from the
+// states that did not succeed (interp.Redrive): call it on a replayed
+// driver before Run. The step is committed before it returns; false when
+// the execution cannot be redriven.
+func (d *Driver) Redrive(ctx context.Context) (bool, error) {
+	if !d.x.Redrivable() {
+		return false, nil
+	}
+	now := d.now
+	if d.cfg.Clock != nil {
+		now = d.cfg.Clock.Now()
+	}
+	d.now = now
+	in := interp.Input{Kind: interp.Redrive}
+	d.meter.step(now)
+	cmds := d.x.Step(now, in)
+	if d.cfg.Journal != nil {
+		st := d.step(d.seq, now, &in)
+		st.Wake = d.wakeAt(cmds)
+		if err := d.cfg.Journal.AppendStep(ctx, st); err != nil {
+			return false, err
+		}
+		d.seq++
+	}
+	d.pending = append(d.pending, cmds...)
+	return true, nil
+}
+
 // send queues ev for the driver without waiting; it is dropped if the
 // driver ends first.
 func (d *Driver) send(ev event) {

@@ -43,6 +43,8 @@ var kindNames = map[interp.InputKind]string{
 	interp.TaskSubmitted: "TaskSubmitted",
 	interp.TaskStarted:   "TaskStarted",
 	interp.TaskHeartbeat: "TaskHeartbeat",
+	interp.UpdateMapRun:  "UpdateMapRun",
+	interp.Redrive:       "Redrive",
 }
 
 var kindsByName = func() map[string]interp.InputKind {
@@ -176,6 +178,9 @@ func appendInputFields(b []byte, in *interp.Input) []byte {
 		str("cause", in.Cause)
 	case interp.TaskStarted:
 		str("worker", in.Worker)
+	case interp.UpdateMapRun:
+		b = append(b, `,"output":`...)
+		b = value.Append(b, in.Args)
 	}
 	return b
 }
@@ -454,6 +459,12 @@ func (f *fields) record() (Record, error) {
 		in.Error, in.Cause = f.errName, f.cause
 	case interp.TaskStarted:
 		in.Worker = f.worker
+	case interp.UpdateMapRun:
+		args, ok := f.output.(*value.Object)
+		if !ok {
+			return Record{}, fmt.Errorf("decoding a step input: an UpdateMapRun without its request")
+		}
+		in.Args = args
 	}
 	rec.Input = in
 	return rec, nil

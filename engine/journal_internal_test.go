@@ -25,6 +25,8 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Add([]byte(`{"v":1,"kind":"Start","clock":[[1,3400125000]]}`))
 	f.Add([]byte(`{"v":1,"kind":"TimerFired","id":2,"clock":[[0,1000000],[4,2000000000]],"interrupts":[{"eval":3,"cause":"the evaluation exceeded its budget of 100 steps."}]}`))
 	f.Add([]byte(`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}],"clock":[]}`))
+	f.Add([]byte(`{"v":1,"kind":"UpdateMapRun","output":{"mapRunArn":"a","toleratedFailureCount":1}}`))
+	f.Add([]byte(`{"v":1,"kind":"Redrive"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fast, ok := fastFields(b)
 		if !ok {

@@ -129,6 +129,8 @@ func FuzzDecodeInput(f *testing.F) {
 	f.Add([]byte(`{"kind":1,"id":2,"error":"E","cause":"C","delayMs":5}`))
 	f.Add([]byte(`{"v":1,"kind":"Stop","error":"e","cause":"c"}`))
 	f.Add([]byte(`{"v":1,"kind":"TaskStarted","id":1,"worker":"w"}`))
+	f.Add([]byte(`{"v":1,"kind":"UpdateMapRun","output":{"mapRunArn":"arn:aws:states:us-east-1:1:mapRun:sm/M:x","maxConcurrency":3,"toleratedFailurePercentage":12.5}}`))
+	f.Add([]byte(`{"v":1,"kind":"Redrive","rand":[5]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		r, err := engine.DecodeInput(b)
 		if err != nil || r.Version != 1 {

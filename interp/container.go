@@ -28,6 +28,15 @@ type container struct {
 	// ResultWriter (nil without one).
 	iters   []iterRecord
 	written bool // the ResultWriter has written the results
+	// run is the Map Run of a Distributed Map, kids its child executions
+	// by item (nil until started).
+	run     *MapRun
+	kids    []*ChildExecution
+	childSM string // the children's state machine ARN
+	// ok marks the children that succeeded, and todo the ones a redrive
+	// runs again (redrive.go).
+	ok   []bool
+	todo []*thread
 }
 
 func (c *container) childSucceeded(ch *thread, output any) {
@@ -35,12 +44,25 @@ func (c *container) childSucceeded(ch *thread, output any) {
 		return
 	}
 	c.results[ch.index] = output
+	if c.ok == nil {
+		c.ok = make([]bool, len(c.results))
+	}
+	c.ok[ch.index] = true
 	if c.iters != nil {
-		c.iters[ch.index].stop = c.owner.x.now
+		c.iters[ch.index].stop, c.iters[ch.index].failure = c.owner.x.now, nil // a redriven iteration may have failed before
 	}
 	c.done++
 	c.running--
 	x := c.owner.x
+	if c.distributed {
+		c.endChild(ch, Succeeded, output, nil)
+		if c.done == len(c.items) {
+			c.succeed()
+			return
+		}
+		c.fill()
+		return
+	}
 	if c.isMap {
 		last := ch.last
 		x.emit(ch, "MapIterationSucceeded", "mapIterationSucceededEventDetails", c.iterDetails(ch.index))
@@ -63,8 +85,13 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 	}
 	x := c.owner.x
 	last := ch.last
+	if c.distributed {
+		c.endChild(ch, Failed, nil, f)
+	}
 	if c.isMap {
-		x.emit(ch, "MapIterationFailed", "mapIterationFailedEventDetails", c.iterDetails(ch.index))
+		if !c.distributed {
+			x.emit(ch, "MapIterationFailed", "mapIterationFailedEventDetails", c.iterDetails(ch.index))
+		}
 		if c.iters != nil {
 			c.iters[ch.index].stop, c.iters[ch.index].failure = x.now, f
 		}
@@ -90,11 +117,27 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 		// Parallel state's next event still follows the TaskFailed.
 		x.emit(ch, "TaskStateAborted", "", nil)
 	}
+	c.failMap(f, last)
+}
+
+// exceeded fails a Map whose failures exceed the tolerance that an
+// UpdateMapRun has just lowered.
+func (c *container) exceeded() {
+	c.failMap(&Failure{Error: ErrExceedToleratedFailures, Cause: "The specified tolerated failure threshold was exceeded"}, c.owner.last)
+}
+
+// failMap fails the Parallel or Map state with f; last is the event its
+// next event follows.
+func (c *container) failMap(f *Failure, last int64) {
+	x := c.owner.x
+	if c.distributed {
+		c.endMapRun("FAILED")
+	}
 	c.over = true
 	c.cancelAll()
 	th := c.owner
 	th.last = last
-	th.run.ctr = nil
+	th.run.ctr, th.run.failedCtr = nil, c
 	// The Failed event is only written when no retrier applies.
 	if c.distributed {
 		th.last = c.runStarted
@@ -113,6 +156,27 @@ func (c *container) cancelAll() {
 	for _, ch := range c.children {
 		if !ch.dead {
 			ch.cancelWork()
+			if c.distributed {
+				c.endChild(ch, Aborted, nil, nil)
+			}
+		}
+	}
+	if c.run != nil && c.run.Status == "RUNNING" {
+		// The Map state was cancelled (a sibling branch failed, the
+		// execution ended): its Map Run is aborted.
+		if x := c.owner.x; x.status == Running {
+			x.emit(c.owner, "MapRunAborted", "", nil)
+		}
+		c.endMapRun("ABORTED")
+	}
+}
+
+// abortMapRuns aborts the Map Runs still running when the execution ends
+// (stopped, timed out), with their running child executions.
+func (x *Execution) abortMapRuns() {
+	for _, r := range x.mapRuns {
+		if r.Status == "RUNNING" {
+			r.c.cancelAll()
 		}
 	}
 }
@@ -130,6 +194,7 @@ func (c *container) succeed() {
 	switch {
 	case c.distributed:
 		th.last = c.runStarted
+		c.endMapRun("SUCCEEDED")
 		x.emit(th, "MapRunSucceeded", "", nil)
 		x.emit(th, "MapStateSucceeded", "", nil)
 		th.last = c.runStarted

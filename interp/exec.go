@@ -57,6 +57,11 @@ type Info struct {
 	Meter Meter
 	// Budget bounds what JSONPath paths and intrinsic functions produce.
 	Budget Budget
+	// MapRuns records each Distributed Map iteration as a child execution
+	// with its history, for the caller to store (TakeMapRuns); without
+	// it, iterations are child executions only for a ResultWriter, which
+	// names them, and keep no history (`stepd run`).
+	MapRuns bool
 	// Branch, when set, is told of each path taken through a state that
 	// the history does not name: the Choice rule (or Default) chosen, the
 	// retrier that retried, the catcher that caught (stepd test --cover).
@@ -133,6 +138,12 @@ const (
 	TaskStarted
 	// TaskHeartbeat reports a heartbeat for a task (SendTaskHeartbeat).
 	TaskHeartbeat
+	// UpdateMapRun changes a running Map Run's limits (Args: mapRunArn and
+	// the members of UpdateMapRun's request that are set).
+	UpdateMapRun
+	// Redrive runs a FAILED, TIMED_OUT or ABORTED execution again from the
+	// states that did not succeed (RedriveExecution).
+	Redrive
 )
 
 // Input is something that happened to an execution.
@@ -148,6 +159,8 @@ type Input struct {
 	// refers to the task's Request any more (an invoker that answered at
 	// once, see task.Immediate), so the interpreter may reuse its memory.
 	Released bool
+	// Args holds the request of an UpdateMapRun.
+	Args *value.Object
 }
 
 // Execution is the state of one running execution. It performs no I/O and
@@ -204,6 +217,18 @@ type Execution struct {
 	// during this step (see Clockless).
 	meter     Meter
 	clockless bool
+
+	// mapRuns are the Map Runs started, in order; dirtyRuns and
+	// dirtyChildren what changed since TakeMapRuns (maprun.go).
+	mapRuns       []*MapRun
+	dirtyRuns     []*MapRun
+	dirtyChildren []*ChildExecution
+
+	// redrives counts the redrives, the last at redriveAt; historyFull
+	// marks an execution failed by the history limit (not redrivable).
+	redrives    int
+	redriveAt   time.Time
+	historyFull bool
 }
 
 // pending is a queued continuation: begin st with input, or finish the
@@ -221,6 +246,7 @@ const MaxStandardEvents = 25000
 // limit.
 func (x *Execution) checkHistoryLimit() {
 	if x.info.MaxEvents > 0 && x.status == Running && len(x.events) >= x.info.MaxEvents-1 {
+		x.historyFull = true
 		x.fail(x.root, &Failure{Error: ErrRuntime, Cause: fmt.Sprintf("The execution history reached the limit of %d events.", x.info.MaxEvents)})
 	}
 }
@@ -307,12 +333,19 @@ func (x *Execution) Step(now time.Time, in Input) []Command {
 		x.now = now
 	}
 	if x.status != Running {
+		if in.Kind == Redrive && x.Redrivable() {
+			x.checkClock()
+			x.redrive()
+			return x.takeCommands()
+		}
 		return nil
 	}
 	x.checkClock()
 	switch in.Kind {
 	case Stop:
 		x.abort(in.Error, in.Cause)
+	case UpdateMapRun:
+		x.updateMapRun(in.Args)
 	case TaskSubmitted, TaskStarted, TaskHeartbeat:
 		// Progress of a task that goes on waiting.
 		o := x.ops.get(in.ID)
@@ -397,6 +430,9 @@ func (x *Execution) command(c Command) {
 // takeCommands returns the step's commands: the returned slice is never
 // written again (its capacity ends with it).
 func (x *Execution) takeCommands() []Command {
+	if x.status != Running && len(x.mapRuns) > 0 {
+		x.abortMapRuns()
+	}
 	c := x.cmds[:len(x.cmds):len(x.cmds)]
 	x.cmds = x.cmds[len(x.cmds):]
 	if len(c) == 0 {
@@ -422,6 +458,9 @@ func (x *Execution) takeCommands() []Command {
 // for execution-level events, which continue the root's chain).
 func (x *Execution) emit(th *thread, typ, detailsName string, details *value.Object) *history.Event {
 	if th != nil && th.silent {
+		if th.child != nil {
+			return x.emitChild(th, typ, detailsName, details)
+		}
 		return &history.Event{Type: typ, ID: th.last}
 	}
 	x.clockNow()
@@ -474,7 +513,7 @@ var (
 // v0… of its members that are not always whole (as many as it has).
 func (x *Execution) emitForm(th *thread, typ, detailsName string, f *history.Form, v0, v1, v2 any) *history.Event {
 	e := x.emit(th, typ, detailsName, nil)
-	if !(th != nil && th.silent) {
+	if th == nil || !th.silent || th.child != nil {
 		// One by one, and only those set: the event is zero, and an array
 		// copied whole goes through bulk write barriers.
 		e.Form = f

@@ -62,6 +62,7 @@ func (th *thread) mapOver(in any) {
 			c.iters = make([]iterRecord, len(c.items))
 		}
 		c.runStarted = th.last
+		c.startMapRun()
 	}
 	c.last = th.last
 	c.results = make([]any, len(c.items))
@@ -79,17 +80,32 @@ func (th *thread) mapOver(in any) {
 // fill starts iterations up to the concurrency limit.
 func (c *container) fill() {
 	th := c.owner
-	for !c.over && c.next < len(c.items) && (c.maxConc <= 0 || c.running < c.maxConc) {
+	for !c.over && len(c.todo) > 0 && (c.maxConc <= 0 || c.running < c.maxConc) {
+		ch := c.todo[0]
+		c.todo = c.todo[1:]
+		c.restart(ch)
+	}
+	for !c.over && len(c.todo) == 0 && c.next < len(c.items) && (c.maxConc <= 0 || c.running < c.maxConc) {
 		i := c.next
 		c.next++
 		c.running++
 		ch := &thread{x: th.x, m: c.st.processor, parent: c, index: i, last: c.last, vars: th.vars,
-			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent}
+			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent, child: th.child}
 		c.children = append(c.children, ch)
-		th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
+		if !c.distributed {
+			th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))
+		}
 		input, f := c.items[i], (*Failure)(nil)
 		if !c.batched {
 			input, f = c.st.ev.itemInput(th, c, ch)
+		}
+		if c.distributed && f == nil {
+			if th.x.info.MapRuns || c.iters != nil {
+				c.startChild(ch, input)
+			} else {
+				c.run.Pending--
+				c.run.Running++
+			}
 		}
 		if c.iters != nil {
 			c.iters[i] = iterRecord{input: input, start: th.x.now}

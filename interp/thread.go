@@ -16,7 +16,10 @@ type thread struct {
 	index  int
 	gen    int  // bumped whenever the thread leaves a state; stale ops are ignored
 	dead   bool // cancelled or finished
-	silent bool // events are not recorded (Distributed Map child executions)
+	silent bool // events are not recorded in the execution's history (Distributed Map child executions)
+	// child is the child execution whose history records the thread's
+	// events (a Distributed Map's iterations and the threads under them).
+	child *ChildExecution
 
 	cur  *state   // the state the thread is in
 	run  stateRun // the current state's run
@@ -40,8 +43,11 @@ type stateRun struct {
 	effInput any        // a Wait state's effective input (after InputPath)
 	task     taskRun    // a Task state's invocation (zero in other states)
 	ctr      *container // a running Parallel or Map state
-	read     *readRun   // a Distributed Map's ItemReader
-	write    *writeRun  // a Distributed Map's ResultWriter
+	// failedCtr is the container of a Parallel or Map state that failed,
+	// kept for a redrive.
+	failedCtr *container
+	read      *readRun  // a Distributed Map's ItemReader
+	write     *writeRun // a Distributed Map's ResultWriter
 	// failEvent is written when a failed Parallel/Map state is not retried.
 	failEvent string
 	// assigned is recorded on the StateExited event.
@@ -120,7 +126,7 @@ func (x *Execution) contextObject(a contextAt) any {
 		e.Set("Name", x.info.Name)
 		e.Set("RoleArn", x.info.RoleArn)
 		if x.test == nil { // TestState's context has no RedriveCount
-			e.Set("RedriveCount", value.Int(0))
+			e.Set("RedriveCount", value.Int(int64(x.redrives)))
 		}
 		x.ctxExecution = e
 		x.ctxStateMachine = value.ObjectOf("Id", x.info.StateMachineArn, "Name", x.info.StateMachineName)

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
@@ -59,9 +58,9 @@ func (th *thread) startWrite(c *container) {
 	smArn := x.scope().StateMachine(x.info.StateMachineName + "/" + mapRunLabel(c.st))
 	var ok, failed []any
 	for i, it := range c.iters {
-		name := uuid.FromSource(x.rand)
+		name := c.kids[i].Name
 		e := value.NewObject(10)
-		e.Set("ExecutionArn", x.scope().Execution(x.info.StateMachineName+"/"+mapRunLabel(c.st), name))
+		e.Set("ExecutionArn", c.kids[i].Arn)
 		e.Set("Input", value.String(it.input))
 		e.Set("InputDetails", value.ObjectOf("Included", true))
 		e.Set("Name", name)

@@ -183,6 +183,7 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 		journal = &logged{Journal: journal, s: s, arn: arn, set: logs}
 	}
 	var d *engine.Driver
+	journal = mapRunJournal{journal, s, st, &d}
 	d = engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: journal, Log: s.log, Budget: s.cfg.Budget, Timers: &s.timers,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
@@ -220,7 +221,7 @@ func (s *Service) info(e *store.Execution, now time.Time, tokenKey []byte) inter
 	}
 	return interp.Info{ExecutionArn: e.ARN, Name: e.Name, StateMachineArn: e.StateMachineARN,
 		StateMachineName: e.StateMachineName, RoleArn: e.RoleARN, StartTime: started, TestCase: e.TestCase,
-		Region: s.cfg.Region, Account: s.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey}
+		Region: s.cfg.Region, Account: s.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey, MapRuns: true}
 }
 
 func maxEvents(typ string) int {
@@ -491,6 +492,10 @@ func (s *Service) rebuild(ctx context.Context, e *store.Execution, steps []*stor
 	if err := d.Replay(info, input, steps); err != nil {
 		return nil, err
 	}
+	s.putMapRuns(ctx, s.store, d.Execution()) // what a crash may have kept from being stored
+	if n, at := d.Execution().RedriveCount(); n > 0 {
+		s.putRedrive(ctx, e.ARN, n, at)
+	}
 	return d, nil
 }
 
@@ -561,6 +566,9 @@ func (s *Service) DescribeExecution(ctx context.Context, arn string) (*store.Exe
 	}
 	e, err := s.storeFor(arn).GetExecution(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
+		if c, ok := s.childExecution(ctx, arn); ok {
+			return c, nil
+		}
 		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
 	}
 	return e, err
@@ -616,6 +624,9 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 		limit = 1000
 	}
 	evs, err := s.storeFor(arn).Events(ctx, arn, after, limit+1, reverse)
+	if errors.Is(err, store.ErrNotFound) {
+		evs, err = s.childEvents(ctx, arn, after, limit+1, reverse)
+	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, "", errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
 	}

@@ -34,6 +34,7 @@ type Store struct {
 
 	v       versions // versions, aliases, execution references, settings (version.go)
 	notices notices  // the outbox (ops.go)
+	runs    mapRuns  // Map Runs, child executions, redrives (maprun.go)
 }
 
 type execution struct {

@@ -94,6 +94,25 @@ CREATE INDEX notices_due ON notices (due, id);
 ALTER TABLE inputs ADD COLUMN reply_to TEXT NOT NULL DEFAULT '', ADD COLUMN reply_key BIGINT NOT NULL DEFAULT 0;
 CREATE TABLE replies (key BIGINT PRIMARY KEY, body BYTEA NOT NULL, sent TIMESTAMPTZ NOT NULL DEFAULT now());
 `,
+	// Map Runs, their child executions (the events of each write packed
+	// in one row) and the redrive records of executions (maprun.go).
+	`
+CREATE TABLE map_runs (
+	id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, arn TEXT NOT NULL UNIQUE, exec_arn TEXT NOT NULL, status TEXT NOT NULL,
+	started BIGINT NOT NULL, stopped BIGINT NOT NULL, max_concurrency INTEGER NOT NULL, tolerated_count BIGINT NOT NULL,
+	tolerated_percentage DOUBLE PRECISION NOT NULL, counts TEXT NOT NULL, redrive_count INTEGER NOT NULL, redrive_date BIGINT NOT NULL);
+CREATE INDEX map_runs_by_exec ON map_runs (exec_arn, id DESC);
+CREATE TABLE map_run_children (
+	id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, arn TEXT NOT NULL UNIQUE, map_run_arn TEXT NOT NULL, name TEXT NOT NULL,
+	state_machine_arn TEXT NOT NULL, state_machine_name TEXT NOT NULL, type TEXT NOT NULL, input TEXT NOT NULL,
+	status TEXT NOT NULL, output TEXT NOT NULL, error TEXT NOT NULL, cause TEXT NOT NULL, started BIGINT NOT NULL,
+	stopped BIGINT NOT NULL, last_event BIGINT NOT NULL);
+CREATE INDEX map_run_children_by_run ON map_run_children (map_run_arn, id DESC);
+CREATE INDEX map_run_children_by_status ON map_run_children (map_run_arn, status, id DESC);
+CREATE TABLE map_run_events (
+	child BIGINT NOT NULL, first BIGINT NOT NULL, last BIGINT NOT NULL, events BYTEA NOT NULL, PRIMARY KEY (child, first));
+CREATE TABLE redrives (arn TEXT PRIMARY KEY, count INTEGER NOT NULL, date BIGINT NOT NULL);
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

@@ -256,7 +256,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // the step_log table (a table keyed by execution and Seq, with an index by
 // event id) into it.
 func migrate(ctx context.Context, db *sql.DB) error {
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if _, err := db.ExecContext(ctx, schema+mapRunSchema); err != nil {
 		return err
 	}
 	if _, err := db.ExecContext(ctx, versionSchema); err != nil { // version.go

@@ -63,6 +63,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Logging", func(t *testing.T) { logging(t, open(t)) })
 	t.Run("Retention", func(t *testing.T) { retention(t, open(t)) })
 	t.Run("Outbox", func(t *testing.T) { outbox(t, open(t)) })
+	t.Run("MapRuns", func(t *testing.T) { mapRuns(t, open(t), nil) })
+	t.Run("Redriven", func(t *testing.T) { redriven(t, open(t)) })
 }
 
 // secret checks that a store's secret is SecretSize bytes, the same on
@@ -385,6 +387,10 @@ func concurrentSteps(t *testing.T, s store.Store) {
 // dir; open opens the store in a directory.
 func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
 	t.Run("Versions", func(t *testing.T) { durableVersions(t, open) })
+	t.Run("MapRuns", func(t *testing.T) {
+		dir := t.TempDir()
+		mapRuns(t, open(t, dir), func() store.Store { return open(t, dir) })
+	})
 	ctx := context.Background()
 	dir := t.TempDir()
 	s := open(t, dir)

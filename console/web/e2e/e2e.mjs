@@ -4,7 +4,8 @@
 // It creates a state machine through the page (after seeing the diagnostics
 // of an invalid definition), starts an execution that takes a Catch path,
 // checks the graph's status colours and the event table, opens states'
-// input and output, stops a running execution, measures the execution page
+// input and output, stops a running execution, shows a Distributed Map's
+// Map Run and redrives its failed parent, measures the execution page
 // of a 1000-event execution, and saves screenshots. It exits non-zero on
 // the first failed check. With AUTH_URL, a server that requires SigV4, it
 // also signs in through the page and lists and creates state machines there.
@@ -319,7 +320,44 @@ try {
   await page.click("#ex-prev");
   await page.waitForFunction(() => document.querySelectorAll("#ex-rows tr").length === 20);
 
-  // 8. A server that requires SigV4: the page asks for keys and signs.
+  // 8. A Distributed Map: the parent links to its Map Run, which counts and
+  // lists its child executions; a child links back to it; the failed
+  // parent is redriven from its page and succeeds.
+  const dact = await api("CreateActivity", { name: "dmap-worker" });
+  const dsm = await api("CreateStateMachine", { name: "dmap", roleArn: "arn:aws:iam::123456789012:role/x",
+    definition: JSON.stringify({ StartAt: "M", States: { M: { Type: "Map", Label: "Items", End: true,
+      ItemProcessor: { ProcessorConfig: { Mode: "DISTRIBUTED", ExecutionType: "STANDARD" }, StartAt: "W", States: { W: { Type: "Task", Resource: dact.activityArn, End: true } } } } } }) });
+  const dex = await api("StartExecution", { stateMachineArn: dsm.stateMachineArn, name: "dmap-run", input: "[1,2]" });
+  const t1 = await api("GetActivityTask", { activityArn: dact.activityArn, workerName: "e2e" });
+  const t2 = await api("GetActivityTask", { activityArn: dact.activityArn, workerName: "e2e" });
+  await api("SendTaskSuccess", { taskToken: t1.taskToken, output: '"ok"' });
+  await api("SendTaskFailure", { taskToken: t2.taskToken, error: "E2E.Broken" });
+  for (let i = 0; i < 100; i++) {
+    if ((await api("DescribeExecution", { executionArn: dex.executionArn })).status !== "RUNNING") break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await page.goto(url + "#/ex/" + encodeURIComponent(dex.executionArn));
+  await page.waitForSelector(`main[data-loaded="${dex.executionArn}"] a.maprun-link`);
+  check(await page.isVisible("#redrive"), "a failed execution can be redriven");
+  await page.click("a.maprun-link");
+  await page.waitForSelector("#maprun-counts");
+  const counts = await page.$$eval("#maprun-counts tbody tr:nth-child(2) td", (tds) => tds.map((td) => td.textContent));
+  check(counts[2] === "1" && counts[3] === "1" && counts[6] === "2", "the Map Run counts its child executions: " + counts.join(","));
+  check(await page.locator("#maprun-children tr").count() === 2, "the Map Run lists its two child executions");
+  await shot("08-map-run.png");
+  await page.click("#maprun-children a");
+  await page.waitForSelector("main[data-loaded] a.maprun-link");
+  check((await page.textContent("#ex-meta")).includes("Map Run"), "a child execution links to its Map Run");
+  await page.goto(url + "#/ex/" + encodeURIComponent(dex.executionArn));
+  await page.waitForSelector(`main[data-loaded="${dex.executionArn}"] #redrive:not([hidden])`);
+  await page.click("#redrive");
+  await page.waitForFunction(() => document.querySelector("#ex-status")?.textContent === "RUNNING", null, { timeout: 10000 });
+  const t3 = await api("GetActivityTask", { activityArn: dact.activityArn, workerName: "e2e" });
+  await api("SendTaskSuccess", { taskToken: t3.taskToken, output: '"again"' });
+  await page.waitForFunction(() => document.querySelector("#ex-status")?.textContent === "SUCCEEDED", null, { timeout: 15000 });
+  check((await page.textContent("#ex-meta")).includes("Redriven"), "the redriven execution succeeds and says it was redriven");
+
+  // 9. A server that requires SigV4: the page asks for keys and signs.
   if (authBase) {
     const authURL = authBase.replace(/\/$/, "") + "/";
     const ap = await browser.newPage({ viewport: { width: 1280, height: 800 } });

@@ -2,6 +2,7 @@
 //   #/                 state machines: list and create
 //   #/sm/<arn>         a state machine: graph, definition, executions, start
 //   #/ex/<arn>         an execution: coloured graph, events, state details
+//   #/maprun/<arn>     a Distributed Map's Map Run: counts, limits, child executions
 // It talks to the Step Functions API at POST / like any other client.
 import "./style.css";
 import { call, credentials, setAuthHandler, setCredentials } from "./api.js";
@@ -74,6 +75,7 @@ function route() {
   let page;
   if ((m = /^\/sm\/(.+)$/.exec(hash))) page = stateMachinePage(decodeURIComponent(m[1]), gen);
   else if ((m = /^\/ex\/(.+)$/.exec(hash))) page = executionPage(decodeURIComponent(m[1]), gen);
+  else if ((m = /^\/maprun\/(.+)$/.exec(hash))) page = mapRunPage(decodeURIComponent(m[1]), gen);
   else page = listPage(gen);
   page.catch((err) => {
     if (gen === generation) app.innerHTML = errorBox(err);
@@ -354,8 +356,10 @@ function eventSummary(e) {
 async function executionPage(arn, gen) {
   const [ex, smx] = await Promise.all([
     call("DescribeExecution", { executionArn: arn }),
-    call("DescribeStateMachineForExecution", { executionArn: arn }),
+    // A Map Run's child execution has no state machine of its own here.
+    call("DescribeStateMachineForExecution", { executionArn: arn }).catch(() => ({ definition: "null", stateMachineArn: "" })),
   ]);
+  if (!smx.stateMachineArn) smx.stateMachineArn = ex.stateMachineArn;
   if (gen !== generation) return;
   document.title = ex.name + " · stepd";
   let def = null;
@@ -371,7 +375,7 @@ async function executionPage(arn, gen) {
     /* not JSON */
   }
   app.innerHTML = `<nav class="crumbs" aria-label="Breadcrumb"><a href="#/">State machines</a> › <a href="#/sm/${encodeURIComponent(ex.stateMachineArn)}">${esc(lastPart(ex.stateMachineArn))}</a> › ${esc(ex.name)}</nav>
-<h1>${esc(ex.name)} <span id="ex-status">${badge(ex.status)}</span> <button type="button" id="stop" class="danger" hidden>Stop execution</button></h1>
+<h1>${esc(ex.name)} <span id="ex-status">${badge(ex.status)}</span> <button type="button" id="stop" class="danger" hidden>Stop execution</button> <button type="button" id="redrive" hidden>Redrive</button></h1>
 <dl class="meta" id="ex-meta"></dl>
 <div class="split"><section class="graph-col" aria-label="Graph"><div id="graph"></div></section>
 <aside class="panel" id="panel" aria-label="Selected state" aria-live="polite"><p class="muted">Select a state in the graph or an event in the table to see its input, output, error and cause.</p></aside></div>
@@ -382,6 +386,7 @@ async function executionPage(arn, gen) {
   const tbody = app.querySelector("#events tbody");
   const wrap = app.querySelector("#ev-wrap");
   let events = [];
+  let mapRuns = [];
   let result = { states: new Map(), stateOf: [], children: [] };
   let selected = null;
   const model = def ? build(def) : null;
@@ -440,6 +445,9 @@ async function executionPage(arn, gen) {
     const io = app.querySelector("#ex-io");
     const links = [];
     if (parent) links.push(`<dt>Started by</dt><dd><a href="#/ex/${encodeURIComponent(parent)}" class="parent-link">${esc(lastPart(parent))}</a> (parent execution)</dd>`);
+    if (ex.mapRunArn) links.push(`<dt>Map Run</dt><dd><a href="#/maprun/${encodeURIComponent(ex.mapRunArn)}" class="maprun-link">${esc(lastPart(ex.mapRunArn))}</a></dd>`);
+    if (mapRuns.length) links.push(`<dt>Map Runs</dt><dd>${mapRuns.map((r) => `<a href="#/maprun/${encodeURIComponent(r.mapRunArn)}" class="maprun-link">${esc(lastPart(r.mapRunArn))}</a>`).join(", ")}</dd>`);
+    if (ex.redriveCount) links.push(`<dt>Redriven</dt><dd>${ex.redriveCount} time${ex.redriveCount === 1 ? "" : "s"}, last ${fmtTime(ex.redriveDate)}</dd>`);
     if (result.children.length) links.push(`<dt>Child executions</dt><dd>${result.children.map((c) => `<a href="#/ex/${encodeURIComponent(c)}" class="child-link">${esc(lastPart(c))}</a>`).join(", ")}</dd>`);
     app.querySelector("#ex-meta").innerHTML = `<dt>ARN</dt><dd><code>${esc(ex.executionArn)}</code></dd><dt>Started</dt><dd>${fmtTime(ex.startDate)}</dd>` +
       (ex.stopDate ? `<dt>Stopped</dt><dd>${fmtTime(ex.stopDate)} (${fmtDur(ex.stopDate - ex.startDate)})</dd>` : "") +
@@ -447,6 +455,7 @@ async function executionPage(arn, gen) {
     io.innerHTML = pre("Input", ex.input) + pre("Output", ex.output) + pre("Cause", ex.cause);
     app.querySelector("#ex-status").innerHTML = badge(ex.status);
     app.querySelector("#stop").hidden = ex.status !== "RUNNING";
+    app.querySelector("#redrive").hidden = ex.redriveStatus !== "REDRIVABLE";
   }
 
   // The event table is virtual: only the rows near the scrolled-to part of
@@ -529,10 +538,20 @@ async function executionPage(arn, gen) {
     }
   });
 
+  app.querySelector("#redrive").addEventListener("click", async () => {
+    try {
+      await call("RedriveExecution", { executionArn: arn });
+      route(); // runs again: live updates while the redriven execution runs
+    } catch (e) {
+      panel.innerHTML = errorBox(e);
+    }
+  });
+
   async function refresh() {
     // The status first: when it is final, the history read after it is
     // complete.
     const x = await call("DescribeExecution", { executionArn: arn });
+    if (!x.mapRunArn) mapRuns = (await call("ListMapRuns", { executionArn: arn }).catch(() => ({}))).mapRuns || [];
     // After the first read, only the events after the last one shown.
     let evs = null;
     if (events.length > 0) {
@@ -566,4 +585,33 @@ async function executionPage(arn, gen) {
       /* try again on the next tick */
     }
   }
+}
+
+// ---------- a Map Run ----------
+
+async function mapRunPage(arn, gen) {
+  const r = await call("DescribeMapRun", { mapRunArn: arn });
+  if (gen !== generation) return;
+  const kids = [];
+  let token;
+  do {
+    const page = await call("ListExecutions", token ? { mapRunArn: arn, maxResults: 1000, nextToken: token } : { mapRunArn: arn, maxResults: 1000 });
+    kids.push(...(page.executions || []));
+    token = page.nextToken;
+  } while (token && kids.length < 10000);
+  if (gen !== generation) return;
+  document.title = lastPart(arn) + " · stepd";
+  const keys = ["pending", "running", "succeeded", "failed", "timedOut", "aborted", "total", "resultsWritten"];
+  const counts = (label, c) => `<tr><th>${label}</th>${keys.map((k) => `<td>${c ? c[k] : ""}</td>`).join("")}</tr>`;
+  app.innerHTML = `<nav class="crumbs" aria-label="Breadcrumb"><a href="#/">State machines</a> › <a href="#/ex/${encodeURIComponent(r.executionArn)}">${esc(lastPart(r.executionArn))}</a> › Map Run</nav>
+<h1>Map Run ${esc(lastPart(arn))} ${badge(r.status)}</h1>
+<dl class="meta" id="maprun-meta"><dt>ARN</dt><dd><code>${esc(arn)}</code></dd><dt>Started</dt><dd>${fmtTime(r.startDate)}</dd>` +
+    (r.stopDate ? `<dt>Stopped</dt><dd>${fmtTime(r.stopDate)} (${fmtDur(r.stopDate - r.startDate)})</dd>` : "") +
+    `<dt>Max concurrency</dt><dd>${r.maxConcurrency || "no limit"}</dd><dt>Tolerated failures</dt><dd>${r.toleratedFailureCount} or ${r.toleratedFailurePercentage} %</dd>` +
+    (r.redriveCount ? `<dt>Redriven</dt><dd>${r.redriveCount} time${r.redriveCount === 1 ? "" : "s"}, last ${fmtTime(r.redriveDate)}</dd>` : "") + `</dl>
+<table class="list" id="maprun-counts"><thead><tr><th></th>${keys.map((k) => `<th>${k}</th>`).join("")}</tr></thead><tbody>${counts("Items", r.itemCounts)}${counts("Child executions", r.executionCounts)}</tbody></table>
+<h2>Child executions <span class="muted small">(${kids.length})</span></h2>
+<table class="list"><thead><tr><th>Name</th><th>Status</th><th>Started</th><th>Stopped</th></tr></thead><tbody id="maprun-children">${kids.map((e) =>
+    `<tr><td><a href="#/ex/${encodeURIComponent(e.executionArn)}">${esc(e.name)}</a></td><td>${badge(e.status)}</td><td>${fmtTime(e.startDate)}</td><td>${e.stopDate ? fmtTime(e.stopDate) : ""}</td></tr>`).join("")}</tbody></table>`;
+  app.dataset.loaded = arn;
 }

@@ -1,0 +1,268 @@
+package interp
+
+import (
+	"time"
+
+	"github.com/stepd/stepd/history"
+	"github.com/stepd/stepd/internal/uuid"
+	"github.com/stepd/stepd/value"
+)
+
+// MapRun is a Distributed Map's Map Run as the interpreter keeps it: its
+// status, the limits in force and the counts of its child executions
+// (each item is one child execution, or one batch with an ItemBatcher).
+// Execution.TakeMapRuns hands out the ones a step changed.
+type MapRun struct {
+	Arn         string
+	Status      string // RUNNING, SUCCEEDED, FAILED, ABORTED
+	Start, Stop time.Time
+	// The limits in force (UpdateMapRun changes them): 0 is no limit on
+	// concurrency; a count of -1 or a percentage of 0 tolerates nothing.
+	MaxConcurrency             int
+	ToleratedFailureCount      int64
+	ToleratedFailurePercentage float64
+	// Counts of child executions (Pending: not started yet).
+	Total, Pending, Running, Succeeded, Failed, Aborted int64
+	// ResultsWritten counts the children whose results the ResultWriter
+	// wrote.
+	ResultsWritten int64
+	RedriveCount   int
+	RedriveDate    time.Time
+
+	c     *container
+	dirty bool
+}
+
+// ChildExecution is one iteration of a Distributed Map seen as the child
+// workflow execution AWS runs for it, with its own history.
+type ChildExecution struct {
+	MapRunArn       string
+	Arn, Name       string
+	StateMachineArn string
+	Express         bool // EXPRESS child executions (ProcessorConfig.ExecutionType)
+	Input           any
+	Status          Status
+	Output          any
+	Failure         *Failure
+	Start, Stop     time.Time
+	// Events holds the child's history events produced since the last
+	// TakeMapRuns.
+	Events []*history.Event
+
+	nextID    int64
+	dirty     bool
+	noHistory bool // neither kept nor handed out (Info.MapRuns is off)
+}
+
+// TakeMapRuns returns the Map Runs and child executions that changed since
+// the last call (with the children's new events), for the caller to store;
+// replaying an execution produces them again.
+func (x *Execution) TakeMapRuns() ([]*MapRun, []*ChildExecution) {
+	runs, children := x.dirtyRuns, x.dirtyChildren
+	x.dirtyRuns, x.dirtyChildren = nil, nil
+	for _, r := range runs {
+		r.dirty = false
+	}
+	out := make([]*ChildExecution, len(children))
+	for i, c := range children {
+		c.dirty = false
+		cp := *c
+		out[i] = &cp
+		c.Events = nil
+	}
+	return runs, out
+}
+
+// MapRuns returns every Map Run the execution started, in order.
+func (x *Execution) MapRuns() []*MapRun { return x.mapRuns }
+
+func (x *Execution) touchRun(r *MapRun) {
+	if !r.dirty {
+		r.dirty = true
+		x.dirtyRuns = append(x.dirtyRuns, r)
+	}
+}
+
+func (x *Execution) touchChild(c *ChildExecution) {
+	if !c.dirty {
+		c.dirty = true
+		x.dirtyChildren = append(x.dirtyChildren, c)
+	}
+}
+
+// startMapRun records the Map Run of a Distributed Map container.
+func (c *container) startMapRun() {
+	x := c.owner.x
+	r := &MapRun{Arn: c.runArn, Status: "RUNNING", Start: x.now, MaxConcurrency: c.maxConc, ToleratedFailureCount: -1,
+		Total: int64(len(c.items)), Pending: int64(len(c.items)), c: c}
+	if c.hasTol {
+		r.ToleratedFailureCount, r.ToleratedFailurePercentage = int64(c.tolCount), c.tolPercent
+	}
+	c.run = r
+	x.mapRuns = append(x.mapRuns, r)
+	x.touchRun(r)
+}
+
+// endMapRun sets the Map Run's final status.
+func (c *container) endMapRun(status string) {
+	r := c.run
+	if r == nil || r.Status != "RUNNING" {
+		return
+	}
+	x := c.owner.x
+	r.Status, r.Stop = status, x.now
+	if c.written {
+		r.ResultsWritten = r.Succeeded + r.Failed
+	}
+	x.touchRun(r)
+}
+
+// startChild makes iteration ch a child execution: its name, ARN and
+// ExecutionStarted event.
+func (c *container) startChild(ch *thread, input any) {
+	x := c.owner.x
+	label := x.info.StateMachineName + "/" + mapRunLabel(c.st)
+	if c.childSM == "" { // one string for all the children
+		c.childSM = x.scope().StateMachine(label)
+	}
+	name := uuid.FromSource(x.rand)
+	k := &ChildExecution{MapRunArn: c.runArn, Name: name, Arn: x.scope().Execution(label, name), StateMachineArn: c.childSM,
+		Express: c.st.ExecutionType == "EXPRESS", Input: input, Status: Running, Start: x.now, noHistory: !x.info.MapRuns}
+	if c.kids == nil {
+		c.kids = make([]*ChildExecution, len(c.items))
+	}
+	c.kids[ch.index] = k
+	r := c.run
+	r.Pending--
+	r.Running++
+	x.touchRun(r)
+	if k.noHistory {
+		// Named for the ResultWriter only: the iteration's events are
+		// not recorded anywhere.
+		return
+	}
+	ch.child = k
+	ch.last = 0
+	d := value.NewObject(3)
+	d.Set("input", input)
+	d.Set("inputDetails", truncatedFalse())
+	if x.info.RoleArn != "" {
+		d.Set("roleArn", x.info.RoleArn)
+	}
+	x.emitText(ch, "ExecutionStarted", "executionStartedEventDetails", d, "input")
+	ch.last = 0 // the first state's Entered event points at 0, as in an execution's history
+}
+
+// endChild ends the child execution of iteration ch: SUCCEEDED with
+// output, FAILED with f, or ABORTED.
+func (c *container) endChild(ch *thread, status Status, output any, f *Failure) {
+	k := ch.child
+	if k == nil {
+		if c.run != nil { // a child without a record (Info.MapRuns is off)
+			c.countEnd(status)
+		}
+		return
+	}
+	if k.Status != Running {
+		return
+	}
+	x := c.owner.x
+	switch status {
+	case Succeeded:
+		d := value.NewObject(2)
+		d.Set("output", output)
+		d.Set("outputDetails", truncatedFalse())
+		x.emitText(ch, "ExecutionSucceeded", "executionSucceededEventDetails", d, "output")
+		k.Output = output
+		c.run.Succeeded++
+	case Failed:
+		x.emit(ch, "ExecutionFailed", "executionFailedEventDetails", errorDetails(f))
+		k.Failure = f
+		c.run.Failed++
+	default:
+		x.emit(ch, "ExecutionAborted", "executionAbortedEventDetails", value.NewObject(0))
+		c.run.Aborted++
+	}
+	k.Status, k.Stop = status, x.now
+	c.run.Running--
+	x.touchRun(c.run)
+	x.touchChild(k)
+}
+
+// countEnd counts a child execution's end in the Map Run.
+func (c *container) countEnd(status Status) {
+	r := c.run
+	switch status {
+	case Succeeded:
+		r.Succeeded++
+	case Failed:
+		r.Failed++
+	default:
+		r.Aborted++
+	}
+	r.Running--
+	c.owner.x.touchRun(r)
+}
+
+// emitChild appends an event to the history of th's child execution.
+func (x *Execution) emitChild(th *thread, typ, detailsName string, details *value.Object) *history.Event {
+	k := th.child
+	x.clockNow()
+	k.nextID++
+	e := &history.Event{Timestamp: x.now, Type: typ, ID: k.nextID, DetailsName: detailsName, Details: details, PreviousEventID: th.last}
+	th.last = e.ID
+	if k.Express {
+		// AWS keeps no history of Express executions.
+		return e
+	}
+	k.Events = append(k.Events, e)
+	x.touchChild(k)
+	return e
+}
+
+// updateMapRun applies an UpdateMapRun request to a running Map Run: the
+// new limits hold from now on (more children start at once when the
+// concurrency grows; a tolerance already exceeded fails the Map Run).
+func (x *Execution) updateMapRun(args *value.Object) {
+	if args == nil {
+		return
+	}
+	a, _ := args.Get("mapRunArn")
+	var r *MapRun
+	for _, m := range x.mapRuns {
+		if m.Arn == a {
+			r = m
+		}
+	}
+	if r == nil || r.Status != "RUNNING" {
+		return
+	}
+	c := r.c
+	if v, ok := args.Get("maxConcurrency"); ok {
+		if n, ok := v.(value.Number); ok {
+			c.maxConc = int(n.Float64())
+			r.MaxConcurrency = c.maxConc
+		}
+	}
+	if v, ok := args.Get("toleratedFailureCount"); ok {
+		if n, ok := v.(value.Number); ok {
+			c.tolCount, c.hasTol = int(n.Float64()), true
+			r.ToleratedFailureCount = int64(c.tolCount)
+		}
+	}
+	if v, ok := args.Get("toleratedFailurePercentage"); ok {
+		if n, ok := v.(value.Number); ok {
+			c.tolPercent, c.hasTol = n.Float64(), true
+			r.ToleratedFailurePercentage = c.tolPercent
+		}
+	}
+	x.touchRun(r)
+	if c.over {
+		return
+	}
+	if c.failed > 0 && !(c.hasTol && c.tolerates()) {
+		c.exceeded()
+		return
+	}
+	c.fill()
+}

@@ -1,0 +1,174 @@
+package service_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/sqlite"
+)
+
+// waitMapRun polls until the execution has a Map Run for which ok holds.
+func waitMapRun(t *testing.T, svc *service.Service, execARN string, ok func(r *store.MapRun) bool) *store.MapRun {
+	t.Helper()
+	ctx := context.Background()
+	var last *store.MapRun
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		runs, _, err := svc.ListMapRuns(ctx, execARN, store.Page{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) == 1 {
+			r, err := svc.DescribeMapRun(ctx, runs[0].ARN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last = r; ok(r) {
+				return r
+			}
+		}
+	}
+	t.Fatalf("the Map Run did not get there; last seen %+v", last)
+	return nil
+}
+
+func takeTask(t *testing.T, svc *service.Service, act string) string {
+	t.Helper()
+	token, _, err := svc.GetActivityTask(context.Background(), act, "w", 20*time.Second)
+	if err != nil || token == "" {
+		t.Fatalf("no activity task: %v", err)
+	}
+	return token
+}
+
+// TestMapRunUpdateAcrossRestart runs a Distributed Map of four activity
+// tasks, one at a time, on SQLite: UpdateMapRun raises the concurrency so
+// that two more tasks are offered at once; the service then stops and a
+// new one on the same file resumes the execution, whose Map Run keeps the
+// new limit (the update was committed as a step and replayed); a child
+// fails within the tolerance and the Map Run succeeds. Its child
+// executions are listed, described and have their own histories.
+func TestMapRunUpdateAcrossRestart(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "stepd.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(service.Config{Store: st})
+	act, err := svc.CreateActivity(ctx, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := fmt.Sprintf(`{"StartAt":"M","States":{"M":{"Type":"Map","Label":"Items","MaxConcurrency":1,"ToleratedFailureCount":1,
+		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":%q,"End":true}}},
+		"End":true}}}`, act.ARN)
+	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "maprun", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "m1", Input: `[1,2,3,4]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := takeTask(t, svc, act.ARN)
+	r := waitMapRun(t, svc, e.ARN, func(r *store.MapRun) bool { return r.Executions.Running == 1 })
+	if r.Status != "RUNNING" || r.MaxConcurrency != 1 || r.ToleratedFailureCount != 1 || r.Executions.Pending != 3 || r.Executions.Total != 4 ||
+		!strings.HasPrefix(r.ARN, "arn:aws:states:us-east-1:123456789012:mapRun:maprun/Items:") || r.ExecutionARN != e.ARN {
+		t.Fatalf("map run %+v", r)
+	}
+	if err := svc.UpdateMapRun(ctx, r.ARN, service.MapRunUpdate{}); err == nil {
+		t.Error("an empty UpdateMapRun was accepted")
+	}
+	three := 3
+	if err := svc.UpdateMapRun(ctx, r.ARN, service.MapRunUpdate{MaxConcurrency: &three}); err != nil {
+		t.Fatal(err)
+	}
+	second, third := takeTask(t, svc, act.ARN), takeTask(t, svc, act.ARN)
+	waitMapRun(t, svc, e.ARN, func(r *store.MapRun) bool {
+		return r.MaxConcurrency == 3 && r.Executions.Running == 3 && r.Executions.Pending == 1
+	})
+	svc.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc = service.New(service.Config{Store: st})
+	defer svc.Close()
+	if n, err := svc.Resume(ctx); err != nil || n != 1 {
+		t.Fatalf("resumed %d: %v", n, err)
+	}
+	if err := svc.SendTaskFailure(ctx, first, "Broken", "item 1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{second, third} {
+		if err := svc.SendTaskSuccess(ctx, tok, `"ok"`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The fourth starts only now, with three at most running at once.
+	if err := svc.SendTaskSuccess(ctx, takeTask(t, svc, act.ARN), `"last"`); err != nil {
+		t.Fatal(err)
+	}
+	done, err := svc.Wait(ctx, e.ARN)
+	if err != nil || done.Status != "SUCCEEDED" {
+		t.Fatalf("%+v %v", done, err)
+	}
+	r = waitMapRun(t, svc, e.ARN, func(r *store.MapRun) bool { return r.Status != "RUNNING" })
+	if r.Status != "SUCCEEDED" || r.MaxConcurrency != 3 || r.Executions.Succeeded != 3 || r.Executions.Failed != 1 || r.Executions.Running != 0 ||
+		r.Executions.Pending != 0 || r.Stopped.IsZero() {
+		t.Errorf("map run at the end %+v", r)
+	}
+	kids, _, err := svc.ListMapRunExecutions(ctx, r.ARN, "", store.Page{})
+	if err != nil || len(kids) != 4 {
+		t.Fatalf("children: %d %v", len(kids), err)
+	}
+	failed, _, err := svc.ListMapRunExecutions(ctx, r.ARN, "FAILED", store.Page{})
+	if err != nil || len(failed) != 1 {
+		t.Fatalf("failed children: %d %v", len(failed), err)
+	}
+	k, err := svc.DescribeExecution(ctx, failed[0].ARN)
+	if err != nil || k.Status != "FAILED" || k.Error != "Broken" || k.Input != "1" ||
+		k.StateMachineARN != "arn:aws:states:us-east-1:123456789012:stateMachine:maprun/Items" {
+		t.Fatalf("failed child %+v %v", k, err)
+	}
+	if !strings.HasPrefix(k.Definition, `{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W"`) || k.RoleARN != "arn:aws:iam::123456789012:role/r" {
+		t.Errorf("the child's definition %q and role %q", k.Definition, k.RoleARN)
+	}
+	if got := svc.MapRunOf(ctx, k.ARN); got != r.ARN {
+		t.Errorf("MapRunOf(child) = %q", got)
+	}
+	if got := svc.MapRunOf(ctx, e.ARN); got != "" {
+		t.Errorf("MapRunOf(parent) = %q", got)
+	}
+	evs, _, err := svc.History(ctx, k.ARN, "", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, ev := range evs {
+		types = append(types, ev.Type)
+	}
+	if got := strings.Join(types, " "); got != "ExecutionStarted TaskStateEntered ActivityScheduled ActivityStarted ActivityFailed ExecutionFailed" {
+		t.Errorf("the failed child's history: %s", got)
+	}
+	parent, _, err := svc.History(ctx, e.ARN, "", 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range parent {
+		if strings.HasPrefix(ev.Type, "Activity") || strings.HasPrefix(ev.Type, "MapIteration") {
+			t.Errorf("the parent's history holds a child's %s", ev.Type)
+		}
+	}
+}

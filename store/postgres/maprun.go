@@ -1,0 +1,307 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/codec"
+)
+
+// Token kinds of the lists of this file.
+const (
+	kindMapRuns  = 'm'
+	kindChildren = 'c'
+)
+
+var _ store.MapRunStore = (*Store)(nil)
+
+type countsJSON struct{ Items, Executions store.MapRunCounts }
+
+// PutMapRuns implements store.MapRunStore: one transaction, fenced like
+// every write of an execution's owner, its statements sent as one batch.
+func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("postgres store: map runs: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	var one int
+	err = tx.QueryRow(ctx, `SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		s.loseLease()
+		return errFenced
+	}
+	if err != nil {
+		return fmt.Errorf("postgres store: map runs: %w", err)
+	}
+	// What is stored of the children already: row id and last event.
+	type known struct{ id, last int64 }
+	have := map[string]known{}
+	if len(children) > 0 {
+		arns := make([]string, len(children))
+		for i, c := range children {
+			arns[i] = c.ARN
+		}
+		rows, err := tx.Query(ctx, `SELECT arn, id, last_event FROM map_run_children WHERE arn = ANY($1)`, arns)
+		if err != nil {
+			return fmt.Errorf("postgres store: map runs: %w", err)
+		}
+		for rows.Next() {
+			var a string
+			var k known
+			if err := rows.Scan(&a, &k.id, &k.last); err != nil {
+				rows.Close()
+				return fmt.Errorf("postgres store: map runs: %w", err)
+			}
+			have[a] = k
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("postgres store: map runs: %w", err)
+		}
+	}
+	b := &pgx.Batch{}
+	for _, r := range runs {
+		counts, err := json.Marshal(countsJSON{r.Items, r.Executions})
+		if err != nil {
+			return err
+		}
+		b.Queue(`INSERT INTO map_runs (arn, exec_arn, status, started, stopped, max_concurrency, tolerated_count,
+			tolerated_percentage, counts, redrive_count, redrive_date) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)
+			ON CONFLICT (arn) DO UPDATE SET status=excluded.status, stopped=excluded.stopped, max_concurrency=excluded.max_concurrency,
+			tolerated_count=excluded.tolerated_count, tolerated_percentage=excluded.tolerated_percentage, counts=excluded.counts,
+			redrive_count=excluded.redrive_count, redrive_date=excluded.redrive_date`,
+			r.ARN, r.ExecutionARN, r.Status, codec.Nanos(r.Started), codec.Nanos(r.Stopped), r.MaxConcurrency,
+			r.ToleratedFailureCount, r.ToleratedFailurePercentage, string(counts), r.RedriveCount, codec.Nanos(r.RedriveDate))
+	}
+	for _, c := range children {
+		k := have[c.ARN]
+		var add []store.Event
+		for _, ev := range c.Events {
+			if ev.ID > k.last {
+				add = append(add, ev)
+			}
+		}
+		last := k.last
+		if n := len(add); n > 0 {
+			last = add[n-1].ID
+		}
+		if _, ok := have[c.ARN]; ok {
+			b.Queue(`UPDATE map_run_children SET status=$1, output=$2, error=$3, cause=$4, stopped=$5, last_event=$6 WHERE id=$7`,
+				c.Status, c.Output, c.Error, c.Cause, codec.Nanos(c.Stopped), last, k.id)
+		} else {
+			b.Queue(`INSERT INTO map_run_children (arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input,
+				status, output, error, cause, started, stopped, last_event) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
+				c.ARN, c.MapRunARN, c.Name, c.StateMachineARN, c.StateMachineName, c.Type, c.Input,
+				c.Status, c.Output, c.Error, c.Cause, codec.Nanos(c.Started), codec.Nanos(c.Stopped), last)
+			have[c.ARN] = known{last: last}
+		}
+		if len(add) > 0 {
+			b.Queue(`INSERT INTO map_run_events (child, first, last, events) SELECT id, $2, $3, $4 FROM map_run_children WHERE arn=$1`,
+				c.ARN, add[0].ID, last, codec.AppendEvents(nil, add))
+		}
+	}
+	if b.Len() > 0 {
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("postgres store: map runs: %w", err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres store: map runs: %w", err)
+	}
+	return nil
+}
+
+const mapRunColumns = `arn, exec_arn, status, started, stopped, max_concurrency, tolerated_count, tolerated_percentage, counts, redrive_count, redrive_date, id`
+
+type runKeyed struct {
+	r   *store.MapRun
+	key int64
+}
+
+func scanMapRun(row pgx.Row) (runKeyed, error) {
+	var r store.MapRun
+	var started, stopped, redrive, key int64
+	var counts string
+	if err := row.Scan(&r.ARN, &r.ExecutionARN, &r.Status, &started, &stopped, &r.MaxConcurrency, &r.ToleratedFailureCount,
+		&r.ToleratedFailurePercentage, &counts, &r.RedriveCount, &redrive, &key); err != nil {
+		return runKeyed{}, err
+	}
+	var c countsJSON
+	if err := json.Unmarshal([]byte(counts), &c); err != nil {
+		return runKeyed{}, fmt.Errorf("map run %s: counts: %w", r.ARN, err)
+	}
+	r.Items, r.Executions = c.Items, c.Executions
+	r.Started, r.Stopped, r.RedriveDate = codec.FromNanos(started), codec.FromNanos(stopped), codec.FromNanos(redrive)
+	return runKeyed{&r, key}, nil
+}
+
+// GetMapRun implements store.MapRunStore.
+func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
+	r, err := scanMapRun(s.pool.QueryRow(ctx, `SELECT `+mapRunColumns+` FROM map_runs WHERE arn=$1`, arn))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("map run %s: %w", arn, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return r.r, nil
+}
+
+// list reads one page, newest first, of a query whose rows scan into T
+// with a row id.
+func list[T any](ctx context.Context, s *Store, kind byte, filter uint64, p store.Page, q string, args []any, scan func(pgx.Row) (T, error), key func(T) int64) ([]T, string, error) {
+	limit := codec.PageLimit(p)
+	if p.Token != "" {
+		before, _, err := codec.ParseToken(p.Token, kind, filter, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		args = append(args, before)
+		q += fmt.Sprintf(` AND id<$%d`, len(args))
+	}
+	args = append(args, limit+1)
+	rows, err := s.pool.Query(ctx, q+fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args)), args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("postgres store: %w", err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, "", fmt.Errorf("postgres store: %w", err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("postgres store: %w", err)
+	}
+	next := ""
+	if len(out) > limit {
+		out = out[:limit]
+		next = codec.MakeToken(kind, filter, key(out[limit-1]))
+	}
+	return out, next, nil
+}
+
+// ListMapRuns implements store.MapRunStore.
+func (s *Store) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
+	rows, next, err := list(ctx, s, kindMapRuns, codec.FilterHash(executionARN), p, `SELECT `+mapRunColumns+` FROM map_runs WHERE exec_arn=$1`,
+		[]any{executionARN}, scanMapRun, func(r runKeyed) int64 { return r.key })
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]*store.MapRun, len(rows))
+	for i, r := range rows {
+		out[i] = r.r
+	}
+	return out, next, nil
+}
+
+const childColumns = `arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input, status, output, error, cause, started, stopped, id`
+
+type childKeyed struct {
+	c   *store.ChildExecution
+	key int64
+}
+
+func scanChild(row pgx.Row) (childKeyed, error) {
+	var c store.ChildExecution
+	var started, stopped, key int64
+	if err := row.Scan(&c.ARN, &c.MapRunARN, &c.Name, &c.StateMachineARN, &c.StateMachineName, &c.Type, &c.Input, &c.Status, &c.Output,
+		&c.Error, &c.Cause, &started, &stopped, &key); err != nil {
+		return childKeyed{}, err
+	}
+	c.Started, c.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
+	return childKeyed{&c, key}, nil
+}
+
+// GetChildExecution implements store.MapRunStore.
+func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
+	c, err := scanChild(s.pool.QueryRow(ctx, `SELECT `+childColumns+` FROM map_run_children WHERE arn=$1`, arn))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return c.c, nil
+}
+
+// ListChildExecutions implements store.MapRunStore.
+func (s *Store) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
+	q := `SELECT ` + childColumns + ` FROM map_run_children WHERE map_run_arn=$1`
+	args := []any{mapRunARN}
+	if status != "" {
+		q += ` AND status=$2`
+		args = append(args, status)
+	}
+	rows, next, err := list(ctx, s, kindChildren, codec.FilterHash(mapRunARN, status), p, q, args, scanChild, func(c childKeyed) int64 { return c.key })
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]*store.ChildExecution, len(rows))
+	for i, r := range rows {
+		out[i] = r.c
+	}
+	return out, next, nil
+}
+
+// ChildEvents implements store.MapRunStore.
+func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
+	var key int64
+	if err := s.pool.QueryRow(ctx, `SELECT id FROM map_run_children WHERE arn=$1`, arn).Scan(&key); errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
+	} else if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT events FROM map_run_events WHERE child=$1 ORDER BY first`, key)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	defer rows.Close()
+	var all []store.Event
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("postgres store: %w", err)
+		}
+		evs, err := codec.DecodeEvents(b)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, evs...)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	return store.PageEvents(all, after, limit, reverse), nil
+}
+
+// PutRedrive implements store.MapRunStore.
+func (s *Store) PutRedrive(ctx context.Context, executionARN string, r store.Redrive) error {
+	_, err := s.exec(ctx, `INSERT INTO redrives (arn, count, date) VALUES ($1,$2,$3) ON CONFLICT (arn) DO UPDATE SET count=excluded.count, date=excluded.date`,
+		executionARN, r.Count, codec.Nanos(r.Date))
+	return err
+}
+
+// GetRedrive implements store.MapRunStore.
+func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redrive, error) {
+	var r store.Redrive
+	var date int64
+	err := s.pool.QueryRow(ctx, `SELECT count, date FROM redrives WHERE arn=$1`, executionARN).Scan(&r.Count, &date)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Redrive{}, nil
+	}
+	if err != nil {
+		return store.Redrive{}, fmt.Errorf("postgres store: %w", err)
+	}
+	r.Date = codec.FromNanos(date)
+	return r, nil
+}
