@@ -128,6 +128,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// expressDetailsHeader, a stepd extension, lets a request describe an
+// Express execution with DescribeExecution, which AWS refuses (it keeps no
+// record of them but in CloudWatch Logs). stepd's console sends it.
+const expressDetailsHeader = "X-Stepd-Express-Details"
+
+type expressDetailsKey struct{}
+
 // serve answers one request and returns its operation and outcome.
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string) {
 	h.requests.Add(1)
@@ -162,7 +169,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string
 	if err := checkRefused(name, body); err != nil {
 		return op, writeError(w, err)
 	}
-	out, err := fn(r.Context(), body)
+	ctx := r.Context()
+	if r.Header.Get(expressDetailsHeader) != "" {
+		ctx = context.WithValue(ctx, expressDetailsKey{}, true)
+	}
+	out, err := fn(ctx, body)
 	if err != nil {
 		return op, writeError(w, err)
 	}

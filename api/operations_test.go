@@ -49,7 +49,7 @@ var opNotes = map[string]string{
 	"UpdateStateMachineAlias":          "description and/or routes",
 	"StartExecution":                   "state machine, version or alias ARN (an alias draws a version by weight); `traceHeader` kept and returned (no X-Ray)",
 	"StartSyncExecution":               "as StartExecution, for Express state machines; `includedData`",
-	"DescribeExecution":                "`stateMachineVersionArn`, `stateMachineAliasArn`, `traceHeader`, `includedData`; Express executions too (the last 1,000; AWS describes none)",
+	"DescribeExecution":                "`stateMachineVersionArn`, `stateMachineAliasArn`, `traceHeader`, `includedData`; an Express execution (not a Map Run's child) is InvalidArn as on AWS, but with the `X-Stepd-Express-Details` header (the console sends it)",
 	"ListExecutions":                   "by state machine, version or alias ARN",
 	"ValidateStateMachineDefinition":   "`severity` (ERROR by default, as AWS) and `maxResults` (`truncated`)",
 	"CreateActivity":                   "`tags` and `encryptionConfiguration` (AWS_OWNED_KEY) kept and returned",

@@ -391,6 +391,12 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	mapRun := h.svc.MapRunOf(ctx, in.ExecutionArn)
+	if e.Type == "EXPRESS" && mapRun == "" && ctx.Value(expressDetailsKey{}) == nil {
+		// As AWS: an Express execution is described only when a Map Run
+		// dispatched it.
+		return nil, &apiError{status: 400, code: "InvalidArn", message: "Invalid Arn: 'Resource type not valid in this context: express'"}
+	}
 	out := executionOutput(e)
 	refs, err := h.refsOf(ctx, e)
 	if err != nil {
@@ -402,7 +408,7 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	if metadataOnly {
 		out.withoutData()
 	}
-	out.MapRunArn = h.svc.MapRunOf(ctx, in.ExecutionArn)
+	out.MapRunArn = mapRun
 	redrive(out, h.svc.Redrive(ctx, e))
 	return out, nil
 }

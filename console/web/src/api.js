@@ -86,6 +86,8 @@ export async function call(op, input = {}, retried = false) {
   let headers = {
     "content-type": "application/x-amz-json-1.0",
     "x-amz-target": "AWSStepFunctions." + op,
+    // stepd's extension: describe Express executions too (AWS refuses).
+    "x-stepd-express-details": "1",
   };
   const cred = credentials();
   if (cred && crypto.subtle) headers = await sign(cred, location.host, headers, body);
