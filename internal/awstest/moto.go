@@ -25,10 +25,12 @@ func StartMoto(t *testing.T) *Emulator {
 	}
 	bin, err := exec.LookPath("moto_server")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("moto_server is not installed (the moto Python package; Debian: python3-moto)")
+		// Under CI a missing moto fails the test, unless .ci/run found
+		// none to install (STEPD_NO_MOTO: it comes from PyPI only).
+		if os.Getenv("CI") == "true" && os.Getenv("STEPD_NO_MOTO") == "" {
+			t.Fatal("moto_server is not installed (the moto Python package)")
 		}
-		t.Skip("moto_server is not installed (the moto Python package; Debian: python3-moto)")
+		t.Skip("moto_server is not installed (the moto Python package, from PyPI)")
 	}
 	port, err := freePort()
 	if err != nil {
