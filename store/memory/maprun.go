@@ -175,3 +175,22 @@ func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redr
 	defer m.mu.RUnlock()
 	return m.redrives[executionARN], nil
 }
+
+// forget drops an execution's Map Runs, their child executions and its
+// redrive record (its history was deleted).
+func (m *mapRuns) forget(executionARN string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.redrives, executionARN)
+	for arn, r := range m.runs {
+		if r.r.ExecutionARN != executionARN {
+			continue
+		}
+		delete(m.runs, arn)
+		for carn, c := range m.children {
+			if c.c.MapRunARN == arn {
+				delete(m.children, carn)
+			}
+		}
+	}
+}

@@ -33,6 +33,7 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 		delete(s.execs, x.e.ARN)
 		x.gone, x.steps = true, nil
 		s.dropped++
+		s.runs.forget(x.e.ARN)
 	}
 	if s.dropped > 1024 && s.dropped > len(s.order)/2 {
 		s.order = slices.DeleteFunc(s.order, func(x *execution) bool { return x.gone })

@@ -27,8 +27,13 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 	err := s.pool.QueryRow(ctx, `WITH gone AS (
 		DELETE FROM executions WHERE id IN (
 			SELECT id FROM executions WHERE status <> 'RUNNING' AND stopped < $1 ORDER BY stopped LIMIT $2 FOR UPDATE SKIP LOCKED)
-		RETURNING id),
-	steps AS (DELETE FROM step_log WHERE exec IN (SELECT id FROM gone))
+		RETURNING id, arn),
+	steps AS (DELETE FROM step_log WHERE exec IN (SELECT id FROM gone)),
+	runs AS (DELETE FROM map_runs WHERE exec_arn IN (SELECT arn FROM gone) RETURNING arn),
+	children AS (DELETE FROM map_run_children WHERE map_run_arn IN (SELECT arn FROM runs) RETURNING id),
+	child_events AS (DELETE FROM map_run_events WHERE child IN (SELECT id FROM children)),
+	redriven AS (DELETE FROM redrives WHERE arn IN (SELECT arn FROM gone)),
+	refs AS (DELETE FROM execution_refs WHERE exec_arn IN (SELECT arn FROM gone))
 	SELECT COUNT(*) FROM gone`, codec.Nanos(before), limit).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("postgres store: deleting ended executions: %w", err)

@@ -82,6 +82,23 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 		if _, err := tx.Exec(`DELETE FROM executions WHERE seq IN `+in, keys...); err != nil {
 			return err
 		}
+		// With them go their Map Runs (with the child executions and their
+		// histories), redrive records and version references.
+		names := make([]any, len(arns))
+		for i, a := range arns {
+			names[i] = a
+		}
+		for _, q := range []string{
+			`DELETE FROM map_run_events WHERE child IN (SELECT c.seq FROM map_run_children c JOIN map_runs r ON c.map_run_arn = r.arn WHERE r.exec_arn IN ` + in + `)`,
+			`DELETE FROM map_run_children WHERE map_run_arn IN (SELECT arn FROM map_runs WHERE exec_arn IN ` + in + `)`,
+			`DELETE FROM map_runs WHERE exec_arn IN ` + in,
+			`DELETE FROM redrives WHERE arn IN ` + in,
+			`DELETE FROM execution_refs WHERE exec_arn IN ` + in,
+		} {
+			if _, err := tx.Exec(q, names...); err != nil {
+				return err
+			}
+		}
 		for _, arn := range arns {
 			delete(s.cache, arn)
 		}

@@ -60,6 +60,21 @@ func retention(t *testing.T, s store.Store) {
 	if err := s.CreateExecution(ctx, running, step(running.ARN, 0, 1, 2, "RUNNING")); err != nil {
 		t.Fatal(err)
 	}
+	// e0 ran a Map Run with one child, and was redriven: they go with it.
+	mr, _ := s.(store.MapRunStore)
+	run := &store.MapRun{ARN: "arn:aws:states:us-east-1:123456789012:mapRun:ret/m:1", ExecutionARN: ended[0].ARN, Status: "SUCCEEDED",
+		Started: t0, Stopped: t0}
+	kid := &store.ChildExecution{Execution: store.Execution{ARN: "arn:aws:states:us-east-1:123456789012:execution:ret/m:1", Name: "1",
+		StateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:ret/m", StateMachineName: "ret/m", Type: "STANDARD",
+		Input: "{}", Status: "SUCCEEDED", Started: t0, Stopped: t0}, MapRunARN: run.ARN}
+	if mr != nil {
+		if err := mr.PutMapRuns(ctx, []*store.MapRun{run}, []*store.ChildExecution{kid}); err != nil {
+			t.Fatal(err)
+		}
+		if err := mr.PutRedrive(ctx, ended[0].ARN, store.Redrive{Count: 1, Date: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Before t0+4m: e0..e3, two at a time, oldest first.
 	before := t0.Add(4 * time.Minute)
 	if n, err := r.DeleteEnded(ctx, before, 2); err != nil || n != 2 {
@@ -69,6 +84,17 @@ func retention(t *testing.T, s store.Store) {
 		_, err := s.GetExecution(ctx, e.ARN)
 		if gone := errors.Is(err, store.ErrNotFound); gone != (i < 2) {
 			t.Errorf("after the first batch, execution e%d: %v", i, err)
+		}
+	}
+	if mr != nil {
+		if r, err := mr.GetMapRun(ctx, run.ARN); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("the Map Run of a deleted execution: %v, %v; want ErrNotFound", r, err)
+		}
+		if c, err := mr.GetChildExecution(ctx, kid.ARN); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("a child execution of a deleted execution: %v, %v; want ErrNotFound", c, err)
+		}
+		if rd, err := mr.GetRedrive(ctx, ended[0].ARN); err != nil || rd.Count != 0 {
+			t.Errorf("the redrive record of a deleted execution: %+v, %v; want none", rd, err)
 		}
 	}
 	if n, err := r.DeleteEnded(ctx, before, 10); err != nil || n != 2 {
