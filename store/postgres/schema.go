@@ -61,6 +61,16 @@ CREATE INDEX activity_tasks_by_activity ON activity_tasks (activity_arn, id);
 	`
 ALTER TABLE step_log ADD COLUMN wake BIGINT NOT NULL DEFAULT 0;
 `,
+	// schedules: EventBridge Scheduler schedules (store.Schedules); next and
+	// claimed are Unix nanoseconds, 0 when none.
+	`
+CREATE TABLE schedules (
+	grp TEXT COLLATE "C" NOT NULL, name TEXT COLLATE "C" NOT NULL, state TEXT NOT NULL, doc BYTEA NOT NULL,
+	next BIGINT NOT NULL, version BIGINT NOT NULL, claimed BIGINT NOT NULL DEFAULT 0,
+	PRIMARY KEY (grp, name));
+CREATE INDEX schedules_by_name ON schedules (name, grp);
+CREATE INDEX schedules_due ON schedules (next) WHERE next <> 0;
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

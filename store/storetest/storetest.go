@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("CallerBuffers", func(t *testing.T) { callerBuffers(t, open(t)) })
 	t.Run("Running", func(t *testing.T) { running(t, open(t)) })
 	t.Run("Secret", func(t *testing.T) { secret(t, open(t), open(t)) })
+	t.Run("Schedules", func(t *testing.T) { schedules(t, open(t)) })
 }
 
 // secret checks that a store's secret is SecretSize bytes, the same on
