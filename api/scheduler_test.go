@@ -176,3 +176,27 @@ func TestSchedulerAWSCLI(t *testing.T) {
 		t.Fatalf("a one-time schedule with ActionAfterCompletion DELETE: %s, %d executions", stderr, len(execs))
 	}
 }
+
+// TestSchedulerBoto3 runs testdata/boto3_scheduler.py (seed 004's
+// sla-monitor: one-time schedules created and cancelled) with boto3.
+func TestSchedulerBoto3(t *testing.T) {
+	py := debianPython
+	if exec.Command(py, "-c", "import boto3").Run() != nil {
+		py = "python3"
+	}
+	needDebianClients(t, func() error { return exec.Command(py, "-c", "import boto3; boto3.client('scheduler', region_name='us-east-1')").Run() },
+		"boto3 with its scheduler client (apt-get install python3-boto3)")
+	svc, url := schedulerServer(t)
+	sm, err := svc.CreateStateMachine(context.Background(), service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",
+		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, filepath.Join("testdata", "boto3_scheduler.py"), url, sm.ARN).CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil {
+		t.Fatalf("boto3_scheduler.py: %v", err)
+	}
+}

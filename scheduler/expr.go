@@ -347,6 +347,9 @@ func nearestWeekday(y int, m time.Month, d, last int) int {
 func (c *cron) next(t time.Time) time.Time {
 	loc := t.Location()
 	start := t.Truncate(time.Minute).Add(time.Minute)
+	if start.Year() < minYear {
+		start = time.Date(minYear, 1, 1, 0, 0, 0, 0, loc)
+	}
 	y, m, d := start.Date()
 	day := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	for ; day.Year() <= maxYear; day = day.AddDate(0, 0, 1) {
