@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +20,7 @@ import (
 	"github.com/stepd/stepd/store/postgres/pgtest"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/registry"
 )
 
 // clock is a clock the test sets; its timers never fire (the tests call
@@ -216,5 +220,72 @@ func TestNodesFireOnce(t *testing.T) {
 		if n != 1 {
 			t.Fatalf("firing %s invoked %d times", id, n)
 		}
+	}
+}
+
+// TestLambdaTarget fires one-time schedules onto Lambda functions of a
+// resource registry (local commands): the input carries the context
+// attributes; a failing function is retried as RetryPolicy allows, then
+// given up.
+func TestLambdaTarget(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	reg, err := registry.New(registry.Config{Functions: map[string]registry.Handler{
+		"ok":    {Command: []string{"sh", "-c", `cat >> "$0"; echo >> "$0"; echo '{}'`, log}},
+		"fails": {Command: []string{"sh", "-c", `cat >> "$0"; echo >> "$0"; exit 3`, log}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "stepd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	clk := &clock{t: t0}
+	sch := scheduler.New(scheduler.Config{Store: st, Invoker: reg, Clock: clk})
+	one := 1
+	for _, fn := range []string{"ok", "fails"} {
+		input := `{"fn":"` + fn + `","attempt":<aws.scheduler.attempt-number>,"due":"<aws.scheduler.scheduled-time>"}`
+		if _, err := sch.Create(ctx, scheduler.Schedule{Name: fn, ScheduleExpression: "at(2026-11-25T10:00:00)", FlexibleTimeWindow: &scheduler.FlexibleTimeWindow{Mode: "OFF"},
+			Target: &scheduler.Target{Arn: "arn:aws:lambda:us-east-1:123456789012:function:" + fn, RoleArn: role, Input: &input,
+				RetryPolicy: &scheduler.RetryPolicy{MaximumRetryAttempts: &one}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sch.FireDue(ctx)
+	if got := next(t, st, "fails"); !got.Equal(t0.Add(time.Second)) {
+		t.Fatalf("the failed invocation's retry is due at %v, want a second later", got)
+	}
+	if got := next(t, st, "ok"); !got.IsZero() {
+		t.Fatalf("a one-time schedule that fired is due again at %v", got)
+	}
+	clk.Set(t0.Add(time.Second))
+	sch.FireDue(ctx)
+	if got := next(t, st, "fails"); !got.IsZero() {
+		t.Fatalf("after its last retry, due again at %v", got)
+	}
+	clk.Set(t0.Add(time.Hour))
+	sch.FireDue(ctx)
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var c struct {
+			Fn      string
+			Attempt int
+			Due     string
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		calls = append(calls, fmt.Sprint(c.Fn, c.Attempt, " ", c.Due))
+	}
+	slices.Sort(calls)
+	if want := "[fails1 2026-11-25T10:00:00Z fails2 2026-11-25T10:00:00Z ok1 2026-11-25T10:00:00Z]"; fmt.Sprint(calls) != want {
+		t.Fatalf("calls %v, want %s", calls, want)
 	}
 }
