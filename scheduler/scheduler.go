@@ -24,6 +24,7 @@ import (
 	"time"
 	_ "time/tzdata" // IANA time zones when the system has none
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
@@ -80,6 +81,8 @@ func New(cfg Config) *Scheduler {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	scope := arn.Scope{Region: cfg.Region, Account: cfg.Account}.Or()
+	cfg.Region, cfg.Account = scope.Region, scope.Account
 	if cfg.Poll <= 0 {
 		cfg.Poll = 250 * time.Millisecond
 	}

@@ -232,8 +232,8 @@ func TestLambdaTarget(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls")
 	reg, err := registry.New(registry.Config{Functions: map[string]registry.Handler{
-		"ok":    {Command: []string{"sh", "-c", `cat >> "$0"; echo >> "$0"; echo '{}'`, log}},
-		"fails": {Command: []string{"sh", "-c", `cat >> "$0"; echo >> "$0"; exit 3`, log}},
+		"ok":    {Command: []string{"sh", "-c", `cat >> "$0"; echo >> "$0"; echo '{}'`, log + ".ok"}},
+		"fails": {Command: []string{"sh", "-c", `cat >> "$0"; echo >> "$0"; exit 3`, log + ".fails"}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -268,9 +268,13 @@ func TestLambdaTarget(t *testing.T) {
 	}
 	clk.Set(t0.Add(time.Hour))
 	sch.FireDue(ctx)
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
+	var b []byte
+	for _, f := range []string{".ok", ".fails"} {
+		c, err := os.ReadFile(log + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, c...)
 	}
 	var calls []string
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
