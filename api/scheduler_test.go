@@ -184,7 +184,9 @@ func TestSchedulerBoto3(t *testing.T) {
 	if exec.Command(py, "-c", "import boto3").Run() != nil {
 		py = "python3"
 	}
-	needDebianClients(t, func() error { return exec.Command(py, "-c", "import boto3; boto3.client('scheduler', region_name='us-east-1')").Run() },
+	needDebianClients(t, func() error {
+		return exec.Command(py, "-c", "import boto3; boto3.client('scheduler', region_name='us-east-1')").Run()
+	},
 		"boto3 with its scheduler client (apt-get install python3-boto3)")
 	svc, url := schedulerServer(t)
 	sm, err := svc.CreateStateMachine(context.Background(), service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",

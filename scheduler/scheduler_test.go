@@ -35,7 +35,7 @@ func (c *clock) Now() time.Time {
 	defer c.mu.Unlock()
 	return c.t
 }
-func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+func (c *clock) Set(t time.Time)                      { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 func (c *clock) After(time.Duration) <-chan time.Time { return nil }
 
 var t0 = time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
