@@ -2,7 +2,10 @@ package api_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -11,10 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/scheduler"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/store/sqlite"
 )
 
@@ -200,5 +207,46 @@ func TestSchedulerBoto3(t *testing.T) {
 	t.Logf("%s", out)
 	if err != nil {
 		t.Fatalf("boto3_scheduler.py: %v", err)
+	}
+}
+
+// TestSchedulerSigV4 checks that with access keys the Scheduler API takes
+// requests signed for the service "scheduler" only.
+func TestSchedulerSigV4(t *testing.T) {
+	st := memory.New()
+	svc := service.New(service.Config{Store: st})
+	defer svc.Close()
+	h := api.New(svc, nil)
+	h.Auth = &api.Auth{Keys: map[string]string{"AKIDSTEPD": "s3cret"}}
+	sch := scheduler.New(scheduler.Config{Store: st, Service: svc})
+	srv := httptest.NewServer(api.WithScheduler(h, api.NewSchedulerAPI(h, sch)))
+	defer srv.Close()
+	call := func(service, secret string) (int, string) {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+"/schedules?NamePrefix=a", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(nil)
+		payload := hex.EncodeToString(sum[:])
+		req.Header.Set("X-Amz-Content-Sha256", payload)
+		creds := aws.Credentials{AccessKeyID: "AKIDSTEPD", SecretAccessKey: secret}
+		if err := v4.NewSigner().SignHTTP(context.Background(), creds, req, payload, service, "us-east-1", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode, res.Header.Get("X-Amzn-Errortype")
+	}
+	if code, typ := call("scheduler", "s3cret"); code != 200 {
+		t.Fatalf("signed for scheduler: %d %s", code, typ)
+	}
+	if code, typ := call("states", "s3cret"); code != 403 || typ != "IncompleteSignatureException" {
+		t.Fatalf("signed for states: %d %s", code, typ)
+	}
+	if code, typ := call("scheduler", "wrong"); code != 403 || typ != "InvalidSignatureException" {
+		t.Fatalf("signed with a wrong secret: %d %s", code, typ)
 	}
 }
