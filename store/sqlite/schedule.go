@@ -209,5 +209,10 @@ func (s *Store) ClaimSchedules(ctx context.Context, now, until time.Time, limit 
 		}
 		return rows.Err()
 	})
-	return list, err
+	if err != nil {
+		// The writer may still run fn after a cancelled ctx: list is not
+		// read then.
+		return nil, err
+	}
+	return list, nil
 }
