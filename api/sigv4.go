@@ -29,8 +29,12 @@ func authError(code, format string, args ...any) *apiError {
 	return &apiError{status: 403, code: code, message: fmt.Sprintf(format, args...)}
 }
 
-// verify checks the request's signature over body.
-func (a *Auth) verify(r *http.Request, body []byte) error {
+// verify checks the request's signature over body, for the service
+// "states".
+func (a *Auth) verify(r *http.Request, body []byte) error { return a.verifyService(r, body, "states") }
+
+// verifyService checks the request's signature over body, for service.
+func (a *Auth) verifyService(r *http.Request, body []byte, service string) error {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return authError("MissingAuthenticationTokenException", "Missing Authentication Token")
@@ -51,8 +55,8 @@ func (a *Auth) verify(r *http.Request, body []byte) error {
 		return authError("IncompleteSignatureException", "Authorization header requires 'Credential', 'SignedHeaders' and 'Signature'")
 	}
 	scope := strings.Split(cred, "/")
-	if len(scope) != 5 || scope[3] != "states" || scope[4] != "aws4_request" {
-		return authError("IncompleteSignatureException", "Credential should be scoped to a valid region and the service 'states'")
+	if len(scope) != 5 || scope[3] != service || scope[4] != "aws4_request" {
+		return authError("IncompleteSignatureException", "Credential should be scoped to a valid region and the service '%s'", service)
 	}
 	if a.Region != "" && scope[2] != a.Region {
 		return authError("InvalidSignatureException", "Credential should be scoped to a valid region, not %s: this server is region %s.", quote(clip(scope[2], 64)), a.Region)

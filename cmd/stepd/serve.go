@@ -250,6 +250,9 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	h := api.New(svc, log)
+	// Operations: schedules (EventBridge Scheduler API).
+	schedAPI, stopScheduler := startScheduler(ctx, st, svc, reg, cfg, h)
+	defer stopScheduler()
 	observeService(m, svc, h)
 	go h.ReleaseWhenIdle(ctx, idleRelease)
 	for _, host := range strings.Split(*allowHosts, ",") {
@@ -274,6 +277,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if *ui {
 		handler = withConsole(h, console.Handler())
 	}
+	handler = api.WithScheduler(handler, schedAPI)
 	handler = withOps(handler, m, ready)
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() && *keys == "" {

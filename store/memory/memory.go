@@ -23,6 +23,7 @@ type Store struct {
 	order    []*execution // creation order
 	acts     map[string]*store.Activity
 	secret   []byte
+	sched    schedules // schedule.go
 
 	// keep bounds the finished executions kept (0: all); finished holds
 	// them oldest first from head, and dropped counts the evicted ones

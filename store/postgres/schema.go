@@ -113,6 +113,16 @@ CREATE TABLE map_run_events (
 	child BIGINT NOT NULL, first BIGINT NOT NULL, last BIGINT NOT NULL, events BYTEA NOT NULL, PRIMARY KEY (child, first));
 CREATE TABLE redrives (arn TEXT PRIMARY KEY, count INTEGER NOT NULL, date BIGINT NOT NULL);
 `,
+	// schedules: EventBridge Scheduler schedules (store.Schedules); next and
+	// claimed are Unix nanoseconds, 0 when none.
+	`
+CREATE TABLE schedules (
+	grp TEXT COLLATE "C" NOT NULL, name TEXT COLLATE "C" NOT NULL, state TEXT NOT NULL, doc BYTEA NOT NULL,
+	next BIGINT NOT NULL, version BIGINT NOT NULL, claimed BIGINT NOT NULL DEFAULT 0,
+	PRIMARY KEY (grp, name));
+CREATE INDEX schedules_by_name ON schedules (name, grp);
+CREATE INDEX schedules_due ON schedules (next) WHERE next <> 0;
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

@@ -101,6 +101,8 @@ type Store struct {
 	done   chan struct{} // closed by Close
 	closed chan struct{} // closed by the writer when it stops
 
+	sched scheduleTable // schedule.go
+
 	closeOnce sync.Once
 	closeErr  error
 

@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Outbox", func(t *testing.T) { outbox(t, open(t)) })
 	t.Run("MapRuns", func(t *testing.T) { mapRuns(t, open(t), nil) })
 	t.Run("Redriven", func(t *testing.T) { redriven(t, open(t)) })
+	t.Run("Schedules", func(t *testing.T) { schedules(t, open(t)) })
 }
 
 // secret checks that a store's secret is SecretSize bytes, the same on

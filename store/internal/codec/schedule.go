@@ -1,0 +1,4 @@
+package codec
+
+// KindSchedules is the kind of ListSchedules' tokens.
+const KindSchedules = 'h'
