@@ -20,10 +20,10 @@ import (
 // store (store.Shared), to the node that owns the execution.
 type forwarded struct {
 	V      int    `json:"v"`
-	Kind   string `json:"kind"` // stop, success, failure, heartbeat, started
+	Kind   string `json:"kind"` // stop, success, failure, heartbeat, started, updateMapRun
 	Token  string `json:"token,omitempty"`
 	Worker string `json:"worker,omitempty"` // started: the worker that took the task
-	Output string `json:"output,omitempty"` // JSON text, for success
+	Output string `json:"output,omitempty"` // JSON text, for success (updateMapRun: the update's object)
 	Error  string `json:"error,omitempty"`
 	Cause  string `json:"cause,omitempty"`
 }
@@ -44,6 +44,12 @@ func decodeForwarded(b []byte) (forwarded, error) {
 	}
 	switch m.Kind {
 	case "stop":
+	case "updateMapRun":
+		if v, err := value.ParseString(m.Output); err != nil {
+			return m, fmt.Errorf("forwarded message: update: %w", err)
+		} else if _, ok := v.(*value.Object); !ok {
+			return m, errors.New("forwarded message: update: not an object")
+		}
 	case "success":
 		if _, err := value.ParseString(m.Output); err != nil {
 			return m, fmt.Errorf("forwarded message: output: %w", err)
@@ -196,9 +202,14 @@ func (s *Service) receive(ctx context.Context, execution string, msg []byte) ([]
 		}
 		return []byte(verdictEnded), nil
 	}
-	if m.Kind == "stop" {
+	switch m.Kind {
+	case "stop":
 		d.Stop(m.Error, m.Cause)
 		return nil, nil
+	case "updateMapRun":
+		v, _ := value.ParseString(m.Output) // checked by decodeForwarded
+		d.UpdateMapRun(v.(*value.Object))
+		return []byte(verdictDelivered), nil
 	}
 	switch err := d.Deliver(m.Token, callbackInput(m)); {
 	case err == nil:

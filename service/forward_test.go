@@ -24,8 +24,13 @@ func TestForwardedRoundTrip(t *testing.T) {
 			t.Errorf("%+v came back as %+v", in, got)
 		}
 	}
+	up := forwarded{Kind: "updateMapRun", Output: `{"mapRunArn":"arn:aws:states:us-east-1:123456789012:mapRun:m/l:1","maxConcurrency":3}`}
+	if m, err := decodeForwarded(encodeForwarded(up)); err != nil || m.Output != up.Output {
+		t.Errorf("an UpdateMapRun came back as %+v, %v", m, err)
+	}
 	for _, bad := range []string{`{}`, `{"v":1,"kind":"success","token":"t","output":"{"}`, `{"v":1,"kind":"failure"}`,
-		`{"v":1,"kind":"stop","x":1}`, `{"v":1,"kind":"stop"} {}`, `{"v":2,"kind":"stop"}`} {
+		`{"v":1,"kind":"stop","x":1}`, `{"v":1,"kind":"stop"} {}`, `{"v":2,"kind":"stop"}`,
+		`{"v":1,"kind":"updateMapRun","output":"[1]"}`, `{"v":1,"kind":"updateMapRun","output":"{"}`, `{"v":1,"kind":"updateMapRun"}`} {
 		if _, err := decodeForwarded([]byte(bad)); err == nil {
 			t.Errorf("decodeForwarded(%s) accepted it", bad)
 		}

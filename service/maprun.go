@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -272,6 +273,15 @@ func (s *Service) UpdateMapRun(ctx context.Context, mapRunARN string, u MapRunUp
 	}
 	d := s.driver(r.ExecutionARN)
 	if d == nil {
+		// Another node runs it (a shared store): the update reaches the
+		// owner as a forwarded message, like a stop.
+		if sh := s.shared(r.ExecutionARN); sh != nil {
+			msg := encodeForwarded(forwarded{Kind: "updateMapRun", Output: string(value.Append(nil, args))})
+			if err := sh.Send(ctx, r.ExecutionARN, msg); err != nil {
+				return fmt.Errorf("forwarding UpdateMapRun to the node that runs %s: %w", r.ExecutionARN, err)
+			}
+			return nil
+		}
 		return errorf("ValidationException", "the execution of Map Run %s is not running on this node", mapRunARN)
 	}
 	d.UpdateMapRun(args)
