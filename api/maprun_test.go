@@ -36,7 +36,11 @@ func client(t *testing.T, debian, name string, check func(path string) error, wh
 // its failed parent from boto3 (testdata/maprun_client.py) against a real
 // server on 127.0.0.1.
 func TestMapRunBoto3(t *testing.T) {
-	python := client(t, debianPython, "python3", func(p string) error { return exec.Command(p, "-c", "import boto3").Run() }, "python3 with boto3")
+	// A boto3 whose model has redrive (Debian's 1.29 has not).
+	python := client(t, debianPython, "python3", func(p string) error {
+		return exec.Command(p, "-c", "import boto3; m = boto3.client('stepfunctions', region_name='us-east-1').meta.service_model; "+
+			"assert 'redriveStatus' in m.operation_model('DescribeExecution').output_shape.members").Run()
+	}, "python3 with a boto3 that knows redrive")
 	_, url := newServer(t, memory.New(), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

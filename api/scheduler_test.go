@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -24,22 +25,6 @@ import (
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/store/sqlite"
 )
-
-// awsCLI returns Debian's AWS CLI, or the one on PATH, skipping the test
-// when there is none (failing with CI=true).
-func awsCLI(t *testing.T) string {
-	if _, err := os.Stat(debianAWS); err == nil {
-		return debianAWS
-	}
-	p, err := exec.LookPath("aws")
-	needDebianClients(t, func() error {
-		if err != nil {
-			return err
-		}
-		return exec.Command(p, "scheduler", "help").Run()
-	}, "the AWS CLI with its scheduler commands (apt-get install awscli)")
-	return p
-}
 
 // schedulerServer is a real server on 127.0.0.1 with both APIs, a SQLite
 // store in a file, and the scheduler firing on the wall clock.
@@ -70,7 +55,14 @@ func schedulerServer(t *testing.T) (*service.Service, string) {
 // schedules are created, read, listed, updated and deleted; they start
 // executions; bad requests get AWS's codes, naming the field.
 func TestSchedulerAWSCLI(t *testing.T) {
-	cli := awsCLI(t)
+	// A CLI whose model has ActionAfterCompletion (Debian's 2.9 has not).
+	cli := client(t, debianAWS, "aws", func(p string) error {
+		out, err := exec.Command(p, "scheduler", "create-schedule", "help").Output()
+		if err == nil && !strings.Contains(string(out), "action-after-completion") {
+			err = errors.New(p + ": its scheduler model has no ActionAfterCompletion")
+		}
+		return err
+	}, "the AWS CLI with the scheduler's ActionAfterCompletion")
 	svc, url := schedulerServer(t)
 	ctx := context.Background()
 	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",
@@ -187,14 +179,11 @@ func TestSchedulerAWSCLI(t *testing.T) {
 // TestSchedulerBoto3 runs testdata/boto3_scheduler.py (seed 004's
 // sla-monitor: one-time schedules created and cancelled) with boto3.
 func TestSchedulerBoto3(t *testing.T) {
-	py := debianPython
-	if exec.Command(py, "-c", "import boto3").Run() != nil {
-		py = "python3"
-	}
-	needDebianClients(t, func() error {
-		return exec.Command(py, "-c", "import boto3; boto3.client('scheduler', region_name='us-east-1')").Run()
-	},
-		"boto3 with its scheduler client (apt-get install python3-boto3)")
+	// A boto3 whose model has ActionAfterCompletion (Debian's 1.29 has not).
+	py := client(t, debianPython, "python3", func(p string) error {
+		return exec.Command(p, "-c", "import boto3; m = boto3.client('scheduler', region_name='us-east-1').meta.service_model; "+
+			"assert 'ActionAfterCompletion' in m.operation_model('CreateSchedule').input_shape.members").Run()
+	}, "boto3 with the scheduler's ActionAfterCompletion")
 	svc, url := schedulerServer(t)
 	sm, err := svc.CreateStateMachine(context.Background(), service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`})
