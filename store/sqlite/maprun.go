@@ -180,32 +180,8 @@ func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error
 
 // ListMapRuns implements store.MapRunStore.
 func (s *Store) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
-	limit := codec.PageLimit(p)
-	filter := codec.FilterHash(executionARN)
-	q := `SELECT ` + mapRunColumns + ` FROM map_runs WHERE exec_arn=?`
-	args := []any{executionARN}
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kindMapRuns, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		q += ` AND seq<?`
-		args = append(args, before)
-	}
-	rows, err := query(ctx, s.db, scanMapRun, q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1)...)
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = codec.MakeToken(kindMapRuns, filter, rows[limit-1].key)
-	}
-	list := make([]*store.MapRun, len(rows))
-	for i, r := range rows {
-		list[i] = r.r
-	}
-	return list, next, nil
+	return bySeq(ctx, s.db, kindMapRuns, codec.FilterHash(executionARN), `SELECT `+mapRunColumns+` FROM map_runs WHERE exec_arn=?`,
+		[]any{executionARN}, "", p, scanMapRun, func(r runKeyed) (*store.MapRun, int64) { return r.r, r.key })
 }
 
 const childColumns = `arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input, status, output, error, cause, started, stopped, seq`
@@ -240,36 +216,8 @@ func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.Child
 
 // ListChildExecutions implements store.MapRunStore.
 func (s *Store) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
-	limit := codec.PageLimit(p)
-	filter := codec.FilterHash(mapRunARN, status)
-	q := `SELECT ` + childColumns + ` FROM map_run_children WHERE map_run_arn=?`
-	args := []any{mapRunARN}
-	if status != "" {
-		q += ` AND status=?`
-		args = append(args, status)
-	}
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kindChildren, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		q += ` AND seq<?`
-		args = append(args, before)
-	}
-	rows, err := query(ctx, s.db, scanChild, q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1)...)
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = codec.MakeToken(kindChildren, filter, rows[limit-1].key)
-	}
-	list := make([]*store.ChildExecution, len(rows))
-	for i, r := range rows {
-		list[i] = r.c
-	}
-	return list, next, nil
+	return bySeq(ctx, s.db, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+childColumns+` FROM map_run_children WHERE map_run_arn=?`,
+		[]any{mapRunARN}, status, p, scanChild, func(r childKeyed) (*store.ChildExecution, int64) { return r.c, r.key })
 }
 
 // ChildEvents implements store.MapRunStore.

@@ -928,35 +928,44 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 
 // ListExecutions implements store.Store.
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
+	return bySeq(ctx, s.db, kindExecutions, codec.FilterHash(smARN, status), `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
+		[]any{smARN}, status, p, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
+}
+
+// bySeq lists a page of rows newest first (by seq, descending): q selects
+// them with args, status (when given) narrows them to one status, and the
+// page's token holds the last seq read, checked against kind and filter.
+func bySeq[R, T any](ctx context.Context, db *reader, kind byte, filter uint64, q string, args []any, status string, p store.Page,
+	scan func(scanner) (R, error), item func(R) (T, int64)) ([]T, string, error) {
 	limit := codec.PageLimit(p)
-	filter := codec.FilterHash(smARN, status)
-	q := `SELECT ` + listColumns + ` FROM executions WHERE state_machine_arn=?`
-	args := []any{smARN}
 	if status != "" {
 		q += ` AND status=?`
 		args = append(args, status)
 	}
 	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kindExecutions, filter, 0)
+		before, _, err := codec.ParseToken(p.Token, kind, filter, 0)
 		if err != nil {
 			return nil, "", err
 		}
 		q += ` AND seq<?`
 		args = append(args, before)
 	}
-	q += ` ORDER BY seq DESC LIMIT ?`
-	rows, err := query(ctx, s.db, scanListed, q, append(args, limit+1)...)
+	rows, err := query(ctx, db, scan, q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(rows) > limit {
+	more := len(rows) > limit
+	if more {
 		rows = rows[:limit]
-		next = codec.MakeToken(kindExecutions, filter, rows[limit-1].key)
 	}
-	list := make([]*store.Execution, len(rows))
+	list := make([]T, len(rows))
+	var last int64
 	for i, r := range rows {
-		list[i] = r.e
+		list[i], last = item(r)
+	}
+	next := ""
+	if more {
+		next = codec.MakeToken(kind, filter, last)
 	}
 	return list, next, nil
 }

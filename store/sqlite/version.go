@@ -390,37 +390,10 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 
 // ListExecutionsOf implements store.Versioned.
 func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
-	limit := codec.PageLimit(p)
-	filter := codec.FilterHash("executions of", ref, status)
 	q := `SELECT ` + listColumns + ` FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=? AND version_arn != ''
 		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=? AND alias_arn != '')`
-	args := []any{ref, ref}
-	if status != "" {
-		q += ` AND status=?`
-		args = append(args, status)
-	}
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kindExecutionsOfRef, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		q += ` AND seq<?`
-		args = append(args, before)
-	}
-	rows, err := query(ctx, s.db, scanListed, q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1)...)
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = codec.MakeToken(kindExecutionsOfRef, filter, rows[limit-1].key)
-	}
-	list := make([]*store.Execution, len(rows))
-	for i, r := range rows {
-		list[i] = r.e
-	}
-	return list, next, nil
+	return bySeq(ctx, s.db, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status), q,
+		[]any{ref, ref}, status, p, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
 }
 
 // PutSettings implements store.Versioned.
