@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/stepd/stepd/execlog"
 )
@@ -174,10 +175,16 @@ func TestServeExecutionLogs(t *testing.T) {
 	}
 }
 
+// expressDetails sends stepd's X-Stepd-Express-Details header, so that
+// DescribeExecution describes Express executions too (AWS refuses).
+func expressDetails(o *sfn.Options) {
+	o.APIOptions = append(o.APIOptions, smithyhttp.AddHeaderValue("X-Stepd-Express-Details", "1"))
+}
+
 func waitStatus(t *testing.T, c *sfn.Client, arn string, want types.ExecutionStatus) *sfn.DescribeExecutionOutput {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		d, err := c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+		d, err := c.DescribeExecution(context.Background(), &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}, expressDetails)
 		if err == nil && d.Status == want {
 			return d
 		}
@@ -408,7 +415,7 @@ func TestServeRetention(t *testing.T) {
 	}
 	for _, arn := range ended {
 		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			_, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
+			_, err := c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)}, expressDetails)
 			if apiErrorCode(err) == "ExecutionDoesNotExist" {
 				break
 			}
