@@ -277,6 +277,13 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 				// message stays queued, and the task goes to the worker.
 				return t.Token, t.Input, nil
 			case err != nil:
+				if ctx.Err() != nil {
+					// The worker's poll ended while the owner was asked:
+					// the task goes back to the queue for another worker
+					// (one taken twice is answered once; the second
+					// answer finds it closed).
+					go s.offerShared(sh, t)
+				}
 				return "", "", err
 			case string(reply) != verdictDelivered:
 				continue // its task has closed

@@ -135,11 +135,23 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return OpenOptions(ctx, dsn, Options{})
 }
 
+// minPoolConns is the least size of a store's connection pool unless the
+// DSN sets pool_max_conns.
+const minPoolConns = 16
+
 // OpenOptions is Open with options.
 func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
+	}
+	// pgx's default pool is max(4, cores) connections; a node keeps one
+	// listening (Receive) and its scheduler, outbox and retention loops
+	// query beside the API's requests, so a small machine's four starve
+	// (callbacks and activity hand-overs then wait past their bounds). A
+	// pool_max_conns in the DSN still decides.
+	if !strings.Contains(dsn, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
 	}
 	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{},
 		node: rand.Text(), lease: opts.Lease, lost: make(chan struct{}), stopLease: make(chan struct{}), leaseDone: make(chan struct{}),
