@@ -817,16 +817,22 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 
 // ListExecutions implements store.Store.
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
+	return s.executionsByID(ctx, codec.KindExecutions, codec.FilterHash(smARN, status),
+		`SELECT `+execColumns+`, id FROM executions WHERE state_machine_arn=$1`, []any{smARN}, status, p)
+}
+
+// executionsByID lists a page of executions newest first (by id,
+// descending): q selects them with args, status (when given) narrows them
+// to one status, and the page's token holds the last id read, checked
+// against kind and filter.
+func (s *Store) executionsByID(ctx context.Context, kind byte, filter uint64, q string, args []any, status string, p store.Page) ([]*store.Execution, string, error) {
 	limit := codec.PageLimit(p)
-	filter := codec.FilterHash(smARN, status)
-	q := `SELECT ` + execColumns + `, id FROM executions WHERE state_machine_arn=$1`
-	args := []any{smARN}
 	if status != "" {
 		args = append(args, status)
 		q += fmt.Sprintf(` AND status=$%d`, len(args))
 	}
 	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, codec.KindExecutions, filter, 0)
+		before, _, err := codec.ParseToken(p.Token, kind, filter, 0)
 		if err != nil {
 			return nil, "", err
 		}
@@ -841,7 +847,7 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 	next := ""
 	if len(rows) > limit {
 		rows = rows[:limit]
-		next = codec.MakeToken(codec.KindExecutions, filter, rows[limit-1].key)
+		next = codec.MakeToken(kind, filter, rows[limit-1].key)
 	}
 	list := make([]*store.Execution, len(rows))
 	for i, r := range rows {

@@ -352,38 +352,9 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 
 // ListExecutionsOf implements store.Versioned.
 func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
-	limit := codec.PageLimit(p)
-	filter := codec.FilterHash("executions of", ref, status)
-	q := `SELECT ` + execColumns + `, id FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=$1 AND version_arn <> ''
-		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=$1 AND alias_arn <> '')`
-	args := []any{ref}
-	if status != "" {
-		args = append(args, status)
-		q += fmt.Sprintf(` AND status=$%d`, len(args))
-	}
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kindExecutionsOfRef, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		args = append(args, before)
-		q += fmt.Sprintf(` AND id<$%d`, len(args))
-	}
-	q += fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args)+1)
-	rows, err := query(ctx, s, scanExecKey, q, append(args, limit+1)...)
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = codec.MakeToken(kindExecutionsOfRef, filter, rows[limit-1].key)
-	}
-	list := make([]*store.Execution, len(rows))
-	for i, r := range rows {
-		list[i] = r.e
-	}
-	return list, next, nil
+	return s.executionsByID(ctx, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status),
+		`SELECT `+execColumns+`, id FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=$1 AND version_arn <> ''
+		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=$1 AND alias_arn <> '')`, []any{ref}, status, p)
 }
 
 // PutSettings implements store.Versioned.
