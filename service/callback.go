@@ -15,9 +15,10 @@ import (
 
 // activityTask is a task offered to an activity's workers.
 type activityTask struct {
-	token  string
-	input  string
-	driver *engine.Driver
+	token     string
+	input     string
+	execution string
+	driver    *engine.Driver
 }
 
 // queue returns the (in-memory) task queue of an activity.
@@ -101,7 +102,13 @@ func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait 
 			if at.driver.Deliver(at.token, interp.Input{Kind: interp.TaskStarted, Worker: worker}) != nil {
 				continue
 			}
-			return at.token, at.input, nil
+			return s.handOut(ctx, &store.ActivityTask{ExecutionARN: at.execution, Token: at.token, Input: at.input}, func() {
+				select {
+				case q <- at:
+				default:
+					go func() { q <- at }()
+				}
+			}, func() {})
 		case <-t.C:
 			return "", "", nil
 		case <-ctx.Done():

@@ -282,13 +282,14 @@ func (s *Service) enqueueActivity(d *engine.Driver, id int64, req *task.Request)
 		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)})
 		return
 	}
-	if execution := d.Execution().Info().ExecutionArn; s.shared(execution) != nil {
+	execution := d.Execution().Info().ExecutionArn
+	if s.shared(execution) != nil {
 		// Any node's workers may take it.
 		go s.offerShared(s.shared(execution), &store.ActivityTask{ActivityARN: req.Resource, ExecutionARN: execution, Token: req.TaskToken, Input: value.String(req.Input)})
 		return
 	}
 	q := s.queue(req.Resource)
-	at := activityTask{token: req.TaskToken, input: value.String(req.Input), driver: d}
+	at := activityTask{token: req.TaskToken, input: value.String(req.Input), execution: execution, driver: d}
 	select {
 	case q <- at:
 	default:

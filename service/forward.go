@@ -229,12 +229,18 @@ func (s *Service) receive(ctx context.Context, execution string, msg []byte) ([]
 // offerShared queues an activity task in the shared store, for the
 // workers of every node, retrying while the store fails.
 func (s *Service) offerShared(sh store.Shared, t *store.ActivityTask) {
+	s.retryTask("offering an activity task", t, func(ctx context.Context) error { return sh.OfferTask(ctx, t) })
+}
+
+// retryTask calls fn until it succeeds or the service stops, waiting
+// longer between failures.
+func (s *Service) retryTask(what string, t *store.ActivityTask, fn func(ctx context.Context) error) {
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		err := sh.OfferTask(s.ctx, t)
+		err := fn(s.ctx)
 		if err == nil || s.ctx.Err() != nil {
 			return
 		}
-		s.log.Warn("offering an activity task; retrying", "execution", t.ExecutionARN, "err", err)
+		s.log.Warn(what+"; retrying", "execution", t.ExecutionARN, "err", err)
 		select {
 		case <-s.ctx.Done():
 			return
@@ -246,6 +252,13 @@ func (s *Service) offerShared(sh store.Shared, t *store.ActivityTask) {
 // takeShared waits up to wait for a task of the activity in the shared
 // store, and tells its execution's owner that worker took it. A task whose
 // execution has ended is skipped.
+//
+// The task stays in the store, held by this node, until the worker has it
+// (or it has closed): a node that dies while it hands a task out (the
+// owner may have recorded ActivityStarted already) leaves it to be taken
+// again once its lease lapses, and the owner, asked again, records nothing
+// new. The first worker may then have it too: one of the two answers is
+// taken, and the other finds the task closed.
 func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, worker string, wait time.Duration) (token, input string, err error) {
 	deadline := time.Now().Add(wait)
 	for {
@@ -255,40 +268,24 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 			return "", "", err
 		}
 		if t != nil {
-			if d := s.driver(t.ExecutionARN); d != nil {
-				if d.Deliver(t.Token, interp.Input{Kind: interp.TaskStarted, Worker: worker}) != nil {
-					continue // its task has closed
-				}
-				return t.Token, t.Input, nil
+			release := func() {
+				go s.retryTask("queueing an activity task again", t, func(ctx context.Context) error { return sh.ReleaseTask(ctx, t.Token) })
 			}
-			// The owner says whether the task is still open; a worker gets
-			// only an open one. An owner that does not answer at once (it
-			// died and is being replaced) is not waited for: the worker,
-			// whose poll may end any moment, gets the task, and the message
-			// stays queued.
-			asked, cancel := context.WithTimeout(ctx, startedWait)
-			reply, err := sh.Ask(asked, t.ExecutionARN, encodeForwarded(forwarded{Kind: "started", Token: t.Token, Worker: worker}))
-			cancel()
+			drop := func() {
+				go s.retryTask("removing an activity task handed out", t, func(ctx context.Context) error { return sh.DropTask(ctx, t.Token) })
+			}
+			open, err := s.startShared(ctx, sh, t, worker)
 			switch {
-			case errors.Is(err, store.ErrNotFound):
-				continue // its execution has ended
-			case err != nil && ctx.Err() == nil && asked.Err() != nil:
-				// The owner has not answered (it is being replaced): the
-				// message stays queued, and the task goes to the worker.
-				return t.Token, t.Input, nil
 			case err != nil:
-				if ctx.Err() != nil {
-					// The worker's poll ended while the owner was asked:
-					// the task goes back to the queue for another worker
-					// (one taken twice is answered once; the second
-					// answer finds it closed).
-					go s.offerShared(sh, t)
-				}
+				// The worker's poll ended, or the store failed, while the
+				// owner was asked: the task goes back to the queue.
+				release()
 				return "", "", err
-			case string(reply) != verdictDelivered:
-				continue // its task has closed
+			case !open:
+				drop() // its task has closed, or its execution has ended
+				continue
 			}
-			return t.Token, t.Input, nil
+			return s.handOut(ctx, t, release, drop)
 		}
 		if time.Now().After(deadline) {
 			return "", "", nil
@@ -302,6 +299,47 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 		case <-time.After(min(activityPoll, time.Until(deadline))):
 		}
 	}
+}
+
+// startShared tells the owner of a task's execution that worker took it,
+// and reports whether the task is still open. An owner that does not
+// answer at once (it died and is being replaced) is not waited for: the
+// task is taken as open, for the worker whose poll may end any moment,
+// and the message stays queued for the owner's successor.
+func (s *Service) startShared(ctx context.Context, sh store.Shared, t *store.ActivityTask, worker string) (open bool, err error) {
+	started := interp.Input{Kind: interp.TaskStarted, Worker: worker}
+	if d := s.driver(t.ExecutionARN); d != nil {
+		return d.Deliver(t.Token, started) == nil, nil
+	}
+	asked, cancel := context.WithTimeout(ctx, startedWait)
+	defer cancel()
+	reply, err := sh.Ask(asked, t.ExecutionARN, encodeForwarded(forwarded{Kind: "started", Token: t.Token, Worker: worker}))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil // its execution has ended
+	case err != nil && ctx.Err() == nil && asked.Err() != nil:
+		return true, nil // the owner has not answered: it is being replaced
+	case err != nil:
+		return false, err
+	}
+	return string(reply) == verdictDelivered, nil
+}
+
+// handOut returns a task that the execution's owner has marked started to
+// the worker whose GetActivityTask took it, and forgets it (drop), unless
+// that call has ended meanwhile (the worker's client gave up while the
+// owner was asked, which under load may take a while): its answer would
+// reach no one, and the task would wait for its timeout. It is queued
+// again instead (release); the next worker to take it marks it started
+// once more, which records nothing new, and gets it.
+func (s *Service) handOut(ctx context.Context, t *store.ActivityTask, release, drop func()) (token, input string, err error) {
+	if ctx.Err() != nil {
+		s.log.Info("an activity worker's poll ended as it got a task; the task is queued again", "execution", t.ExecutionARN)
+		release()
+		return "", "", nil
+	}
+	drop()
+	return t.Token, t.Input, nil
 }
 
 // startedWait bounds how long a GetActivityTask that took a task waits for

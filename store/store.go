@@ -241,8 +241,16 @@ type Shared interface {
 	// Offering a token that is queued already changes nothing.
 	OfferTask(ctx context.Context, t *ActivityTask) error
 	// TakeTask takes the oldest task queued for an activity, once across
-	// all nodes; nil when there is none.
+	// all nodes, and holds it for this node; nil when there is none. The
+	// taker then drops the task (DropTask: a worker has it, or the task
+	// has closed) or releases it (ReleaseTask). A task held by a node whose
+	// lease lapses is taken again, so that a node that dies while it hands
+	// a task to a worker loses none.
 	TakeTask(ctx context.Context, activityARN string) (*ActivityTask, error)
+	// DropTask removes a task that this node took.
+	DropTask(ctx context.Context, token string) error
+	// ReleaseTask queues again a task that this node took, for any taker.
+	ReleaseTask(ctx context.Context, token string) error
 	// Offered returns a channel that is closed once a task may have been
 	// offered for the activity, on any node, after the call: a taker that
 	// found none waits for it before it looks again. It may close without

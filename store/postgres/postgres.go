@@ -1475,13 +1475,16 @@ func (s *Store) OfferTask(ctx context.Context, t *store.ActivityTask) error {
 	return nil
 }
 
-// TakeTask implements store.Shared: the oldest row is deleted by the one
+// TakeTask implements store.Shared: the oldest row that is queued, or held
+// by a node whose lease has lapsed, is marked held by this node in the one
 // transaction that locks it; the others skip it.
 func (s *Store) TakeTask(ctx context.Context, activityARN string) (*store.ActivityTask, error) {
 	t := &store.ActivityTask{ActivityARN: activityARN}
-	err := s.pool.QueryRow(ctx, `DELETE FROM activity_tasks WHERE id = (
-		SELECT id FROM activity_tasks WHERE activity_arn = $1 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING exec_arn, token, input`, activityARN).Scan(&t.ExecutionARN, &t.Token, &t.Input)
+	err := s.pool.QueryRow(ctx, `UPDATE activity_tasks SET taken_by = $2 WHERE id = (
+		SELECT t.id FROM activity_tasks t WHERE t.activity_arn = $1
+			AND (t.taken_by IS NULL OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = t.taken_by AND n.lease_until > now()))
+		ORDER BY t.id LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING exec_arn, token, input`, activityARN, s.node).Scan(&t.ExecutionARN, &t.Token, &t.Input)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -1489,4 +1492,22 @@ func (s *Store) TakeTask(ctx context.Context, activityARN string) (*store.Activi
 		return nil, fmt.Errorf("postgres store: take an activity task: %w", err)
 	}
 	return t, nil
+}
+
+// DropTask implements store.Shared.
+func (s *Store) DropTask(ctx context.Context, token string) error {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM activity_tasks WHERE token = $1 AND taken_by = $2`, token, s.node); err != nil {
+		return fmt.Errorf("postgres store: drop an activity task: %w", err)
+	}
+	return nil
+}
+
+// ReleaseTask implements store.Shared: the task is queued again, and its
+// offer wakes the takers (Offered).
+func (s *Store) ReleaseTask(ctx context.Context, token string) error {
+	if _, err := s.pool.Exec(ctx, `WITH u AS (UPDATE activity_tasks SET taken_by = NULL WHERE token = $1 AND taken_by = $2 RETURNING activity_arn)
+		SELECT pg_notify('`+tasksChannel+`', activity_arn) FROM u`, token, s.node); err != nil {
+		return fmt.Errorf("postgres store: release an activity task: %w", err)
+	}
+	return nil
 }

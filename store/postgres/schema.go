@@ -123,6 +123,12 @@ CREATE TABLE schedules (
 CREATE INDEX schedules_by_name ON schedules (name, grp);
 CREATE INDEX schedules_due ON schedules (next) WHERE next <> 0;
 `,
+	// activity tasks held: the node that took a task and is handing it to
+	// a worker (NULL while queued); a task held by a node whose lease has
+	// lapsed is taken again.
+	`
+ALTER TABLE activity_tasks ADD COLUMN taken_by TEXT COLLATE "C";
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

@@ -23,6 +23,7 @@ func RunShared(t *testing.T, cluster func(t *testing.T) (node func() store.Share
 	t.Run("LeaveOnClose", func(t *testing.T) { leaveOnClose(t, cluster) })
 	t.Run("Messages", func(t *testing.T) { messages(t, cluster) })
 	t.Run("ActivityTasks", func(t *testing.T) { activityTasks(t, cluster) })
+	t.Run("HeldTasks", func(t *testing.T) { heldTasks(t, cluster) })
 	t.Run("Ask", func(t *testing.T) { ask(t, cluster) })
 	t.Run("Offered", func(t *testing.T) { offered(t, cluster) })
 }
@@ -165,6 +166,70 @@ func activityTasks(t *testing.T, cluster func(t *testing.T) (func() store.Shared
 			t.Errorf("task %s taken %d times", tok, c)
 		}
 	}
+}
+
+// heldTasks: a task taken is held by its taker, which drops it or
+// releases it for the others; one held by a node whose lease lapsed (a
+// node that died while it handed the task out) is taken again.
+func heldTasks(t *testing.T, cluster func(t *testing.T) (func() store.Shared, func(store.Shared))) {
+	ctx := context.Background()
+	node, expire := cluster(t)
+	a, b := node(), node()
+	defer a.Close()
+	defer b.Close()
+	act := "arn:aws:states:us-east-1:1:activity:held"
+	for i := range 3 {
+		if err := a.OfferTask(ctx, &store.ActivityTask{ActivityARN: act, ExecutionARN: fmt.Sprintf("x%d", i), Token: fmt.Sprintf("h%d", i), Input: "{}"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	take := func(s store.Shared, want string) {
+		t.Helper()
+		got, err := s.TakeTask(ctx, act)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case want == "" && got != nil:
+			t.Fatalf("took %s, want none", got.Token)
+		case want != "" && (got == nil || got.Token != want):
+			t.Fatalf("took %+v, want %s", got, want)
+		}
+	}
+	take(a, "h0")
+	take(b, "h1")
+	take(b, "h2")
+	take(a, "") // all three are held
+	// Offering a held token again adds nothing.
+	if err := b.OfferTask(ctx, &store.ActivityTask{ActivityARN: act, ExecutionARN: "x1", Token: "h1", Input: "{}"}); err != nil {
+		t.Fatal(err)
+	}
+	take(a, "")
+	// Only the holder drops or releases a task.
+	if err := a.DropTask(ctx, "h1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.ReleaseTask(ctx, "h2"); err != nil {
+		t.Fatal(err)
+	}
+	take(a, "")
+	if err := b.ReleaseTask(ctx, "h1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.DropTask(ctx, "h2"); err != nil {
+		t.Fatal(err)
+	}
+	take(a, "h1") // released by b
+	take(b, "")   // h0 and h1 are a's, h2 is gone
+	if err := a.DropTask(ctx, "h1"); err != nil {
+		t.Fatal(err)
+	}
+	// a dies holding h0: once its lease has lapsed, b takes h0.
+	expire(a)
+	take(b, "h0")
+	if err := b.DropTask(ctx, "h0"); err != nil {
+		t.Fatal(err)
+	}
+	take(b, "")
 }
 
 // receiver collects the messages a node receives, failing the first
