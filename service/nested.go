@@ -67,8 +67,14 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
+	started := value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))
 	if pattern != ".sync" && pattern != ".sync:2" {
-		return task.Result{Output: value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))}
+		return task.Result{Output: started}
+	}
+	if req.Submit != nil && req.Submitted == nil {
+		// As for AWS's other .sync integrations, the start call's answer is
+		// recorded (TaskSubmitted) while the parent waits for the child.
+		req.Submit(started)
 	}
 	done, err := s.Wait(ctx, e.ARN)
 	if err != nil {

@@ -3,6 +3,10 @@ package service_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -179,5 +183,41 @@ func TestResumedParentWaitsForResumedChild(t *testing.T) {
 	}
 	if e.Status != "SUCCEEDED" || e.Output != `{"ok":true}` {
 		t.Fatalf("parent after the restart: %s %s %s %s", e.Status, e.Output, e.Error, e.Cause)
+	}
+}
+
+// TestSyncChildSubmitted: a .sync:2 parent records TaskSubmitted with the
+// child's ARN and start date (what StartExecution answered) before it
+// waits, then TaskSucceeded with the child's description.
+func TestSyncChildSubmitted(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	svc := service.New(service.Config{Store: memory.New()})
+	defer svc.Close()
+	childSM := startSyncParent(ctx, t, svc, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":0,"End":true}}}`, `$.Output`)
+	if e, err := svc.Wait(ctx, parentARN); err != nil || e.Status != "SUCCEEDED" {
+		t.Fatalf("parent: %+v %v", e, err)
+	}
+	children, _, err := svc.ListExecutions(ctx, childSM, "", store.Page{})
+	if err != nil || len(children) != 1 {
+		t.Fatalf("children: %+v %v", children, err)
+	}
+	events, _, err := svc.History(ctx, parentARN, "", 1000, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	var submitted string
+	for _, ev := range events {
+		types = append(types, ev.Type)
+		if ev.Type == "TaskSubmitted" {
+			submitted = string(ev.JSON)
+		}
+	}
+	want := `{"ExecutionArn":"` + children[0].ARN + `","StartDate":` + fmt.Sprint(children[0].Started.UnixMilli()) + `}`
+	if !slices.Equal(types, []string{"ExecutionStarted", "TaskStateEntered", "TaskScheduled", "TaskStarted", "TaskSubmitted", "TaskSucceeded", "TaskStateExited", "ExecutionSucceeded"}) ||
+		!strings.Contains(submitted, strconv.Quote(want)) {
+		t.Fatalf("history %v; TaskSubmitted %s, want output %s", types, submitted, want)
 	}
 }
