@@ -197,10 +197,16 @@ func checkHistory(t *testing.T, c *sfn.Client, arn string) {
 	var token *string
 	next := int64(1)
 	// A task handed out again after a restart (dispatch is at least once)
-	// must not record a second start: between a Scheduled event and the
-	// next one, at most one ActivityStarted and one TaskSubmitted (the
-	// crash machine runs one task at a time).
-	started := map[string]bool{}
+	// must not record a second start: for each Scheduled event, at most one
+	// ActivityStarted and one TaskSubmitted. An event belongs to the
+	// Scheduled event its previousEventId chain leads to (branches of a
+	// Parallel interleave their tasks' events).
+	scheduled := map[int64]int64{} // event id -> its Scheduled event's id
+	type start struct {
+		scheduled int64
+		typ       string
+	}
+	started := map[start]bool{}
 	for {
 		h, err := c.GetExecutionHistory(context.Background(), &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), NextToken: token, MaxResults: 1000})
 		if err != nil {
@@ -213,12 +219,20 @@ func checkHistory(t *testing.T, c *sfn.Client, arn string) {
 			next++
 			switch typ := string(e.Type); typ {
 			case "ActivityScheduled", "TaskScheduled":
-				clear(started)
-			case "ActivityStarted", "TaskSubmitted":
-				if started[typ] {
-					t.Fatalf("%s: a second %s (event %d) for one task attempt", arn, typ, e.Id)
+				scheduled[e.Id] = e.Id
+			case "ActivityStarted", "TaskStarted", "TaskSubmitted":
+				root, ok := scheduled[e.PreviousEventId]
+				if !ok {
+					continue
 				}
-				started[typ] = true
+				scheduled[e.Id] = root
+				if typ == "TaskStarted" {
+					continue
+				}
+				if started[start{root, typ}] {
+					t.Fatalf("%s: a second %s (event %d) for the task scheduled at event %d", arn, typ, e.Id, root)
+				}
+				started[start{root, typ}] = true
 			}
 		}
 		if h.NextToken == nil {
