@@ -82,10 +82,14 @@ func storedMapRun(parent string, r *interp.MapRun) *store.MapRun {
 	sr := &store.MapRun{ARN: r.Arn, ExecutionARN: parent, Status: r.Status, Started: r.Start, Stopped: r.Stop, MaxConcurrency: r.MaxConcurrency,
 		ToleratedFailureCount: max(r.ToleratedFailureCount, 0), ToleratedFailurePercentage: r.ToleratedFailurePercentage,
 		RedriveCount: r.RedriveCount, RedriveDate: r.RedriveDate}
-	sr.Executions = store.MapRunCounts{Pending: r.Pending, Running: r.Running, Succeeded: r.Succeeded, Failed: r.Failed, Aborted: r.Aborted,
-		Total: r.Total, ResultsWritten: r.ResultsWritten}
-	sr.Items = sr.Executions
+	sr.Executions, sr.Items = storedCounts(r.Executions), storedCounts(r.Items)
 	return sr
+}
+
+func storedCounts(c interp.MapRunCounts) store.MapRunCounts {
+	return store.MapRunCounts{Pending: c.Pending, Running: c.Running, Succeeded: c.Succeeded, Failed: c.Failed, TimedOut: c.TimedOut,
+		Aborted: c.Aborted, Total: c.Total, ResultsWritten: c.ResultsWritten, FailuresNotRedrivable: c.FailuresNotRedrivable,
+		PendingRedrive: c.PendingRedrive}
 }
 
 func storedChild(k *interp.ChildExecution) *store.ChildExecution {
