@@ -179,10 +179,14 @@ func (c *container) cancelAll() {
 	c.over = true
 	for _, ch := range c.children {
 		if !ch.dead {
-			ch.cancelWork()
 			if c.distributed {
+				// A child execution is stopped: its history ends with
+				// ExecutionAborted alone, as a stopped execution's.
+				ch.halt()
 				c.endChild(ch, Aborted, nil, nil)
+				continue
 			}
+			ch.cancelWork()
 		}
 	}
 	if c.run != nil && c.run.Status == "RUNNING" {

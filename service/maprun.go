@@ -141,7 +141,34 @@ func (s *Service) DescribeMapRun(ctx context.Context, mapRunARN string) (*store.
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", mapRunARN)
 	}
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	s.notRedrivable(ctx, r)
+	return r, nil
+}
+
+// notRedrivable counts as failuresNotRedrivable the unsuccessful children
+// of a Map Run that ended and whose parent cannot be redriven (AWS's
+// MapRunExecutionCounts: "FAILED, ABORTED, or TIMED_OUT child workflow
+// executions that cannot be redriven because their execution status is
+// terminal"; "Redriving Map Runs": they are redriven by redriving the
+// parent, which must be redrivable). A parent still running has left the
+// Map state (caught or retried: a retry starts a new Map Run), so that
+// Map Run is not redriven either.
+func (s *Service) notRedrivable(ctx context.Context, r *store.MapRun) {
+	if r.Status == "RUNNING" {
+		return
+	}
+	parent, err := s.store.GetExecution(ctx, r.ExecutionARN)
+	if err != nil {
+		return
+	}
+	if status, _ := s.redrivable(ctx, parent); status == NotRedrivable {
+		for _, c := range []*store.MapRunCounts{&r.Executions, &r.Items} {
+			c.FailuresNotRedrivable = c.Failed + c.TimedOut + c.Aborted
+		}
+	}
 }
 
 // ListMapRuns lists the Map Runs of an execution, newest first.
