@@ -23,7 +23,12 @@ type container struct {
 	input       any   // effective input (after InputPath / Parameters)
 	over        bool
 	batched     bool // items are ItemBatcher's batches, ItemSelector applied
-	runArn      string
+	// weights holds the number of items in each batch (nil: one each).
+	weights []int64
+	// kst holds each child execution's status as the Map Run counts it
+	// ("" not started yet).
+	kst    []Status
+	runArn string
 	// iters records each iteration as a child execution, for the
 	// ResultWriter (nil without one).
 	iters   []iterRecord
@@ -86,7 +91,11 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 	x := c.owner.x
 	last := ch.last
 	if c.distributed {
-		c.endChild(ch, Failed, nil, f)
+		status := Failed
+		if ch.timedOut {
+			status = TimedOut
+		}
+		c.endChild(ch, status, nil, f)
 	}
 	if c.isMap {
 		if !c.distributed {
@@ -151,14 +160,33 @@ func (c *container) failMap(f *Failure, last int64) {
 	th.fail(f)
 }
 
+// halt stops the children without events, as their execution (a Map
+// Run's child execution) timed out; a Map Run they started is aborted.
+func (c *container) halt() {
+	if c.distributed {
+		c.cancelAll()
+		return
+	}
+	c.over = true
+	for _, ch := range c.children {
+		if !ch.dead {
+			ch.halt()
+		}
+	}
+}
+
 func (c *container) cancelAll() {
 	c.over = true
 	for _, ch := range c.children {
 		if !ch.dead {
-			ch.cancelWork()
 			if c.distributed {
+				// A child execution is stopped: its history ends with
+				// ExecutionAborted alone, as a stopped execution's.
+				ch.halt()
 				c.endChild(ch, Aborted, nil, nil)
+				continue
 			}
+			ch.cancelWork()
 		}
 	}
 	if c.run != nil && c.run.Status == "RUNNING" {

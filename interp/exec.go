@@ -617,6 +617,8 @@ const (
 	opBegin // the first state of a deferred start
 	opRead  // a Distributed Map's ItemReader reading from S3
 	opWrite // a Distributed Map's ResultWriter writing to S3
+	// opChildTimeout: a Map Run's child execution's TimeoutSeconds
+	opChildTimeout
 )
 
 func (x *Execution) newOp(th *thread, kind opKind) *op {
@@ -692,6 +694,13 @@ func (o *op) fire(in Input) {
 		return
 	case opBegin:
 		o.x.root.begin(o.x.prog.root.start, o.x.input)
+		return
+	case opChildTimeout:
+		// Whatever state the child is in (its generation changes with
+		// each).
+		if o.th.timeout == o {
+			o.th.parent.childTimedOut(o.th)
+		}
 		return
 	}
 	th := o.th

@@ -103,9 +103,9 @@ func (c *container) fill() {
 			if th.x.info.MapRuns || c.iters != nil {
 				c.startChild(ch, input)
 			} else {
-				c.run.Pending--
-				c.run.Running++
+				c.setStatus(i, Running)
 			}
+			c.startTimeout(ch)
 		}
 		if c.iters != nil {
 			c.iters[i] = iterRecord{input: input, start: th.x.now}
@@ -176,6 +176,7 @@ func (c *container) batch(in any) *Failure {
 	empty := c.batchOf(bt, nil)
 	base := value.EncodedLen(empty, limit+1)
 	var batches []any
+	var weights []int64
 	var cur []any
 	size := base
 	for j := range c.items {
@@ -194,6 +195,7 @@ func (c *container) batch(in any) *Failure {
 		}
 		if len(cur) > 0 && (bt.maxItems > 0 && len(cur) >= bt.maxItems || size+sep+n > limit) {
 			batches = append(batches, c.batchOf(bt, cur))
+			weights = append(weights, int64(len(cur)))
 			cur, size, sep = nil, base, 0
 		}
 		cur = append(cur, v)
@@ -201,8 +203,9 @@ func (c *container) batch(in any) *Failure {
 	}
 	if len(cur) > 0 {
 		batches = append(batches, c.batchOf(bt, cur))
+		weights = append(weights, int64(len(cur)))
 	}
-	c.items, c.batched = batches, true
+	c.items, c.batched, c.weights = batches, true, weights
 	return nil
 }
 

@@ -9,8 +9,9 @@ import (
 )
 
 // MapRun is a Distributed Map's Map Run as the interpreter keeps it: its
-// status, the limits in force and the counts of its child executions
-// (each item is one child execution, or one batch with an ItemBatcher).
+// status, the limits in force and the counts of its child executions and
+// of their items (each item is one child execution, or a batch of items
+// is one with an ItemBatcher).
 // Execution.TakeMapRuns hands out the ones a step changed.
 type MapRun struct {
 	Arn         string
@@ -21,17 +22,55 @@ type MapRun struct {
 	MaxConcurrency             int
 	ToleratedFailureCount      int64
 	ToleratedFailurePercentage float64
-	// Counts of child executions (Pending: not started yet).
-	Total, Pending, Running, Succeeded, Failed, Aborted int64
-	// ResultsWritten counts the children whose results the ResultWriter
-	// wrote.
-	ResultsWritten int64
-	RedriveCount   int
-	RedriveDate    time.Time
+	// Executions counts the child executions, Items the items they
+	// process (DescribeMapRun's executionCounts and itemCounts).
+	Executions, Items MapRunCounts
+	RedriveCount      int
+	RedriveDate       time.Time
 
 	c     *container
 	dirty bool
 }
+
+// MapRunCounts are the counts of a Map Run's child executions, or of
+// their items, as AWS's MapRunExecutionCounts and MapRunItemCounts define
+// them: Pending not started yet, Running, Succeeded, Failed, TimedOut (the
+// ItemProcessor's TimeoutSeconds elapsed), Aborted (stopped by the user or
+// because the Map Run failed), PendingRedrive (unsuccessful, waiting to
+// run again in a redrive of the Map Run), FailuresNotRedrivable (failed,
+// timed out or aborted, and never to be redriven: the Map Run succeeded
+// or its Map state was left); Total all; ResultsWritten those whose
+// results the ResultWriter wrote.
+type MapRunCounts struct {
+	Pending, Running, Succeeded, Failed, TimedOut, Aborted, Total, ResultsWritten int64
+	FailuresNotRedrivable, PendingRedrive                                         int64
+}
+
+// pendingRedrive is the status of a child execution waiting to run again
+// in a redrive (as ListExecutions' statusFilter names it).
+const pendingRedrive Status = "PENDING_REDRIVE"
+
+// field is the count of the children in status s ("" not started).
+func (m *MapRunCounts) field(s Status) *int64 {
+	switch s {
+	case Running:
+		return &m.Running
+	case Succeeded:
+		return &m.Succeeded
+	case Failed:
+		return &m.Failed
+	case TimedOut:
+		return &m.TimedOut
+	case Aborted:
+		return &m.Aborted
+	case pendingRedrive:
+		return &m.PendingRedrive
+	}
+	return &m.Pending
+}
+
+// unsuccessful is the count of the failed, timed out and aborted ones.
+func (m *MapRunCounts) unsuccessful() int64 { return m.Failed + m.TimedOut + m.Aborted }
 
 // ChildExecution is one iteration of a Distributed Map seen as the child
 // workflow execution AWS runs for it, with its own history.
@@ -93,8 +132,17 @@ func (x *Execution) touchChild(c *ChildExecution) {
 // startMapRun records the Map Run of a Distributed Map container.
 func (c *container) startMapRun() {
 	x := c.owner.x
-	r := &MapRun{Arn: c.runArn, Status: "RUNNING", Start: x.now, MaxConcurrency: c.maxConc, ToleratedFailureCount: -1,
-		Total: int64(len(c.items)), Pending: int64(len(c.items)), c: c}
+	r := &MapRun{Arn: c.runArn, Status: "RUNNING", Start: x.now, MaxConcurrency: c.maxConc, ToleratedFailureCount: -1, c: c}
+	r.Executions.Total = int64(len(c.items))
+	r.Items.Total = r.Executions.Total
+	if c.weights != nil {
+		r.Items.Total = 0
+		for _, w := range c.weights {
+			r.Items.Total += w
+		}
+	}
+	r.Executions.Pending, r.Items.Pending = r.Executions.Total, r.Items.Total
+	c.kst = make([]Status, len(c.items))
 	if c.hasTol {
 		r.ToleratedFailureCount, r.ToleratedFailurePercentage = int64(c.tolCount), c.tolPercent
 	}
@@ -111,10 +159,41 @@ func (c *container) endMapRun(status string) {
 	}
 	x := c.owner.x
 	r.Status, r.Stop = status, x.now
-	if c.written {
-		r.ResultsWritten = r.Succeeded + r.Failed
+	for _, m := range []*MapRunCounts{&r.Executions, &r.Items} {
+		if c.written {
+			m.ResultsWritten = m.Succeeded + m.Failed + m.TimedOut
+		}
+		if status == "SUCCEEDED" {
+			// The Map state exits: a redrive of the parent never runs
+			// its unsuccessful children again.
+			m.FailuresNotRedrivable = m.unsuccessful()
+		}
 	}
 	x.touchRun(r)
+}
+
+// weight is the number of items child i processes.
+func (c *container) weight(i int) int64 {
+	if c.weights == nil {
+		return 1
+	}
+	return c.weights[i]
+}
+
+// setStatus moves child i to status s in the Map Run's counts.
+func (c *container) setStatus(i int, s Status) {
+	r := c.run
+	if r == nil || c.kst[i] == s {
+		return
+	}
+	from := c.kst[i]
+	c.kst[i] = s
+	*r.Executions.field(from)--
+	*r.Executions.field(s)++
+	w := c.weight(i)
+	*r.Items.field(from) -= w
+	*r.Items.field(s) += w
+	c.owner.x.touchRun(r)
 }
 
 // startChild makes iteration ch a child execution: its name, ARN and
@@ -132,10 +211,7 @@ func (c *container) startChild(ch *thread, input any) {
 		c.kids = make([]*ChildExecution, len(c.items))
 	}
 	c.kids[ch.index] = k
-	r := c.run
-	r.Pending--
-	r.Running++
-	x.touchRun(r)
+	c.setStatus(ch.index, Running)
 	if k.noHistory {
 		// Named for the ResultWriter only: the iteration's events are
 		// not recorded anywhere.
@@ -156,17 +232,20 @@ func (c *container) startChild(ch *thread, input any) {
 // endChild ends the child execution of iteration ch: SUCCEEDED with
 // output, FAILED with f, or ABORTED.
 func (c *container) endChild(ch *thread, status Status, output any, f *Failure) {
+	x := c.owner.x
+	x.cancel(ch.timeout)
+	ch.timeout = nil
 	k := ch.child
 	if k == nil {
-		if c.run != nil { // a child without a record (Info.MapRuns is off)
-			c.countEnd(status)
+		// A child without a record (Info.MapRuns is off).
+		if c.run != nil && c.kst[ch.index] == Running {
+			c.setStatus(ch.index, status)
 		}
 		return
 	}
 	if k.Status != Running {
 		return
 	}
-	x := c.owner.x
 	switch status {
 	case Succeeded:
 		d := value.NewObject(2)
@@ -174,34 +253,42 @@ func (c *container) endChild(ch *thread, status Status, output any, f *Failure) 
 		d.Set("outputDetails", truncatedFalse())
 		x.emitText(ch, "ExecutionSucceeded", "executionSucceededEventDetails", d, "output")
 		k.Output = output
-		c.run.Succeeded++
 	case Failed:
 		x.emit(ch, "ExecutionFailed", "executionFailedEventDetails", errorDetails(f))
 		k.Failure = f
-		c.run.Failed++
+	case TimedOut:
+		// As an execution whose TimeoutSeconds elapsed (timeOut).
+		x.emit(ch, "ExecutionTimedOut", "executionTimedOutEventDetails", value.ObjectOf("error", ErrTimeout))
+		k.Failure = f
 	default:
 		x.emit(ch, "ExecutionAborted", "executionAbortedEventDetails", value.NewObject(0))
-		c.run.Aborted++
 	}
 	k.Status, k.Stop = status, x.now
-	c.run.Running--
-	x.touchRun(c.run)
+	c.setStatus(ch.index, status)
 	x.touchChild(k)
 }
 
-// countEnd counts a child execution's end in the Map Run.
-func (c *container) countEnd(status Status) {
-	r := c.run
-	switch status {
-	case Succeeded:
-		r.Succeeded++
-	case Failed:
-		r.Failed++
-	default:
-		r.Aborted++
+// startTimeout starts the timer of child ch's ItemProcessor TimeoutSeconds
+// (the child execution's own TimeoutSeconds), if it has one.
+func (c *container) startTimeout(ch *thread) {
+	if sm := c.st.processor.sm; sm != nil && sm.HasTimeout {
+		x := c.owner.x
+		ch.timeout = x.timer(ch, opChildTimeout, x.now.Add(time.Duration(sm.TimeoutSeconds)*time.Second))
 	}
-	r.Running--
-	c.owner.x.touchRun(r)
+}
+
+// childTimedOut ends child execution ch, whose TimeoutSeconds elapsed, as
+// TIMED_OUT: like an execution that times out, what it was doing is
+// withdrawn without events of its own, and the Map counts it a failure
+// (States.Timeout).
+func (c *container) childTimedOut(ch *thread) {
+	ch.timeout = nil
+	if ch.dead || c.over {
+		return
+	}
+	ch.halt()
+	ch.timedOut = true
+	c.childFailed(ch, &Failure{Error: ErrTimeout})
 }
 
 // emitChild appends an event to the history of th's child execution.

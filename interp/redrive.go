@@ -85,8 +85,12 @@ func (c *container) redrive() {
 		r.Status, r.Stop = "RUNNING", time.Time{}
 		r.RedriveCount++
 		r.RedriveDate = x.now
-		r.Pending += r.Failed + r.Aborted
-		r.Failed, r.Aborted = 0, 0
+		// The unsuccessful children wait to be redriven.
+		for i, s := range c.kst {
+			if s == Failed || s == TimedOut || s == Aborted {
+				c.setStatus(i, pendingRedrive)
+			}
+		}
 		x.touchRun(r)
 		c.owner.last = c.runStarted
 		x.emit(c.owner, "MapRunRedriven", "mapRunRedrivenEventDetails", value.ObjectOf("mapRunArn", r.Arn, "redriveCount", value.Int(int64(r.RedriveCount))))
@@ -121,13 +125,13 @@ func (c *container) redrive() {
 // restart resumes child ch of a Map, which stopped before succeeding.
 func (c *container) restart(ch *thread) {
 	c.running++
+	if c.run != nil {
+		c.setStatus(ch.index, Running)
+		ch.timedOut = false
+		c.startTimeout(ch)
+	}
 	if k := ch.child; k != nil {
 		x := c.owner.x
-		if k.Status != Running && c.run != nil {
-			c.run.Pending--
-			c.run.Running++
-			x.touchRun(c.run)
-		}
 		k.Status, k.Failure, k.Stop = Running, nil, time.Time{}
 		ch.last = k.nextID
 		x.emit(ch, "ExecutionRedriven", "executionRedrivenEventDetails", value.ObjectOf("redriveCount", value.Int(int64(x.redrives))))

@@ -114,7 +114,7 @@ func TestRedrive(t *testing.T) {
 		t.Errorf("output %s", out)
 	}
 	runs, kids = x.TakeMapRuns()
-	if len(runs) != 1 || runs[0].Arn != runArn || runs[0].Status != "SUCCEEDED" || runs[0].RedriveCount != 1 || runs[0].Succeeded != 3 || runs[0].Failed != 0 {
+	if len(runs) != 1 || runs[0].Arn != runArn || runs[0].Status != "SUCCEEDED" || runs[0].RedriveCount != 1 || runs[0].Executions.Succeeded != 3 || runs[0].Executions.Failed != 0 || runs[0].Executions.PendingRedrive != 0 {
 		t.Errorf("redriven map run %+v", runs)
 	}
 	for _, k := range kids {

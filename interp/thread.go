@@ -20,6 +20,10 @@ type thread struct {
 	// child is the child execution whose history records the thread's
 	// events (a Distributed Map's iterations and the threads under them).
 	child *ChildExecution
+	// timeout is the timer of a Map Run's child execution's
+	// TimeoutSeconds; timedOut is set once it fired.
+	timeout  *op
+	timedOut bool
 
 	cur  *state   // the state the thread is in
 	run  stateRun // the current state's run
@@ -328,6 +332,25 @@ func (th *thread) setVar(name string, v any) {
 		th.vars = &scope{parent: th.vars}
 	}
 	th.vars.set(name, v)
+}
+
+// halt withdraws whatever the thread is waiting for, without events.
+func (th *thread) halt() {
+	th.gen++
+	th.dead = true
+	x := th.x
+	x.cancel(th.run.task.taskOp)
+	x.cancel(th.run.task.timeoutOp)
+	x.cancel(th.run.task.heartbeatOp)
+	if th.run.read != nil {
+		x.cancel(th.run.read.op)
+	}
+	if th.run.write != nil {
+		x.cancel(th.run.write.op)
+	}
+	if th.run.ctr != nil {
+		th.run.ctr.halt()
+	}
 }
 
 // cancelWork withdraws whatever the thread is waiting for.

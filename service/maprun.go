@@ -82,10 +82,14 @@ func storedMapRun(parent string, r *interp.MapRun) *store.MapRun {
 	sr := &store.MapRun{ARN: r.Arn, ExecutionARN: parent, Status: r.Status, Started: r.Start, Stopped: r.Stop, MaxConcurrency: r.MaxConcurrency,
 		ToleratedFailureCount: max(r.ToleratedFailureCount, 0), ToleratedFailurePercentage: r.ToleratedFailurePercentage,
 		RedriveCount: r.RedriveCount, RedriveDate: r.RedriveDate}
-	sr.Executions = store.MapRunCounts{Pending: r.Pending, Running: r.Running, Succeeded: r.Succeeded, Failed: r.Failed, Aborted: r.Aborted,
-		Total: r.Total, ResultsWritten: r.ResultsWritten}
-	sr.Items = sr.Executions
+	sr.Executions, sr.Items = storedCounts(r.Executions), storedCounts(r.Items)
 	return sr
+}
+
+func storedCounts(c interp.MapRunCounts) store.MapRunCounts {
+	return store.MapRunCounts{Pending: c.Pending, Running: c.Running, Succeeded: c.Succeeded, Failed: c.Failed, TimedOut: c.TimedOut,
+		Aborted: c.Aborted, Total: c.Total, ResultsWritten: c.ResultsWritten, FailuresNotRedrivable: c.FailuresNotRedrivable,
+		PendingRedrive: c.PendingRedrive}
 }
 
 func storedChild(k *interp.ChildExecution) *store.ChildExecution {
@@ -137,7 +141,34 @@ func (s *Service) DescribeMapRun(ctx context.Context, mapRunARN string) (*store.
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", mapRunARN)
 	}
-	return r, err
+	if err != nil {
+		return nil, err
+	}
+	s.notRedrivable(ctx, r)
+	return r, nil
+}
+
+// notRedrivable counts as failuresNotRedrivable the unsuccessful children
+// of a Map Run that ended and whose parent cannot be redriven (AWS's
+// MapRunExecutionCounts: "FAILED, ABORTED, or TIMED_OUT child workflow
+// executions that cannot be redriven because their execution status is
+// terminal"; "Redriving Map Runs": they are redriven by redriving the
+// parent, which must be redrivable). A parent still running has left the
+// Map state (caught or retried: a retry starts a new Map Run), so that
+// Map Run is not redriven either.
+func (s *Service) notRedrivable(ctx context.Context, r *store.MapRun) {
+	if r.Status == "RUNNING" {
+		return
+	}
+	parent, err := s.store.GetExecution(ctx, r.ExecutionARN)
+	if err != nil {
+		return
+	}
+	if status, _ := s.redrivable(ctx, parent); status == NotRedrivable {
+		for _, c := range []*store.MapRunCounts{&r.Executions, &r.Items} {
+			c.FailuresNotRedrivable = c.Failed + c.TimedOut + c.Aborted
+		}
+	}
 }
 
 // ListMapRuns lists the Map Runs of an execution, newest first.

@@ -46,8 +46,11 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 	failed := *children[2]
 	failed.Status, failed.Error, failed.Cause, failed.Stopped, failed.Events = "FAILED", "E", "C", t0.Add(2*time.Second), nil
 	run2 := *run
-	run2.Items = store.MapRunCounts{Running: 1, Succeeded: 1, Failed: 1, Total: 3}
-	run2.Executions = run2.Items
+	// Every counter, and items apart from child executions (batches).
+	run2.Executions = store.MapRunCounts{Pending: 1, Running: 2, Succeeded: 3, Failed: 4, TimedOut: 5, Aborted: 6, Total: 7, ResultsWritten: 8,
+		FailuresNotRedrivable: 9, PendingRedrive: 10}
+	run2.Items = store.MapRunCounts{Pending: 11, Running: 12, Succeeded: 13, Failed: 14, TimedOut: 15, Aborted: 16, Total: 17, ResultsWritten: 18,
+		FailuresNotRedrivable: 19, PendingRedrive: 20}
 	run2.MaxConcurrency, run2.RedriveCount, run2.RedriveDate = 7, 1, t0.Add(time.Minute)
 	if err := ms.PutMapRuns(ctx, []*store.MapRun{&run2}, []*store.ChildExecution{&done, &failed}); err != nil {
 		t.Fatal(err)
