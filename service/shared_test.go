@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/postgres/pgtest"
 )
@@ -196,5 +197,69 @@ func TestEndPolls(t *testing.T) {
 	}
 	if token, _, err := svc.GetActivityTask(ctx, act.ARN, "w", time.Hour); err != nil || token != "" {
 		t.Errorf("a poll after EndPolls: %q %v", token, err)
+	}
+}
+
+// TestSharedUpdateMapRun: UpdateMapRun sent to node B for a Map Run that
+// node A runs reaches A (a forwarded message) and is applied there: the
+// Map Run, run one child at a time, runs three at once, which B sees in
+// DescribeMapRun and in the tasks its workers take.
+func TestSharedUpdateMapRun(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var nodes [2]*service.Service
+	var receivers sync.WaitGroup
+	for i := range nodes {
+		st, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		nodes[i] = service.New(service.Config{Store: st})
+		defer nodes[i].Close()
+		receivers.Go(func() { _ = nodes[i].Receive(ctx) })
+	}
+	defer receivers.Wait()
+	defer cancel()
+	a, b := nodes[0], nodes[1]
+	act, err := a.CreateActivity(ctx, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := `{"StartAt":"M","States":{"M":{"Type":"Map","Label":"Items","MaxConcurrency":1,
+		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":"` + act.ARN + `","End":true}}},
+		"End":true}}}`
+	sm, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "maprun", RoleARN: "arn:aws:iam::1:role/r", Definition: def})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := a.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "m1", Input: `[1,2,3,4]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := []string{takeTask(t, b, act.ARN)}
+	r := waitMapRun(t, b, e.ARN, func(r *store.MapRun) bool { return r.Executions.Running == 1 })
+	if r.MaxConcurrency != 1 || r.Executions.Pending != 3 {
+		t.Fatalf("before the update: %+v", r)
+	}
+	three := 3
+	if err := b.UpdateMapRun(ctx, r.ARN, service.MapRunUpdate{MaxConcurrency: &three}); err != nil {
+		t.Fatal(err)
+	}
+	tokens = append(tokens, takeTask(t, b, act.ARN), takeTask(t, b, act.ARN))
+	waitMapRun(t, b, e.ARN, func(r *store.MapRun) bool {
+		return r.MaxConcurrency == 3 && r.Executions.Running == 3 && r.Executions.Pending == 1
+	})
+	for _, tok := range tokens {
+		if err := b.SendTaskSuccess(ctx, tok, `"ok"`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.SendTaskSuccess(ctx, takeTask(t, b, act.ARN), `"last"`); err != nil {
+		t.Fatal(err)
+	}
+	done, err := a.Wait(ctx, e.ARN)
+	if err != nil || done.Status != "SUCCEEDED" || done.Output != `["ok","ok","ok","last"]` {
+		t.Fatalf("the execution: %+v %v", done, err)
 	}
 }
