@@ -49,6 +49,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/batch"
 	"github.com/stepd/stepd/store/internal/codec"
 )
 
@@ -530,32 +531,7 @@ func (s *Store) readStates(ctx context.Context, w *pgx.Conn, arns []string, stat
 // first, the write may still commit.
 func (s *Store) write(ctx context.Context, r *request) error {
 	r.err = make(chan error, 1)
-	select {
-	case <-s.done:
-		return errClosed
-	default:
-	}
-	select {
-	case s.reqs <- r:
-	case <-s.done:
-		return errClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-r.err:
-		return err
-	case <-s.closed:
-		// The writer has stopped; it answered r if it took it.
-		select {
-		case err := <-r.err:
-			return err
-		default:
-			return errClosed
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return batch.Submit(ctx, s.reqs, r, r.err, s.done, s.closed, errClosed)
 }
 
 // Close commits the pending writes, stops the writer and closes the

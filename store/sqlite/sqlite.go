@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/batch"
 	"github.com/stepd/stepd/store/internal/codec"
 
 	sqlite "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -479,32 +480,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // transaction of fn has ended (see request.after).
 func (s *Store) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, after func()) error {
 	r := &request{fn: fn, err: make(chan error, 1), after: after}
-	select {
-	case <-s.done:
-		return errClosed
-	default:
-	}
-	select {
-	case s.reqs <- r:
-	case <-s.done:
-		return errClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-r.err:
-		return err
-	case <-s.closed:
-		// The writer has stopped; it answered r if it took it.
-		select {
-		case err := <-r.err:
-			return err
-		default:
-			return errClosed
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return batch.Submit(ctx, s.reqs, r, r.err, s.done, s.closed, errClosed)
 }
 
 // Close commits the pending writes, stops the writer and closes the
