@@ -336,18 +336,7 @@ func (th *thread) setVar(name string, v any) {
 
 // halt withdraws whatever the thread is waiting for, without events.
 func (th *thread) halt() {
-	th.gen++
-	th.dead = true
-	x := th.x
-	x.cancel(th.run.task.taskOp)
-	x.cancel(th.run.task.timeoutOp)
-	x.cancel(th.run.task.heartbeatOp)
-	if th.run.read != nil {
-		x.cancel(th.run.read.op)
-	}
-	if th.run.write != nil {
-		x.cancel(th.run.write.op)
-	}
+	th.withdraw()
 	if th.run.ctr != nil {
 		th.run.ctr.halt()
 	}
@@ -360,6 +349,16 @@ func (th *thread) cancelWork() {
 		// (a Choice or Pass whose successor is queued) is not.
 		th.x.emit(th, th.cur.Type+"StateAborted", "", nil)
 	}
+	th.withdraw()
+	if th.run.ctr != nil {
+		th.run.ctr.cancelAll()
+	}
+}
+
+// withdraw ends the thread (a new generation: late results are ignored)
+// and cancels its task, timers and S3 reads and writes; its container, if
+// any, is the caller's to end.
+func (th *thread) withdraw() {
 	th.gen++
 	th.dead = true
 	x := th.x
@@ -371,8 +370,5 @@ func (th *thread) cancelWork() {
 	}
 	if th.run.write != nil {
 		x.cancel(th.run.write.op)
-	}
-	if th.run.ctr != nil {
-		th.run.ctr.cancelAll()
 	}
 }
