@@ -131,6 +131,9 @@ func BenchmarkAPILoad(b *testing.B) {
 	b.ResetTimer()
 	deadline := time.Now().Add(*loadDuration)
 	lat := make([][]time.Duration, *loadClients)
+	// byOp: the latencies of each operation (start, describe, history, list).
+	ops := [...]string{"start", "describe", "history", "list"}
+	byOp := make([][len(ops)][]time.Duration, *loadClients)
 	var failures atomic.Int64
 	var firstErr atomic.Value
 	var wg sync.WaitGroup
@@ -144,17 +147,20 @@ func BenchmarkAPILoad(b *testing.B) {
 			for time.Now().Before(deadline) {
 				t0 := time.Now()
 				var err error
+				var op int
 				switch n := r.IntN(10); {
 				case n < 3:
 					err = start()
 				case n < 6:
-					err = call("DescribeExecution", `{"executionArn":"`+pick(r)+`"}`)
+					op, err = 1, call("DescribeExecution", `{"executionArn":"`+pick(r)+`"}`)
 				case n < 8:
-					err = call("GetExecutionHistory", `{"executionArn":"`+pick(r)+`"}`)
+					op, err = 2, call("GetExecutionHistory", `{"executionArn":"`+pick(r)+`"}`)
 				default:
-					err = call("ListExecutions", `{"stateMachineArn":"`+sm+`"}`)
+					op, err = 3, call("ListExecutions", `{"stateMachineArn":"`+sm+`"}`)
 				}
-				own = append(own, time.Since(t0))
+				d := time.Since(t0)
+				own = append(own, d)
+				byOp[c][op] = append(byOp[c][op], d)
 				if err != nil {
 					failures.Add(1)
 					firstErr.CompareAndSwap(nil, err)
@@ -182,6 +188,17 @@ func BenchmarkAPILoad(b *testing.B) {
 	b.ReportMetric(float64(len(all))/elapsed.Seconds(), "requests/s")
 	b.ReportMetric(q(0.50), "p50-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
+	for i, name := range ops {
+		var each []time.Duration
+		for c := range byOp {
+			each = append(each, byOp[c][i]...)
+		}
+		if len(each) == 0 {
+			continue
+		}
+		slices.Sort(each)
+		b.ReportMetric(float64(each[len(each)*99/100])/float64(time.Millisecond), "p99-ms-"+name)
+	}
 	b.ReportMetric(rssBefore, "rss-before-MiB")
 	b.ReportMetric(float64(peak.Load()), "rss-peak-MiB")
 	b.ReportMetric(rssAfter, "rss-after-MiB")

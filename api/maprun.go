@@ -113,13 +113,13 @@ func redrive(out *executionDescription, r service.RedriveInfo) {
 
 // redriveFilter keeps the executions of a page that were redriven
 // (REDRIVEN) or never were (NOT_REDRIVEN); "" keeps all.
-func (h *Handler) redriveFilter(ctx context.Context, list []*store.Execution, filter string) []*store.Execution {
+func redriveFilter(list []*store.Execution, redrives map[string]store.Redrive, filter string) []*store.Execution {
 	if filter == "" {
 		return list
 	}
 	out := list[:0:0]
 	for _, e := range list {
-		if redriven := h.svc.Redrive(ctx, e).Count > 0; redriven == (filter == "REDRIVEN") {
+		if redriven := redrives[e.ARN].Count > 0; redriven == (filter == "REDRIVEN") {
 			out = append(out, e)
 		}
 	}

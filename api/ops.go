@@ -422,6 +422,7 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		RedriveFilter   string `json:"redriveFilter"`
 	}
 	var refs map[string]*store.ExecutionRef
+	var redrives map[string]store.Redrive
 	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
 		var list []*store.Execution
 		var next string
@@ -434,15 +435,18 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		if err == nil {
 			refs, err = h.refsOf(ctx, list...)
 		}
+		if err == nil {
+			redrives, err = h.svc.Redrives(ctx, list)
+		}
 		if err != nil {
 			return nil, "", err
 		}
-		return h.redriveFilter(ctx, list, in.RedriveFilter), next, nil
+		return redriveFilter(list, redrives, in.RedriveFilter), next, nil
 	}, func(e *store.Execution) executionItem {
 		item := executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
 			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped), MapRunArn: in.MapRunArn}
 		if e.Type != "EXPRESS" && in.MapRunArn == "" {
-			r := h.svc.Redrive(ctx, e)
+			r := redrives[e.ARN]
 			item.RedriveCount, item.RedriveDate = &r.Count, epoch(r.Date)
 		}
 		if r := refs[e.ARN]; r != nil {

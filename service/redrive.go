@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -50,6 +51,27 @@ func (s *Service) Redrive(ctx context.Context, e *store.Execution) RedriveInfo {
 	}
 	info.Status, info.Reason = s.redrivable(ctx, e)
 	return info
+}
+
+// Redrives returns the redrive records of those of the Standard
+// executions of list that were redriven, by ARN, in one read of the store
+// (ListExecutions' page).
+func (s *Service) Redrives(ctx context.Context, list []*store.Execution) (map[string]store.Redrive, error) {
+	ms, ok := s.store.(store.MapRunStore)
+	if !ok {
+		return map[string]store.Redrive{}, nil
+	}
+	arns := make([]string, 0, len(list))
+	for _, e := range list {
+		if e.Type != "EXPRESS" {
+			arns = append(arns, e.ARN)
+		}
+	}
+	rs, err := ms.GetRedrives(ctx, arns)
+	if err != nil {
+		return nil, fmt.Errorf("reading the redrives of executions: %w", err)
+	}
+	return rs, nil
 }
 
 func (s *Service) redrivable(ctx context.Context, e *store.Execution) (status, reason string) {

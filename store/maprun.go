@@ -69,6 +69,9 @@ type MapRunStore interface {
 	// GetRedrive returns an execution's redrive record (zero when it was
 	// never redriven).
 	GetRedrive(ctx context.Context, executionARN string) (Redrive, error)
+	// GetRedrives returns the redrive records of those of the executions
+	// that were redriven, by ARN, in one read (a page of a list).
+	GetRedrives(ctx context.Context, executionARNs []string) (map[string]Redrive, error)
 }
 
 // PageEvents picks up to limit events of all (ascending ids) after the

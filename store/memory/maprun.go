@@ -176,6 +176,20 @@ func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redr
 	return m.redrives[executionARN], nil
 }
 
+// GetRedrives implements store.MapRunStore.
+func (s *Store) GetRedrives(ctx context.Context, arns []string) (map[string]store.Redrive, error) {
+	m := &s.runs
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := map[string]store.Redrive{}
+	for _, arn := range arns {
+		if r, ok := m.redrives[arn]; ok {
+			out[arn] = r
+		}
+	}
+	return out, nil
+}
+
 // forget drops an execution's Map Runs, their child executions and its
 // redrive record (its history was deleted).
 func (m *mapRuns) forget(executionARN string) {

@@ -305,3 +305,26 @@ func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redr
 	r.Date = codec.FromNanos(date)
 	return r, nil
 }
+
+// GetRedrives implements store.MapRunStore.
+func (s *Store) GetRedrives(ctx context.Context, arns []string) (map[string]store.Redrive, error) {
+	out := map[string]store.Redrive{}
+	if len(arns) == 0 {
+		return out, nil
+	}
+	type record struct {
+		arn string
+		r   store.Redrive
+	}
+	records, err := query(ctx, s, func(row pgx.Row) (record, error) {
+		var rec record
+		var date int64
+		err := row.Scan(&rec.arn, &rec.r.Count, &date)
+		rec.r.Date = codec.FromNanos(date)
+		return rec, err
+	}, `SELECT arn, count, date FROM redrives WHERE arn = ANY($1)`, arns)
+	for _, rec := range records {
+		out[rec.arn] = rec.r
+	}
+	return out, err
+}

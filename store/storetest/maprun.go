@@ -125,6 +125,12 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 		if r, err := ms.GetRedrive(ctx, parent+"x"); err != nil || r.Count != 0 || !r.Date.IsZero() {
 			t.Errorf("%s: redrive of another %+v %v", when, r, err)
 		}
+		if rs, err := ms.GetRedrives(ctx, []string{parent + "x", parent}); err != nil || len(rs) != 1 || rs[parent].Count != 2 || !rs[parent].Date.Equal(t0.Add(3*time.Minute)) {
+			t.Errorf("%s: redrives of a page %+v %v", when, rs, err)
+		}
+		if rs, err := ms.GetRedrives(ctx, nil); err != nil || len(rs) != 0 {
+			t.Errorf("%s: redrives of no execution %+v %v", when, rs, err)
+		}
 	}
 	check("written")
 	if reopen != nil {
