@@ -257,6 +257,7 @@ func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit 
 
 // PutRedrive implements store.MapRunStore.
 func (s *Store) PutRedrive(ctx context.Context, executionARN string, r store.Redrive) error {
+	s.redrives.adding()
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO redrives (arn, count, date) VALUES (?,?,?) ON CONFLICT (arn) DO UPDATE SET count=excluded.count, date=excluded.date`,
 			executionARN, r.Count, codec.Nanos(r.Date))
@@ -284,6 +285,9 @@ func (s *Store) GetRedrives(ctx context.Context, arns []string) (map[string]stor
 	out := map[string]store.Redrive{}
 	if len(arns) == 0 {
 		return out, nil
+	}
+	if empty, err := s.redrives.empty(ctx, s.db); err != nil || empty {
+		return out, err
 	}
 	list, err := json.Marshal(arns)
 	if err != nil {

@@ -107,7 +107,8 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 
-	refs atomic.Int32 // execution_refs has rows: 0 not known yet, 1 none, 2 some (version.go)
+	refs     rarelyUsed // execution_refs (version.go)
+	redrives rarelyUsed // redrives (maprun.go)
 
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
@@ -226,6 +227,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(4)
 	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
 		arena: make([]byte, 0, 1<<16)} // never nil: a step without events binds an empty blob, not NULL
+	s.refs.table, s.redrives.table = "execution_refs", "redrives"
 	for _, p := range []struct {
 		dst **sql.Stmt
 		sql string

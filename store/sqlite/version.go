@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
@@ -317,18 +318,50 @@ func (s *Store) DeleteVersions(ctx context.Context, smARN string) error {
 	})
 }
 
-// Whether execution_refs has rows (Store.refs): most servers never start
-// an execution from a version, an alias or with a trace header, and
-// DescribeExecution and ListExecutions then read no references at all.
+// rarelyUsed knows whether a table that most servers never write has any
+// row, so that reading it costs nothing while it has none (Store.refs:
+// executions started from a version, an alias or with a trace header;
+// Store.redrives: executions redriven).
+type rarelyUsed struct {
+	table string
+	state atomic.Int32 // 0 not known yet, 1 no row, 2 some
+}
+
 const (
-	refsUnknown = iota
-	refsNone
-	refsSome
+	rowsUnknown = iota
+	rowsNone
+	rowsSome
 )
+
+// adding is called before a row is written: a reader may look for it too
+// early, but never misses it.
+func (r *rarelyUsed) adding() { r.state.Store(rowsSome) }
+
+// empty reports whether the table has no row, reading it the first time.
+func (r *rarelyUsed) empty(ctx context.Context, db *reader) (bool, error) {
+	switch r.state.Load() {
+	case rowsNone:
+		return true, nil
+	case rowsSome:
+		return false, nil
+	}
+	var some bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+r.table+`)`).Scan(&some); err != nil {
+		return false, err
+	}
+	if !some {
+		r.state.CompareAndSwap(rowsUnknown, rowsNone) // unless a row came in between
+		if r.state.Load() == rowsNone {
+			return true, nil
+		}
+	}
+	r.state.CompareAndSwap(rowsUnknown, rowsSome)
+	return false, nil
+}
 
 // PutExecutionRef implements store.Versioned.
 func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
-	s.refs.Store(refsSome) // before the row exists: a reader may look for it too early, never miss it
+	s.refs.adding()
 	ref := *r
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec(`INSERT INTO execution_refs SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=?)
@@ -344,21 +377,8 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 	if len(arns) == 0 {
 		return out, nil
 	}
-	switch s.refs.Load() {
-	case refsNone:
-		return out, nil
-	case refsUnknown:
-		var some bool
-		if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM execution_refs)`).Scan(&some); err != nil {
-			return nil, err
-		}
-		if !some {
-			s.refs.CompareAndSwap(refsUnknown, refsNone) // unless a PutExecutionRef came in between
-			if s.refs.Load() == refsNone {
-				return out, nil
-			}
-		}
-		s.refs.CompareAndSwap(refsUnknown, refsSome)
+	if empty, err := s.refs.empty(ctx, s.db); err != nil || empty {
+		return out, err
 	}
 	if len(arns) == 1 {
 		var r store.ExecutionRef
