@@ -267,6 +267,9 @@ func (s *Store) PutRedrive(ctx context.Context, executionARN string, r store.Red
 
 // GetRedrive implements store.MapRunStore.
 func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redrive, error) {
+	if empty, err := s.redrives.empty(ctx, s.db); err != nil || empty {
+		return store.Redrive{}, err
+	}
 	var r store.Redrive
 	var date int64
 	err := s.db.QueryRowContext(ctx, `SELECT count, date FROM redrives WHERE arn=?`, executionARN).Scan(&r.Count, &date)
