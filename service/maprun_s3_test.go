@@ -192,21 +192,7 @@ func mapRunOverS3(t *testing.T, b bucket) {
 		t.Fatal(err)
 	}
 	redriven := takeTask(t, svc, act.ARN)
-	svc.Close()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st, err = sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc = service.New(service.Config{Store: st, Invoker: b.inv})
-	defer svc.Close()
-	if n, err := svc.Resume(ctx); err != nil || n != 1 {
-		t.Fatalf("resumed %d: %v", n, err)
-	}
+	svc = restart(t, svc, st, path, service.Config{Invoker: b.inv})
 	if err := svc.SendTaskSuccess(ctx, redriven, `"ok"`); err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,32 @@ func takeTask(t *testing.T, svc *service.Service, act string) string {
 	return token
 }
 
+// restart stops svc and closes its SQLite store st, as a server that
+// stops, then serves the file at path again with a new service (cfg, its
+// Store set here), which must resume the one execution left running.
+func restart(t *testing.T, svc *service.Service, st *sqlite.Store, path string, cfg service.Config) *service.Service {
+	t.Helper()
+	ctx := context.Background()
+	svc.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Store = st
+	svc = service.New(cfg)
+	t.Cleanup(func() {
+		svc.Close()
+		_ = st.Close()
+	})
+	if n, err := svc.Resume(ctx); err != nil || n != 1 {
+		t.Fatalf("resumed %d: %v", n, err)
+	}
+	return svc
+}
+
 // TestMapRunUpdateAcrossRestart runs a Distributed Map of four activity
 // tasks, one at a time, on SQLite: UpdateMapRun raises the concurrency so
 // that two more tasks are offered at once; the service then stops and a
@@ -94,21 +120,7 @@ func TestMapRunUpdateAcrossRestart(t *testing.T) {
 	waitMapRun(t, svc, e.ARN, func(r *store.MapRun) bool {
 		return r.MaxConcurrency == 3 && r.Executions.Running == 3 && r.Executions.Pending == 1
 	})
-	svc.Close()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st, err = sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc = service.New(service.Config{Store: st})
-	defer svc.Close()
-	if n, err := svc.Resume(ctx); err != nil || n != 1 {
-		t.Fatalf("resumed %d: %v", n, err)
-	}
+	svc = restart(t, svc, st, path, service.Config{})
 	if err := svc.SendTaskFailure(ctx, first, "Broken", "item 1"); err != nil {
 		t.Fatal(err)
 	}
@@ -229,21 +241,7 @@ func TestMapRunCountsAcrossRestart(t *testing.T) {
 	if r.Status != "RUNNING" || r.Executions != wantExec || r.Items != wantItems {
 		t.Fatalf("map run %s\nexecutionCounts %+v, want %+v\nitemCounts %+v, want %+v", r.Status, r.Executions, wantExec, r.Items, wantItems)
 	}
-	svc.Close()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st, err = sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc = service.New(service.Config{Store: st})
-	defer svc.Close()
-	if n, err := svc.Resume(ctx); err != nil || n != 1 {
-		t.Fatalf("resumed %d: %v", n, err)
-	}
+	svc = restart(t, svc, st, path, service.Config{})
 	done, err := svc.Wait(ctx, e.ARN)
 	if err != nil || done.Status != "SUCCEEDED" {
 		t.Fatalf("%+v %v", done, err)

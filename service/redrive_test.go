@@ -61,21 +61,7 @@ func TestRedriveAcrossRestart(t *testing.T) {
 	if d, err := svc.DescribeExecution(ctx, e.ARN); err != nil || d.Status != "RUNNING" || !d.Stopped.IsZero() || d.Error != "" {
 		t.Fatalf("redriven: %+v %v", d, err)
 	}
-	svc.Close()
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	st, err = sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc = service.New(service.Config{Store: st})
-	defer svc.Close()
-	if n, err := svc.Resume(ctx); err != nil || n != 1 {
-		t.Fatalf("resumed %d: %v", n, err)
-	}
+	svc = restart(t, svc, st, path, service.Config{})
 	if err := svc.SendTaskSuccess(ctx, token, `"b"`); err != nil {
 		t.Fatal(err)
 	}
