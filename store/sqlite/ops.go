@@ -82,6 +82,7 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 		if _, err := tx.Exec(`DELETE FROM executions WHERE seq IN `+in, keys...); err != nil {
 			return err
 		}
+		s.changes = append(s.changes, change{kind: deletedAll})
 		// With them go their Map Runs (with the child executions and their
 		// histories), redrive records and version references.
 		names := make([]any, len(arns))

@@ -7,14 +7,50 @@ import (
 	"sync"
 )
 
+// readers is how many read connections the pool holds.
+const readers = 4
+
 // reader is the pool of read connections with its prepared statements:
 // each distinct query text (values are always parameters, so there are
 // few) is prepared once rather than parsed on every call, which cost about
 // as much as running the query.
+//
+// Reads take their turn at the gate, first come first served, before
+// they ask database/sql for a connection: database/sql hands a freed
+// connection to a waiting caller picked at random, so under a load of
+// more callers than connections some waited many times longer than the
+// rest (the tail of the API's latency). The gate holds as many places as
+// the pool has connections, so database/sql never makes a caller wait.
 type reader struct {
 	db    *sql.DB
-	stmts sync.Map // query text → *sql.Stmt
+	stmts sync.Map      // query text → *sql.Stmt
+	gate  chan struct{} // a place per connection, taken in arrival order
 }
+
+func newReader(db *sql.DB) *reader {
+	db.SetMaxOpenConns(readers)
+	db.SetMaxIdleConns(readers)
+	return &reader{db: db, gate: make(chan struct{}, readers)}
+}
+
+// enter waits for a place at the gate (blocked senders on a channel are
+// served in the order they came).
+func (r *reader) enter(ctx context.Context) error {
+	select {
+	case r.gate <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case r.gate <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// leave gives the place back.
+func (r *reader) leave() { <-r.gate }
 
 func (r *reader) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if st, ok := r.stmts.Load(q); ok {
@@ -31,22 +67,79 @@ func (r *reader) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// QueryContext runs a query with q's prepared statement.
-func (r *reader) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+// QueryContext runs a query with q's prepared statement. The rows hold
+// their place at the gate until they are closed.
+func (r *reader) QueryContext(ctx context.Context, q string, args ...any) (*rows, error) {
 	st, err := r.stmt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	return st.QueryContext(ctx, args...)
+	if err := r.enter(ctx); err != nil {
+		return nil, err
+	}
+	rs, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		r.leave()
+		return nil, err
+	}
+	return &rows{Rows: rs, r: r}, nil
 }
 
 // QueryRowContext runs a query for one row with q's prepared statement.
+// The row holds its place at the gate until it is scanned.
 func (r *reader) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
 	st, err := r.stmt(ctx, q)
 	if err != nil {
 		return failed{err}
 	}
-	return st.QueryRowContext(ctx, args...)
+	if err := r.enter(ctx); err != nil {
+		return failed{err}
+	}
+	return &row{row: st.QueryRowContext(ctx, args...), r: r}
+}
+
+// BeginTx starts a read transaction, which holds its place at the gate
+// until done is called (after it commits or rolls back).
+func (r *reader) BeginTx(ctx context.Context) (tx *sql.Tx, done func(), err error) {
+	if err := r.enter(ctx); err != nil {
+		return nil, nil, err
+	}
+	tx, err = r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		r.leave()
+		return nil, nil, err
+	}
+	var once sync.Once
+	return tx, func() { once.Do(r.leave) }, nil
+}
+
+// rows are a query's rows with their place at the gate.
+type rows struct {
+	*sql.Rows
+	r    *reader
+	left bool
+}
+
+// Close closes the rows and gives their place back.
+func (rs *rows) Close() error {
+	err := rs.Rows.Close()
+	if !rs.left {
+		rs.left = true
+		rs.r.leave()
+	}
+	return err
+}
+
+// row is a query's row with its place at the gate.
+type row struct {
+	row *sql.Row
+	r   *reader
+}
+
+// Scan scans the row and gives its place back.
+func (w *row) Scan(dest ...any) error {
+	defer w.r.leave()
+	return w.row.Scan(dest...)
 }
 
 // Close closes the statements and the pool.

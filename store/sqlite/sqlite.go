@@ -44,6 +44,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -134,6 +135,12 @@ type Store struct {
 
 	commits atomic.Int64 // transactions committed, for tests
 
+	// recent holds the newest executions of the state machines listed
+	// lately (recent.go); changes is what the writer's transaction did to
+	// executions rows, applied to recent once it commits. Writer only.
+	recent  recent
+	changes []change
+
 	// sms caches the state machines read, by ARN, so that StartExecution,
 	// which reads its state machine, costs no query. A write of a state
 	// machine drops its entry once committed, and bumps smGen so that a
@@ -179,6 +186,7 @@ const runBatch = 64
 
 type execState struct {
 	key    int64
+	smARN  string // the state machine's ARN (for recent)
 	next   int64  // the Seq the next step must have
 	last   int64  // the id of the last event committed, 0 for none
 	status string // the executions row's status
@@ -224,8 +232,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	r.SetMaxOpenConns(4)
-	s := &Store{db: &reader{db: r}, w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
+	s := &Store{db: newReader(r), w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
 		arena: make([]byte, 0, 1<<16)} // never nil: a step without events binds an empty blob, not NULL
 	s.refs.table, s.redrives.table = "execution_refs", "redrives"
 	for _, p := range []struct {
@@ -235,7 +242,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		{&s.insExec, `INSERT INTO executions (` + execColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
-			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0
+			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0, e.state_machine_arn
 			FROM executions e LEFT JOIN step_log s ON s.exec = e.seq AND s.seq = (SELECT MAX(seq) FROM step_log WHERE exec = e.seq)
 			WHERE e.arn=?`},
 	} {
@@ -402,6 +409,7 @@ func (s *Store) commitAll(batch []*request) bool {
 	t0 := time.Now()
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	defer func() { s.txOf, s.txStmts = nil, nil }()
+	s.changes = s.changes[:0]
 	s.pending, s.ending, s.arena = s.pending[:0], s.ending[:0], s.arena[:0]
 	if cap(s.arena) > 16<<20 {
 		s.arena = make([]byte, 0, 1<<16) // a batch of large steps had grown it
@@ -451,6 +459,7 @@ func (s *Store) commitAll(batch []*request) bool {
 	}
 	if err := tx.Commit(); err == nil {
 		s.commits.Add(1)
+		s.recent.apply(s.changes) // before the callers are answered
 		if fn := s.onCommit.Load(); fn != nil {
 			(*fn)(len(batch), time.Since(t0))
 		}
@@ -715,6 +724,7 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 		if _, err := s.stmt(tx, s.updExec).Exec(status, st.Output, st.Error, st.Cause, codec.Nanos(st.Stopped), c.key); err != nil {
 			return err
 		}
+		s.changes = append(s.changes, change{kind: updated, s: summary{key: c.key, smARN: c.smARN, status: status, stopped: codec.Nanos(st.Stopped)}})
 	}
 	c.next, c.last, c.status, c.dirty = st.Seq+1, last, status, dirty
 	return nil
@@ -807,7 +817,7 @@ func (s *Store) execState(tx *sql.Tx, arn string) (*execState, error) {
 		return nil, err
 	}
 	c := &execState{}
-	if err := s.stmt(tx, s.selExec).QueryRow(arn).Scan(&c.key, &c.next, &c.last, &c.status, &c.dirty); err != nil {
+	if err := s.stmt(tx, s.selExec).QueryRow(arn).Scan(&c.key, &c.next, &c.last, &c.status, &c.dirty, &c.smARN); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, refuse(fmt.Errorf("execution %s: %w", arn, store.ErrNotFound))
 		}
@@ -835,7 +845,7 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))
 		}
-		if err != nil || first == nil {
+		if err != nil {
 			return err
 		}
 		// From here on a failure rolls the batch back: the row is written.
@@ -843,7 +853,12 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 		if err != nil {
 			return unrefused(err)
 		}
-		c := &execState{key: key, status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
+		s.changes = append(s.changes, change{kind: created, s: summary{key: key, arn: e.ARN, name: e.Name, smARN: e.StateMachineARN, smName: e.StateMachineName,
+			typ: e.Type, status: e.Status, started: codec.Nanos(e.Started), stopped: codec.Nanos(e.Stopped)}})
+		if first == nil {
+			return nil
+		}
+		c := &execState{key: key, smARN: e.StateMachineARN, status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
 		s.remember(e.ARN, c)
 		return unrefused(s.insertStep(tx, c, first))
 	})
@@ -876,17 +891,6 @@ func scanExec(row scanner) (*store.Execution, error) {
 // followed by the row key.
 const listColumns = `arn, name, state_machine_arn, state_machine_name, type, status, started, stopped, seq`
 
-// scanListed scans an execution's summary (listColumns).
-func scanListed(row scanner) (execKeyed, error) {
-	var e store.Execution
-	var started, stopped, key int64
-	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Type, &e.Status, &started, &stopped, &key); err != nil {
-		return execKeyed{}, err
-	}
-	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
-	return execKeyed{&e, key}, nil
-}
-
 type execKeyed struct {
 	e   *store.Execution
 	key int64
@@ -904,10 +908,118 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 	return e, nil
 }
 
-// ListExecutions implements store.Store.
+// ListExecutions implements store.Store: from the state machine's window
+// of recent executions when it holds the page (recent.go), else from the
+// database.
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
-	return bySeq(ctx, s.db, kindExecutions, codec.FilterHash(smARN, status), `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
-		[]any{smARN}, status, p, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
+	filter := codec.FilterHash(smARN, status)
+	limit := codec.PageLimit(p)
+	before := int64(math.MaxInt64)
+	if p.Token != "" {
+		b, _, err := codec.ParseToken(p.Token, kindExecutions, filter, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		before = b
+	}
+	if list, keys, ok := s.recent.list(ctx, smARN, status, before, limit+1, s.fillRecent); ok {
+		next := ""
+		if len(list) > limit {
+			list = list[:limit]
+			next = codec.MakeToken(kindExecutions, filter, keys[limit-1])
+		}
+		return list, next, nil
+	}
+	return s.listExecs(ctx, kindExecutions, codec.FilterHash(smARN, status), `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
+		[]any{smARN}, status, p)
+}
+
+// packedList is one listed execution (the columns of listColumns) as one
+// text: the numbers and the byte lengths of the texts, each followed by a
+// comma, then the texts themselves. A page is the concatenation of its
+// rows, read as one value (see listExecs).
+const packedList = `concat(seq, ',', started, ',', stopped, ',', octet_length(arn), ',', octet_length(name), ',',
+	octet_length(state_machine_arn), ',', octet_length(state_machine_name), ',', octet_length(type), ',', octet_length(status), ',',
+	arn, name, state_machine_arn, state_machine_name, type, status)`
+
+// listExecs is bySeq for lists of executions (q selects listColumns),
+// whose page is read as one packed value rather than row by row and
+// column by column: each column read through the driver costs a few
+// calls into SQLite, each taking the connection's mutex, which made a
+// page of 100 executions cost about 6 µs an execution.
+func (s *Store) listExecs(ctx context.Context, kind byte, filter uint64, q string, args []any, status string, p store.Page) ([]*store.Execution, string, error) {
+	return pageBySeq(kind, filter, q, args, status, p, func(q string, args []any) ([]execKeyed, error) {
+		return s.readPacked(ctx, q, args)
+	}, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
+}
+
+// readPacked runs q, which selects listColumns, and reads its rows as one
+// packed value.
+func (s *Store) readPacked(ctx context.Context, q string, args []any) ([]execKeyed, error) {
+	var packed string
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(group_concat(`+packedList+`, ''), '') FROM (`+q+`)`, args...).Scan(&packed); err != nil {
+		return nil, err
+	}
+	list, err := unpackList(packed)
+	if err != nil {
+		return nil, err
+	}
+	// The rows come in the subquery's order, newest first; group_concat
+	// does not promise it, so it is checked (and restored if need be).
+	if !slices.IsSortedFunc(list, func(a, b execKeyed) int { return cmpInt(b.key, a.key) }) {
+		slices.SortFunc(list, func(a, b execKeyed) int { return cmpInt(b.key, a.key) })
+	}
+	return list, nil
+}
+
+// unpackList reads the executions that packedList wrote; their texts
+// share the one string.
+func unpackList(s string) ([]execKeyed, error) {
+	var out []execKeyed
+	for len(s) > 0 {
+		var n [9]int64
+		for i := range n {
+			j := strings.IndexByte(s, ',')
+			if j < 0 {
+				return nil, fmt.Errorf("a listed execution is cut short")
+			}
+			v, err := strconv.ParseInt(s[:j], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("a listed execution: %w", err)
+			}
+			n[i], s = v, s[j+1:]
+		}
+		texts := n[3:]
+		var str [6]string
+		for i, l := range texts {
+			if l < 0 || l > int64(len(s)) {
+				return nil, fmt.Errorf("a listed execution is cut short")
+			}
+			str[i], s = s[:l], s[l:]
+		}
+		e := &store.Execution{ARN: str[0], Name: str[1], StateMachineARN: str[2], StateMachineName: str[3], Type: str[4], Status: str[5],
+			Started: codec.FromNanos(n[1]), Stopped: codec.FromNanos(n[2])}
+		out = append(out, execKeyed{e, n[0]})
+	}
+	return out, nil
+}
+
+// fillRecent reads the newest executions of a state machine for its
+// window; complete says that there are no others.
+func (s *Store) fillRecent(ctx context.Context, smARN string) ([]summary, bool, error) {
+	rows, err := s.readPacked(ctx, `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=? ORDER BY seq DESC LIMIT ?`, []any{smARN, recentWindow + 1})
+	if err != nil {
+		return nil, false, err
+	}
+	complete := len(rows) <= recentWindow
+	rows = rows[:min(len(rows), recentWindow)]
+	items := make([]summary, len(rows))
+	for i, r := range rows {
+		e := r.e
+		items[len(rows)-1-i] = summary{key: r.key, arn: e.ARN, name: e.Name, smARN: e.StateMachineARN, smName: e.StateMachineName, typ: e.Type,
+			status: e.Status, started: codec.Nanos(e.Started), stopped: codec.Nanos(e.Stopped)}
+	}
+	return items, complete, nil
 }
 
 // bySeq lists a page of rows newest first (by seq, descending): q selects
@@ -915,6 +1027,15 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 // page's token holds the last seq read, checked against kind and filter.
 func bySeq[R, T any](ctx context.Context, db *reader, kind byte, filter uint64, q string, args []any, status string, p store.Page,
 	scan func(scanner) (R, error), item func(R) (T, int64)) ([]T, string, error) {
+	return pageBySeq(kind, filter, q, args, status, p, func(q string, args []any) ([]R, error) {
+		return query(ctx, db, scan, q, args...)
+	}, item)
+}
+
+// pageBySeq is bySeq with the rows read by fetch, which runs the query it
+// is given.
+func pageBySeq[R, T any](kind byte, filter uint64, q string, args []any, status string, p store.Page,
+	fetch func(q string, args []any) ([]R, error), item func(R) (T, int64)) ([]T, string, error) {
 	limit := codec.PageLimit(p)
 	if status != "" {
 		q += ` AND status=?`
@@ -928,7 +1049,7 @@ func bySeq[R, T any](ctx context.Context, db *reader, kind byte, filter uint64, 
 		q += ` AND seq<?`
 		args = append(args, before)
 	}
-	rows, err := query(ctx, db, scan, q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1)...)
+	rows, err := fetch(q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1))
 	if err != nil {
 		return nil, "", err
 	}
@@ -998,10 +1119,11 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 // Of an execution whose last step has a wake time only that step is read,
 // and of a step's events only their ids (the row's range).
 func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*store.Step) error) error {
-	tx, err := s.db.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, done, err := s.db.BeginTx(ctx)
 	if err != nil {
 		return err
 	}
+	defer done()
 	defer tx.Rollback()
 	// A running execution has no output, error, cause or stop time: only
 	// the other columns are read.
