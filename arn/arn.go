@@ -117,8 +117,17 @@ var ErrInvalid = errors.New("invalid ARN")
 
 // Parse splits an ARN into its parts.
 func Parse(s string) (ARN, error) {
-	parts := strings.SplitN(s, ":", 6)
-	if len(parts) < 6 || parts[0] != "arn" || parts[1] == "" || parts[2] == "" || parts[5] == "" {
+	// Five cuts rather than strings.SplitN, which allocates the parts
+	// (the API parses an ARN or two per request).
+	var parts [6]string
+	rest, ok := s, true
+	for i := range 5 {
+		if parts[i], rest, ok = strings.Cut(rest, ":"); !ok {
+			return ARN{}, fmt.Errorf("%w: %q", ErrInvalid, s)
+		}
+	}
+	parts[5] = rest
+	if parts[0] != "arn" || parts[1] == "" || parts[2] == "" || parts[5] == "" {
 		return ARN{}, fmt.Errorf("%w: %q", ErrInvalid, s)
 	}
 	a := ARN{Partition: parts[1], Service: parts[2], Region: parts[3], Account: parts[4], Resource: parts[5]}
@@ -127,12 +136,30 @@ func Parse(s string) (ARN, error) {
 		typ = typ[:i]
 	}
 	a.Type = typ
-	if a.Service == "states" {
-		if rest, ok := strings.CutPrefix(a.Resource, typ+":"); ok {
-			a.Names = strings.Split(rest, ":")
-		}
+	if a.Service == "states" && len(a.Resource) > len(typ) && a.Resource[len(typ)] == ':' {
+		a.Names = strings.Split(a.Resource[len(typ)+1:], ":")
 	}
 	return a, nil
+}
+
+// TypeOf returns the resource type of s ("execution", "express",
+// "stateMachine", …) as Parse would, or "" when s is not an ARN; it
+// allocates nothing.
+func TypeOf(s string) string {
+	rest, ok := s, true
+	var part string
+	for i := range 5 {
+		if part, rest, ok = strings.Cut(rest, ":"); !ok || i == 0 && part != "arn" || (i == 1 || i == 2) && part == "" {
+			return ""
+		}
+	}
+	if rest == "" {
+		return ""
+	}
+	if i := strings.IndexAny(rest, ":/"); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
 }
 
 // Scope returns the region and account of a.

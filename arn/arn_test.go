@@ -108,3 +108,29 @@ func TestService(t *testing.T) {
 		}
 	}
 }
+
+func TestTypeOf(t *testing.T) {
+	for _, s := range []string{
+		"arn:aws:states:us-east-1:123456789012:execution:sm:e",
+		"arn:aws:states:us-east-1:123456789012:express:sm:e:f",
+		"arn:aws:states:us-east-1:123456789012:stateMachine:sm",
+		"arn:aws:states:us-east-1:123456789012:stateMachine:sm:1",
+		"arn:aws:lambda:us-east-1:123456789012:function:f",
+		"arn:aws:s3:::bucket/key",
+		"arn:aws:iam::123456789012:role/r",
+		"arn:aws:states:us-east-1:1",
+		"not an arn",
+		"x:aws:states:us-east-1:1:execution:sm:e",
+		"arn::states:us-east-1:1:execution:sm:e",
+		"arn:aws:states:us-east-1:1:",
+		"",
+	} {
+		want := ""
+		if a, err := arn.Parse(s); err == nil {
+			want = a.Type
+		}
+		if got := arn.TypeOf(s); got != want {
+			t.Errorf("TypeOf(%q) = %q, Parse's type %q", s, got, want)
+		}
+	}
+}

@@ -554,7 +554,7 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 
 // storeFor returns the store that keeps the execution of ARN s.
 func (s *Service) storeFor(execution string) store.Store {
-	if a, err := arn.Parse(execution); err == nil && a.Type == arn.Express {
+	if arn.TypeOf(execution) == arn.Express {
 		return s.express
 	}
 	return s.store

@@ -44,7 +44,11 @@ type summary struct {
 // change is what a committed write did to an executions row.
 type change struct {
 	kind changeKind
-	s    summary // created: the whole row; updated: key, smARN, status, stopped
+	s    summary // created: the whole row; updated: key, arn, smARN, status, stopped
+	// e is the whole row of a created execution; output, errName and
+	// cause are an update's.
+	e                      *store.Execution
+	output, errName, cause string
 }
 
 type changeKind uint8
@@ -65,10 +69,96 @@ type window struct {
 	log     []change
 }
 
-// recent is the windows of the state machines listed lately.
+// recent is the windows of the state machines listed lately, and the
+// rows of the executions created lately.
 type recent struct {
 	mu  sync.Mutex
 	sms map[string]*window
+	// rows are the executions created lately, by ARN, as committed (a
+	// DescribeExecution, or a caller waiting for an execution's end,
+	// reads no page for them); order is their ARNs oldest first, and
+	// size what their texts take, both kept within recentRows and
+	// recentBytes.
+	rows  map[string]*store.Execution
+	order []string
+	size  int
+}
+
+// The most executions, and bytes of their texts, that recent keeps rows
+// of; a row larger than recentRowMax is not kept.
+const (
+	recentRows   = 10000
+	recentBytes  = 32 << 20
+	recentRowMax = 1 << 20
+)
+
+// rowSize is what an execution row's texts take.
+func rowSize(e *store.Execution) int {
+	return len(e.ARN) + len(e.Name) + len(e.StateMachineARN) + len(e.StateMachineName) + len(e.Definition) + len(e.RoleARN) +
+		len(e.TestCase) + len(e.Input) + len(e.Output) + len(e.Error) + len(e.Cause)
+}
+
+// execution returns a copy of an execution's row when recent has it.
+func (r *recent) execution(arn string) (*store.Execution, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.rows[arn]
+	if e == nil {
+		return nil, false
+	}
+	c := *e
+	return &c, true
+}
+
+// keepRow applies a change to the rows.
+func (r *recent) keepRow(c change) {
+	switch c.kind {
+	case created:
+		e := *c.e
+		// As read back from the database: times in nanoseconds.
+		e.Started, e.Stopped = codec.FromNanos(codec.Nanos(e.Started)), codec.FromNanos(codec.Nanos(e.Stopped))
+		n := rowSize(&e)
+		if n > recentRowMax {
+			return
+		}
+		if r.rows == nil {
+			r.rows = map[string]*store.Execution{}
+		}
+		if old := r.rows[e.ARN]; old != nil {
+			r.size -= rowSize(old)
+		} else {
+			r.order = append(r.order, e.ARN)
+		}
+		r.rows[e.ARN] = &e
+		r.size += n
+		for len(r.order) > recentRows || r.size > recentBytes {
+			if old := r.rows[r.order[0]]; old != nil {
+				r.size -= rowSize(old)
+				delete(r.rows, r.order[0])
+			}
+			r.order = r.order[1:]
+		}
+		if cap(r.order) > 4*recentRows {
+			r.order = slices.Clone(r.order)
+		}
+	case updated:
+		e := r.rows[c.s.arn]
+		if e == nil {
+			return
+		}
+		n := rowSize(e)
+		u := *e
+		u.Status, u.Output, u.Error, u.Cause, u.Stopped = c.s.status, c.output, c.errName, c.cause, codec.FromNanos(c.s.stopped)
+		if m := rowSize(&u); m > recentRowMax {
+			delete(r.rows, u.ARN) // its place in order goes when it comes first
+			r.size -= n
+		} else {
+			r.rows[u.ARN] = &u
+			r.size += m - n
+		}
+	case deletedAll:
+		r.rows, r.order, r.size = nil, nil, 0
+	}
 }
 
 // apply applies the changes of a committed transaction.
@@ -79,6 +169,7 @@ func (r *recent) apply(changes []change) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range changes {
+		r.keepRow(c)
 		if c.kind == deletedAll {
 			r.sms = nil
 			continue

@@ -44,7 +44,13 @@ func TestRecentWindow(t *testing.T) {
 	}
 	end := func(arn string, i int) {
 		status := [...]string{"SUCCEEDED", "FAILED", "ABORTED"}[i%3]
-		if err := s.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: 1, Status: status, Stopped: time.Unix(int64(5000+i), 0),
+		var output, errName string
+		if status == "SUCCEEDED" {
+			output = fmt.Sprintf(`{"i":%d}`, i)
+		} else {
+			errName = "E"
+		}
+		if err := s.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: 1, Status: status, Stopped: time.Unix(int64(5000+i), 0), Output: output, Error: errName,
 			Events: []store.Event{{ID: 1, Type: "ExecutionSucceeded", JSON: []byte(`{}`)}}}); err != nil {
 			t.Error(err)
 		}
@@ -156,6 +162,20 @@ func comparePages(t *testing.T, s *Store, sm, status string, limit int, when str
 		for i := range g {
 			if *g[i] != *w[i] {
 				t.Fatalf("%s: %s %q limit %d page %d item %d: %+v, the database: %+v", when, sm, status, limit, page, i, *g[i], *w[i])
+			}
+		}
+		for _, e := range g {
+			// The row as DescribeExecution reads it, against the database.
+			got, err := s.GetExecution(ctx, e.ARN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := scanExec(s.db.QueryRowContext(ctx, `SELECT `+execColumns+` FROM executions WHERE arn=?`, e.ARN))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *got != *want {
+				t.Fatalf("%s: GetExecution: %+v, the database: %+v", when, *got, *want)
 			}
 		}
 		if gNext == "" {

@@ -724,7 +724,8 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 		if _, err := s.stmt(tx, s.updExec).Exec(status, st.Output, st.Error, st.Cause, codec.Nanos(st.Stopped), c.key); err != nil {
 			return err
 		}
-		s.changes = append(s.changes, change{kind: updated, s: summary{key: c.key, smARN: c.smARN, status: status, stopped: codec.Nanos(st.Stopped)}})
+		s.changes = append(s.changes, change{kind: updated, s: summary{key: c.key, arn: st.ExecutionARN, smARN: c.smARN, status: status, stopped: codec.Nanos(st.Stopped)},
+			output: st.Output, errName: st.Error, cause: st.Cause})
 	}
 	c.next, c.last, c.status, c.dirty = st.Seq+1, last, status, dirty
 	return nil
@@ -854,7 +855,7 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 			return unrefused(err)
 		}
 		s.changes = append(s.changes, change{kind: created, s: summary{key: key, arn: e.ARN, name: e.Name, smARN: e.StateMachineARN, smName: e.StateMachineName,
-			typ: e.Type, status: e.Status, started: codec.Nanos(e.Started), stopped: codec.Nanos(e.Stopped)}})
+			typ: e.Type, status: e.Status, started: codec.Nanos(e.Started), stopped: codec.Nanos(e.Stopped)}, e: e})
 		if first == nil {
 			return nil
 		}
@@ -897,7 +898,11 @@ type execKeyed struct {
 }
 
 // GetExecution implements store.Store.
+// Executions created lately come from memory (recent.go).
 func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution, error) {
+	if e, ok := s.recent.execution(arn); ok {
+		return e, nil
+	}
 	e, err := scanExec(s.db.QueryRowContext(ctx, `SELECT `+execColumns+` FROM executions WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
