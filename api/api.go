@@ -266,6 +266,7 @@ func (h *Handler) ReleaseWhenIdle(ctx context.Context, idle time.Duration) {
 			case n != last:
 				last, since, released = n, now, false
 			case !released && now.Sub(since) >= idle:
+				_ = h.svc.ReleaseMemory(ctx) // the store's caches first, then the Go heap
 				debug.FreeOSMemory()
 				released = true
 			}

@@ -201,6 +201,15 @@ func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
 // Region returns the configured region.
 func (s *Service) Region() string { return s.cfg.Region }
 
+// ReleaseMemory asks the store to free the memory its caches hold, when
+// it can (the SQLite store's page caches), for a server gone idle.
+func (s *Service) ReleaseMemory(ctx context.Context) error {
+	if r, ok := s.store.(interface{ ReleaseMemory(context.Context) error }); ok {
+		return r.ReleaseMemory(ctx)
+	}
+	return nil
+}
+
 // Close stops the drivers; executions stay RUNNING in the store and resume
 // on the next start.
 func (s *Service) Close() {

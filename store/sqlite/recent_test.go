@@ -184,3 +184,24 @@ func comparePages(t *testing.T, s *Store, sm, status string, limit int, when str
 		got.Token, want.Token = gNext, wNext
 	}
 }
+
+// TestReleaseMemory checks that freeing the caches' memory leaves the
+// store whole: what was committed reads back, and writes go on.
+func TestReleaseMemory(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	arn := newExec(t, s, "a")
+	if err := <-appendAsync(s, arn, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReleaseMemory(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-appendAsync(s, arn, 2); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := s.Steps(ctx, arn)
+	if err != nil || len(steps) != 3 {
+		t.Fatalf("%d steps, %v; want 3", len(steps), err)
+	}
+}
