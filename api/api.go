@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -179,9 +180,36 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Header().Set("x-amzn-RequestId", uuid.New())
-	b, _ := json.Marshal(out)
-	_, _ = w.Write(b)
+	writeJSON(w, out)
 	return op, "OK"
+}
+
+// encoders are the buffers answers are encoded in, kept between requests
+// (an answer of a list is tens of kilobytes).
+var encoders = sync.Pool{New: func() any {
+	e := &encoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	return e
+}}
+
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// writeJSON writes v as json.Marshal would encode it, through a buffer of
+// encoders.
+func writeJSON(w io.Writer, v any) {
+	e := encoders.Get().(*encoder)
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
+		// What json.Marshal would have answered: nothing.
+		e.buf.Reset()
+	}
+	_, _ = w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
+	if e.buf.Cap() <= 1<<20 {
+		encoders.Put(e)
+	}
 }
 
 // writeError answers err in AWS's shape and returns its code.

@@ -226,7 +226,7 @@ func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
 	dst = append(dst, '{')
 	if withTimestamp {
 		dst = append(dst, `"timestamp":`...)
-		dst = value.Append(dst, value.Float(float64(e.Timestamp.UnixMilli())/1000))
+		dst = appendSeconds(dst, e.Timestamp.UnixMilli())
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"type":`...)
@@ -256,6 +256,30 @@ func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
 		}
 	}
 	return append(dst, '}')
+}
+
+// appendSeconds appends a time in milliseconds as epoch seconds, the text
+// value.Float(float64(ms)/1000) has (the shortest that reads back as that
+// float), without formatting a float: below 10^15 milliseconds (the year
+// 33658) the decimal seconds.milliseconds has at most 15 significant
+// digits, so it is the one decimal of that length or shorter that reads
+// back as the float, and the text is that decimal without trailing zeros.
+func appendSeconds(dst []byte, ms int64) []byte {
+	if ms < 0 || ms >= 1e15 {
+		return value.Append(dst, value.Float(float64(ms)/1000))
+	}
+	dst = strconv.AppendInt(dst, ms/1000, 10)
+	frac := ms % 1000
+	if frac == 0 {
+		return dst
+	}
+	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 3
+	for digits[n-1] == '0' {
+		n--
+	}
+	dst = append(dst, '.')
+	return append(dst, digits[:n]...)
 }
 
 // Values returns the events as a JSON array.

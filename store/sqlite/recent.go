@@ -260,19 +260,24 @@ func (r *recent) list(ctx context.Context, smARN, status string, before int64, n
 	if w.loading {
 		return nil, nil, false
 	}
-	var out []*store.Execution
-	var keys []int64
 	i, _ := slices.BinarySearchFunc(w.items, before, func(s summary, key int64) int { return cmpInt(s.key, key) })
-	for i--; i >= 0 && len(out) < n; i-- {
+	// The executions listed are made in one slab.
+	slab := make([]store.Execution, 0, min(n, i))
+	keys := make([]int64, 0, min(n, i))
+	for i--; i >= 0 && len(slab) < n; i-- {
 		s := &w.items[i]
 		if status != "" && s.status != status {
 			continue
 		}
-		out = append(out, &store.Execution{ARN: s.arn, Name: s.name, StateMachineARN: s.smARN, StateMachineName: s.smName, Type: s.typ,
+		slab = append(slab, store.Execution{ARN: s.arn, Name: s.name, StateMachineARN: s.smARN, StateMachineName: s.smName, Type: s.typ,
 			Status: s.status, Started: codec.FromNanos(s.started), Stopped: codec.FromNanos(s.stopped)})
 		keys = append(keys, s.key)
 	}
-	if len(out) < n && !w.complete {
+	out := make([]*store.Execution, len(slab))
+	for j := range slab {
+		out[j] = &slab[j]
+	}
+	if len(slab) < n && !w.complete {
 		return nil, nil, false // older executions may match
 	}
 	return out, keys, true
