@@ -7,8 +7,12 @@ import (
 	"sync"
 )
 
-// readers is how many read connections the pool holds.
-const readers = 4
+// readers is how many read connections the pool holds. Under a load of
+// many more callers, a read holding a connection may wait for a core in
+// the middle of its query; with 4 connections the reads behind it waited
+// too (the API load's p99 86–109 ms, against 62–78 ms with 16, alternating
+// in one run).
+const readers = 16
 
 // reader is the pool of read connections with its prepared statements:
 // each distinct query text (values are always parameters, so there are
@@ -111,6 +115,39 @@ func (r *reader) BeginTx(ctx context.Context) (tx *sql.Tx, done func(), err erro
 	}
 	var once sync.Once
 	return tx, func() { once.Do(r.leave) }, nil
+}
+
+// eachConn runs fn on every connection of the pool, once every place at
+// the gate is taken (so that they are all idle).
+func (r *reader) eachConn(ctx context.Context, fn func(c *sql.Conn) error) error {
+	taken := 0
+	defer func() {
+		for range taken {
+			r.leave()
+		}
+	}()
+	for range readers {
+		if err := r.enter(ctx); err != nil {
+			return err
+		}
+		taken++
+	}
+	conns := make([]*sql.Conn, 0, readers)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	var errs []error
+	for range readers {
+		c, err := r.db.Conn(ctx)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		conns = append(conns, c)
+		errs = append(errs, fn(c))
+	}
+	return errors.Join(errs...)
 }
 
 // rows are a query's rows with their place at the gate.

@@ -510,13 +510,10 @@ func (s *Store) ReleaseMemory(ctx context.Context) error {
 		_, err := tx.Exec(`PRAGMA shrink_memory`)
 		return err
 	})
-	for range readers {
-		var n int
-		if e := s.db.QueryRowContext(ctx, `PRAGMA shrink_memory`).Scan(&n); e != nil && !errors.Is(e, sql.ErrNoRows) {
-			err = errors.Join(err, e)
-		}
-	}
-	return err
+	return errors.Join(err, s.db.eachConn(ctx, func(c *sql.Conn) error {
+		_, err := c.ExecContext(ctx, `PRAGMA shrink_memory`)
+		return err
+	}))
 }
 
 // Close commits the pending writes, stops the writer and closes the
