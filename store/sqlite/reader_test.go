@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -76,40 +74,4 @@ func TestReaderGate(t *testing.T) {
 	if n := len(s.db.gate); n != 0 {
 		t.Fatalf("%d places taken", n)
 	}
-}
-
-// FuzzUnpackList checks that unpackList never fails to read what
-// packedList's form holds, and never panics on anything else.
-func FuzzUnpackList(f *testing.F) {
-	f.Add("arn:aws:states:us-east-1:1:execution:a:e,1", "e,1", "RUNNING", int64(5), int64(1), int64(0))
-	f.Add("", "", "", int64(0), int64(0), int64(0))
-	f.Add("a,b,c", "é\x00", "SUCCEEDED", int64(-1), int64(1<<62), int64(-7))
-	f.Fuzz(func(t *testing.T, arn, name, status string, key, started, stopped int64) {
-		pack := func(n []int64, texts ...string) string {
-			var b strings.Builder
-			for _, v := range n {
-				b.WriteString(strconv.FormatInt(v, 10) + ",")
-			}
-			for _, s := range texts {
-				b.WriteString(strconv.Itoa(len(s)) + ",")
-			}
-			for _, s := range texts {
-				b.WriteString(s)
-			}
-			return b.String()
-		}
-		one := pack([]int64{key, started, stopped}, arn, name, "sm", "b", "STANDARD", status)
-		list, err := unpackList(one + one)
-		if err != nil || len(list) != 2 {
-			t.Fatalf("unpack: %d, %v", len(list), err)
-		}
-		for _, e := range list {
-			if e.key != key || e.e.ARN != arn || e.e.Name != name || e.e.Status != status || e.e.StateMachineARN != "sm" {
-				t.Fatalf("unpacked %+v (key %d)", *e.e, e.key)
-			}
-		}
-		// Anything else: an error or a list, never a panic.
-		_, _ = unpackList(arn + name + status)
-		_, _ = unpackList(one[:len(one)/2])
-	})
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -138,9 +139,6 @@ func (r *recent) keepRow(c change) {
 			}
 			r.order = r.order[1:]
 		}
-		if cap(r.order) > 4*recentRows {
-			r.order = slices.Clone(r.order)
-		}
 	case updated:
 		e := r.rows[c.s.arn]
 		if e == nil {
@@ -188,7 +186,7 @@ func (r *recent) apply(changes []change) {
 
 // apply applies one change to a filled window.
 func (w *window) apply(c change) {
-	i, found := slices.BinarySearchFunc(w.items, c.s.key, func(s summary, key int64) int { return cmpInt(s.key, key) })
+	i, found := slices.BinarySearchFunc(w.items, c.s.key, func(s summary, key int64) int { return cmp.Compare(s.key, key) })
 	switch c.kind {
 	case created:
 		if found {
@@ -208,16 +206,6 @@ func (w *window) apply(c change) {
 			w.items[i].status, w.items[i].stopped = c.s.status, c.s.stopped
 		}
 	}
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // list returns up to n executions of smARN with the status (any when
@@ -260,7 +248,7 @@ func (r *recent) list(ctx context.Context, smARN, status string, before int64, n
 	if w.loading {
 		return nil, nil, false
 	}
-	i, _ := slices.BinarySearchFunc(w.items, before, func(s summary, key int64) int { return cmpInt(s.key, key) })
+	i, _ := slices.BinarySearchFunc(w.items, before, func(s summary, key int64) int { return cmp.Compare(s.key, key) })
 	// The executions listed are made in one slab.
 	slab := make([]store.Execution, 0, min(n, i))
 	keys := make([]int64, 0, min(n, i))

@@ -151,8 +151,8 @@ func comparePages(t *testing.T, s *Store, sm, status string, limit int, when str
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, wNext, err := s.listExecs(ctx, kindExecutions, codec.FilterHash(sm, status), `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
-			[]any{sm}, status, want)
+		w, wNext, err := bySeq(ctx, s.db, kindExecutions, codec.FilterHash(sm, status), `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
+			[]any{sm}, status, want, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -914,6 +913,17 @@ func scanExec(row scanner) (*store.Execution, error) {
 // followed by the row key.
 const listColumns = `arn, name, state_machine_arn, state_machine_name, type, status, started, stopped, seq`
 
+// scanListed scans an execution's summary (listColumns).
+func scanListed(row scanner) (execKeyed, error) {
+	var e store.Execution
+	var started, stopped, key int64
+	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Type, &e.Status, &started, &stopped, &key); err != nil {
+		return execKeyed{}, err
+	}
+	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
+	return execKeyed{&e, key}, nil
+}
+
 type execKeyed struct {
 	e   *store.Execution
 	key int64
@@ -957,84 +967,14 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 		}
 		return list, next, nil
 	}
-	return s.listExecs(ctx, kindExecutions, codec.FilterHash(smARN, status), `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
-		[]any{smARN}, status, p)
-}
-
-// packedList is one listed execution (the columns of listColumns) as one
-// text: the numbers and the byte lengths of the texts, each followed by a
-// comma, then the texts themselves. A page is the concatenation of its
-// rows, read as one value (see listExecs).
-const packedList = `concat(seq, ',', started, ',', stopped, ',', octet_length(arn), ',', octet_length(name), ',',
-	octet_length(state_machine_arn), ',', octet_length(state_machine_name), ',', octet_length(type), ',', octet_length(status), ',',
-	arn, name, state_machine_arn, state_machine_name, type, status)`
-
-// listExecs is bySeq for lists of executions (q selects listColumns),
-// whose page is read as one packed value rather than row by row and
-// column by column: each column read through the driver costs a few
-// calls into SQLite, each taking the connection's mutex, which made a
-// page of 100 executions cost about 6 µs an execution.
-func (s *Store) listExecs(ctx context.Context, kind byte, filter uint64, q string, args []any, status string, p store.Page) ([]*store.Execution, string, error) {
-	return pageBySeq(kind, filter, q, args, status, p, func(q string, args []any) ([]execKeyed, error) {
-		return s.readPacked(ctx, q, args)
-	}, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
-}
-
-// readPacked runs q, which selects listColumns, and reads its rows as one
-// packed value.
-func (s *Store) readPacked(ctx context.Context, q string, args []any) ([]execKeyed, error) {
-	var packed string
-	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(group_concat(`+packedList+`, ''), '') FROM (`+q+`)`, args...).Scan(&packed); err != nil {
-		return nil, err
-	}
-	list, err := unpackList(packed)
-	if err != nil {
-		return nil, err
-	}
-	// The rows come in the subquery's order, newest first; group_concat
-	// does not promise it, so it is checked (and restored if need be).
-	if !slices.IsSortedFunc(list, func(a, b execKeyed) int { return cmpInt(b.key, a.key) }) {
-		slices.SortFunc(list, func(a, b execKeyed) int { return cmpInt(b.key, a.key) })
-	}
-	return list, nil
-}
-
-// unpackList reads the executions that packedList wrote; their texts
-// share the one string.
-func unpackList(s string) ([]execKeyed, error) {
-	var out []execKeyed
-	for len(s) > 0 {
-		var n [9]int64
-		for i := range n {
-			j := strings.IndexByte(s, ',')
-			if j < 0 {
-				return nil, fmt.Errorf("a listed execution is cut short")
-			}
-			v, err := strconv.ParseInt(s[:j], 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("a listed execution: %w", err)
-			}
-			n[i], s = v, s[j+1:]
-		}
-		texts := n[3:]
-		var str [6]string
-		for i, l := range texts {
-			if l < 0 || l > int64(len(s)) {
-				return nil, fmt.Errorf("a listed execution is cut short")
-			}
-			str[i], s = s[:l], s[l:]
-		}
-		e := &store.Execution{ARN: str[0], Name: str[1], StateMachineARN: str[2], StateMachineName: str[3], Type: str[4], Status: str[5],
-			Started: codec.FromNanos(n[1]), Stopped: codec.FromNanos(n[2])}
-		out = append(out, execKeyed{e, n[0]})
-	}
-	return out, nil
+	return bySeq(ctx, s.db, kindExecutions, filter, `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
+		[]any{smARN}, status, p, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
 }
 
 // fillRecent reads the newest executions of a state machine for its
 // window; complete says that there are no others.
 func (s *Store) fillRecent(ctx context.Context, smARN string) ([]summary, bool, error) {
-	rows, err := s.readPacked(ctx, `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=? ORDER BY seq DESC LIMIT ?`, []any{smARN, recentWindow + 1})
+	rows, err := query(ctx, s.db, scanListed, `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=? ORDER BY seq DESC LIMIT ?`, smARN, recentWindow+1)
 	if err != nil {
 		return nil, false, err
 	}
@@ -1054,15 +994,6 @@ func (s *Store) fillRecent(ctx context.Context, smARN string) ([]summary, bool, 
 // page's token holds the last seq read, checked against kind and filter.
 func bySeq[R, T any](ctx context.Context, db *reader, kind byte, filter uint64, q string, args []any, status string, p store.Page,
 	scan func(scanner) (R, error), item func(R) (T, int64)) ([]T, string, error) {
-	return pageBySeq(kind, filter, q, args, status, p, func(q string, args []any) ([]R, error) {
-		return query(ctx, db, scan, q, args...)
-	}, item)
-}
-
-// pageBySeq is bySeq with the rows read by fetch, which runs the query it
-// is given.
-func pageBySeq[R, T any](kind byte, filter uint64, q string, args []any, status string, p store.Page,
-	fetch func(q string, args []any) ([]R, error), item func(R) (T, int64)) ([]T, string, error) {
 	limit := codec.PageLimit(p)
 	if status != "" {
 		q += ` AND status=?`
@@ -1076,7 +1007,7 @@ func pageBySeq[R, T any](kind byte, filter uint64, q string, args []any, status 
 		q += ` AND seq<?`
 		args = append(args, before)
 	}
-	rows, err := fetch(q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1))
+	rows, err := query(ctx, db, scan, q+` ORDER BY seq DESC LIMIT ?`, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}

@@ -412,7 +412,8 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
 	q := `SELECT ` + listColumns + ` FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=? AND version_arn != ''
 		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=? AND alias_arn != '')`
-	return s.listExecs(ctx, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status), q, []any{ref, ref}, status, p)
+	return bySeq(ctx, s.db, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status), q,
+		[]any{ref, ref}, status, p, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
 }
 
 // PutSettings implements store.Versioned.
