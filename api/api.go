@@ -202,11 +202,16 @@ type encoder struct {
 func writeJSON(w io.Writer, v any) {
 	e := encoders.Get().(*encoder)
 	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		// What json.Marshal would have answered: nothing.
-		e.buf.Reset()
+	if a, ok := v.(appender); ok {
+		// What json.Marshal would have answered (encode.go).
+		_, _ = w.Write(a.appendJSON(e.buf.AvailableBuffer()))
+	} else {
+		if err := e.enc.Encode(v); err != nil {
+			// What json.Marshal would have answered: nothing.
+			e.buf.Reset()
+		}
+		_, _ = w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 	}
-	_, _ = w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 	if e.buf.Cap() <= 1<<20 {
 		encoders.Put(e)
 	}

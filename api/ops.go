@@ -218,7 +218,7 @@ func listPage[T, I any](body []byte, in any, page *listInput, key string, list f
 	for _, v := range got {
 		items = append(items, item(v))
 	}
-	return withNextToken(map[string]any{key: items}, next), nil
+	return &listAnswer[I]{key: key, items: items, next: next}, nil
 }
 
 func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []byte) (any, error) {
@@ -286,7 +286,7 @@ func (h *Handler) startExecution(ctx context.Context, body []byte) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"executionArn": e.ARN, "startDate": epoch(e.Started)}, nil
+	return &startAnswer{ExecutionArn: e.ARN, StartDate: epoch(e.Started)}, nil
 }
 
 // executionDescription is DescribeExecution's and StartSyncExecution's
@@ -524,13 +524,18 @@ func (h *Handler) getExecutionHistory(ctx context.Context, body []byte) (any, er
 	if err != nil {
 		return nil, err
 	}
-	include := in.IncludeExecutionData == nil || *in.IncludeExecutionData
-	list := historyEvents(evs, include)
-	raw := make([]json.RawMessage, len(list))
-	for i, v := range list {
-		raw[i] = json.RawMessage(value.String(v))
+	out := &history{events: make([][]byte, 0, len(evs)), next: next}
+	if in.IncludeExecutionData == nil || *in.IncludeExecutionData {
+		// As the engine recorded them (compact JSON).
+		for _, ev := range evs {
+			out.events = append(out.events, ev.JSON)
+		}
+		return out, nil
 	}
-	return withNextToken(map[string]any{"events": raw}, next), nil
+	for _, v := range historyEvents(evs, false) {
+		out.events = append(out.events, []byte(value.String(v)))
+	}
+	return out, nil
 }
 
 func (h *Handler) validateDefinition(ctx context.Context, body []byte) (any, error) {
@@ -623,14 +628,6 @@ func (h *Handler) listTags(ctx context.Context, body []byte) (any, error) {
 		list = append(list, tag{Key: k, Value: tags[k]})
 	}
 	return map[string]any{"tags": list}, nil
-}
-
-// withNextToken adds the nextToken of a paginated answer, when there is a next page.
-func withNextToken(out map[string]any, next string) map[string]any {
-	if next != "" {
-		out["nextToken"] = next
-	}
-	return out
 }
 
 // historyEvents converts stored events into JSON values, optionally
