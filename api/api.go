@@ -195,6 +195,7 @@ var encoders = sync.Pool{New: func() any {
 type encoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder
+	raw []byte // the answers that encode themselves
 }
 
 // writeJSON writes v as json.Marshal would encode it, through a buffer of
@@ -204,7 +205,8 @@ func writeJSON(w io.Writer, v any) {
 	e.buf.Reset()
 	if a, ok := v.(appender); ok {
 		// What json.Marshal would have answered (encode.go).
-		_, _ = w.Write(a.appendJSON(e.buf.AvailableBuffer()))
+		e.raw = a.appendJSON(e.raw[:0])
+		_, _ = w.Write(e.raw)
 	} else {
 		if err := e.enc.Encode(v); err != nil {
 			// What json.Marshal would have answered: nothing.
@@ -212,7 +214,7 @@ func writeJSON(w io.Writer, v any) {
 		}
 		_, _ = w.Write(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n")))
 	}
-	if e.buf.Cap() <= 1<<20 {
+	if e.buf.Cap() <= 1<<20 && cap(e.raw) <= 1<<20 {
 		encoders.Put(e)
 	}
 }
