@@ -34,20 +34,7 @@ func (a *startAnswer) appendJSON(b []byte) []byte {
 }
 
 func (d *executionDescription) appendJSON(b []byte) []byte {
-	b = append(b, `{"executionArn":`...)
-	b = appendString(b, d.ExecutionArn)
-	b = append(b, `,"stateMachineArn":`...)
-	b = appendString(b, d.StateMachineArn)
-	b = append(b, `,"name":`...)
-	b = appendString(b, d.Name)
-	b = append(b, `,"status":`...)
-	b = appendString(b, d.Status)
-	b = append(b, `,"startDate":`...)
-	b = appendFloatPtr(b, d.StartDate)
-	if d.StopDate != nil {
-		b = append(b, `,"stopDate":`...)
-		b = appendFloat(b, *d.StopDate)
-	}
+	b = appendExecution(b, d.ExecutionArn, d.StateMachineArn, d.Name, d.Status, d.StartDate, d.StopDate)
 	b = appendOptString(b, `,"input":`, d.Input)
 	b = append(b, `,"inputDetails":`...)
 	b = d.InputDetails.appendJSON(b)
@@ -93,20 +80,7 @@ func (d includedDetails) appendJSON(b []byte) []byte {
 }
 
 func (it *executionItem) appendJSON(b []byte) []byte {
-	b = append(b, `{"executionArn":`...)
-	b = appendString(b, it.ExecutionArn)
-	b = append(b, `,"stateMachineArn":`...)
-	b = appendString(b, it.StateMachineArn)
-	b = append(b, `,"name":`...)
-	b = appendString(b, it.Name)
-	b = append(b, `,"status":`...)
-	b = appendString(b, it.Status)
-	b = append(b, `,"startDate":`...)
-	b = appendFloatPtr(b, it.StartDate)
-	if it.StopDate != nil {
-		b = append(b, `,"stopDate":`...)
-		b = appendFloat(b, *it.StopDate)
-	}
+	b = appendExecution(b, it.ExecutionArn, it.StateMachineArn, it.Name, it.Status, it.StartDate, it.StopDate)
 	b = appendOptString(b, `,"stateMachineVersionArn":`, it.StateMachineVersionArn)
 	b = appendOptString(b, `,"stateMachineAliasArn":`, it.StateMachineAliasArn)
 	b = appendOptString(b, `,"mapRunArn":`, it.MapRunArn)
@@ -206,6 +180,26 @@ func (h *history) appendJSON(b []byte) []byte {
 // MarshalJSON makes a history encode the same through encoding/json.
 func (h *history) MarshalJSON() ([]byte, error) { return h.appendJSON(nil), nil }
 
+// appendExecution opens an execution's object with the members a
+// description and a list item share, in their order.
+func appendExecution(b []byte, arn, smARN, name, status string, start, stop *float64) []byte {
+	b = append(b, `{"executionArn":`...)
+	b = appendString(b, arn)
+	b = append(b, `,"stateMachineArn":`...)
+	b = appendString(b, smARN)
+	b = append(b, `,"name":`...)
+	b = appendString(b, name)
+	b = append(b, `,"status":`...)
+	b = appendString(b, status)
+	b = append(b, `,"startDate":`...)
+	b = appendFloatPtr(b, start)
+	if stop != nil {
+		b = append(b, `,"stopDate":`...)
+		b = appendFloat(b, *stop)
+	}
+	return b
+}
+
 func appendOptString(b []byte, key, s string) []byte {
 	if s == "" {
 		return b
@@ -258,7 +252,8 @@ func appendFloat(b []byte, f float64) []byte {
 }
 
 // appendString appends s as a JSON string as encoding/json writes it:
-// invalid UTF-8 as U+FFFD, and <, >, &, U+2028 and U+2029 escaped.
+// invalid UTF-8 as the escape \ufffd, and <, >, &, U+2028 and U+2029
+// escaped (value.AppendString, the engine's, escapes none of them).
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
