@@ -23,6 +23,11 @@ type Journal interface {
 	AppendStep(ctx context.Context, s *store.Step) error
 }
 
+// ErrNotCreated is what a Journal answers when the execution it journals
+// was never created (a driver run while its execution's creation was being
+// written, which failed): the driver ends, quietly, without retrying.
+var ErrNotCreated = errors.New("the execution was not created")
+
 // Config configures a Driver.
 type Config struct {
 	Invoker task.Invoker
@@ -448,6 +453,10 @@ func (d *Driver) loop() {
 			st := d.step(d.seq, now, &in)
 			st.Wake = d.wakeAt(cmds)
 			err := d.commit(ctx, st, reply)
+			if errors.Is(err, ErrNotCreated) {
+				d.end() // nothing to resume
+				return
+			}
 			if err != nil {
 				d.cfg.Log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", d.arn, "err", err)
 				d.end()
@@ -509,7 +518,7 @@ func (d *Driver) commit(ctx context.Context, st *store.Step, reply chan error) e
 			}
 			return nil
 		}
-		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) || ctx.Err() != nil {
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) || errors.Is(err, ErrNotCreated) || ctx.Err() != nil {
 			return err
 		}
 		if attempt == 0 {

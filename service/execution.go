@@ -65,7 +65,9 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
 	st := s.storeFor(execARN)
 	logs := s.logSetup(sm.Logging)
-	d, err := s.newDriver(e, p, st, logs)
+	ec, eagerly := st.(store.EagerCreator)
+	eagerly = eagerly && !express
+	d, ej, err := s.newEagerDriver(e, p, st, logs, eagerly)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +90,20 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 			return nil, err
 		}
 	}
-	if err := st.CreateExecution(ctx, e, first); err != nil {
+	if ej != nil {
+		// The first state is evaluated while the creation waits for the
+		// writer (eager). Step 0's bytes are the driver's, which it reuses
+		// for its next step: the creation gets a copy.
+		first = ownStep(first)
+		s.start(execARN, d)
+		err = ec.CreateExecutionWith(ctx, e, first, ej.next)
+	} else {
+		err = st.CreateExecution(ctx, e, first)
+	}
+	if err != nil {
+		if ej != nil {
+			ej.created <- err
+		}
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := st.GetExecution(ctx, execARN)
 			if gerr == nil && old.Input == in.Input && (old.Status == string(interp.Running) || in.Again) {
@@ -108,8 +123,33 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		s.cfg.StatusEvents()
 	}
 	s.register(execARN, d)
-	s.start(execARN, d)
+	if ej != nil {
+		ej.created <- nil
+	} else {
+		s.start(execARN, d)
+	}
 	return e, nil
+}
+
+// ownStep returns a copy of st whose byte slices are its own.
+func ownStep(st *store.Step) *store.Step {
+	c := *st
+	n := len(st.Input)
+	for _, ev := range st.Events {
+		n += len(ev.JSON)
+	}
+	buf := make([]byte, 0, n)
+	if st.Input != nil {
+		buf = append(buf, st.Input...)
+		c.Input = buf[:len(buf):len(buf)]
+	}
+	c.Events = make([]store.Event, len(st.Events))
+	for i, ev := range st.Events {
+		at := len(buf)
+		buf = append(buf, ev.JSON...)
+		c.Events[i] = store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[at:len(buf):len(buf)]}
+	}
+	return &c
 }
 
 // StartSyncExecution runs an Express execution to completion and returns
@@ -163,18 +203,31 @@ func summary(e *store.Execution, x *interp.Execution) *store.Execution {
 // tasks go to the service's invoker (or the mocks of its test case) and
 // this service's nested executions, activities to their workers.
 func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Store, logs *logSetup) (*engine.Driver, error) {
+	d, _, err := s.newEagerDriver(e, p, st, logs, false)
+	return d, err
+}
+
+// newEagerDriver is newDriver; with eager, the driver's first step is
+// offered to the creation of its execution (see eager), and the eager
+// journal that does it is returned.
+func (s *Service) newEagerDriver(e *store.Execution, p *interp.Program, st store.Store, logs *logSetup, eagerly bool) (*engine.Driver, *eager, error) {
 	inv := s.withNested(e, s.cfg.Invoker)
 	if e.TestCase != "" && s.cfg.Mocks != nil {
 		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
 		if err != nil {
-			return nil, errorf("ValidationException", "%v", err)
+			return nil, nil, errorf("ValidationException", "%v", err)
 		}
 		inv = m
 	}
 	arn := e.ARN
 	var journal engine.Journal = st
+	var ej *eager
+	if eagerly {
+		ej = &eager{Journal: st, next: &store.NextStep{}, created: make(chan error, 1)}
+		journal = ej
+	}
 	if s.cfg.StatusEvents != nil && st == s.store {
-		journal = notifying{st, s, arn}
+		journal = notifying{journal, s, arn}
 	}
 	if s.cfg.Observer != nil {
 		journal = observed{journal, s.cfg.Observer}
@@ -187,13 +240,58 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 	d = engine.New(p, engine.Config{Invoker: inv, Clock: s.clock, Journal: journal, Log: s.log, Budget: s.cfg.Budget, Timers: &s.timers,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
-		Park: true, OnEnd: func() { s.logEnd(e, d); s.ended(arn) },
+		Park: true, OnEnd: func() { s.logEnd(e, d); s.ended(arn, d) },
 		// A callback integration's response only submits the task; the
 		// token completes it. (A mock answers for the whole task, as in
 		// Step Functions Local.)
 		Submit:   e.TestCase == "",
 		Activity: s.enqueueActivity})
-	return d, nil
+	return d, ej, nil
+}
+
+// eager is the innermost journal of an execution whose store creates it
+// eagerly (store.EagerCreator): StartExecution runs the driver while the
+// creation waits to be written, and the driver's first step (the first
+// state, deferred so that StartExecution need not wait for it) is offered
+// to that creation, which commits it in its own transaction if it is ready
+// in time. Either way the step is durable, and no command of it carried
+// out, before the creation has succeeded and StartExecution has
+// registered the driver (created); when the creation fails, the driver
+// abandons the execution it never had.
+type eager struct {
+	engine.Journal
+	next    *store.NextStep // the creation's (StartExecution reads it)
+	created chan error      // StartExecution's outcome
+	past    bool            // the first step has gone (the driver's)
+	// failed is the creation's failure, for good: the driver must never
+	// append to an execution of the same name that exists.
+	failed error
+}
+
+func (j *eager) AppendStep(ctx context.Context, st *store.Step) error {
+	if j.failed != nil {
+		return j.failed
+	}
+	if j.past {
+		return j.Journal.AppendStep(ctx, st)
+	}
+	j.past = true
+	offered := j.next.Offer(st)
+	select {
+	case err := <-j.created:
+		if err != nil {
+			// The driver ends quietly rather than retry.
+			j.failed = fmt.Errorf("%w: %v", engine.ErrNotCreated, err)
+			return j.failed
+		}
+	case <-ctx.Done():
+		j.failed = ctx.Err()
+		return j.failed
+	}
+	if offered {
+		return nil // committed with the creation
+	}
+	return j.Journal.AppendStep(ctx, st)
 }
 
 // logEnd logs the end of an execution at info level (one line each); an
@@ -253,10 +351,14 @@ func (s *Service) start(arn string, d *engine.Driver) {
 }
 
 // ended forgets the driver of an execution that ended (or was abandoned):
-// the driver's Config.OnEnd.
-func (s *Service) ended(arn string) {
+// the driver's Config.OnEnd. A driver that was never registered (its
+// execution's creation failed, as one of the same name exists) leaves the
+// registered one alone.
+func (s *Service) ended(arn string, d *engine.Driver) {
 	s.mu.Lock()
-	delete(s.running, arn)
+	if s.running[arn] == d {
+		delete(s.running, arn)
+	}
 	s.mu.Unlock()
 	s.wg.Done()
 }

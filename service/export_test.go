@@ -7,3 +7,11 @@ func (s *Service) Dormant() int {
 	defer s.mu.Unlock()
 	return len(s.dormant)
 }
+
+// Registered reports whether an execution has a driver registered in this
+// process.
+func (s *Service) Registered(arn string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running[arn] != nil
+}

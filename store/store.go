@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -164,6 +165,50 @@ type Store interface {
 
 	// Close releases the store; pending commits finish first.
 	Close() error
+}
+
+// EagerCreator is a Store that can commit an execution's second step in
+// the transaction that creates it, when the step is ready by the time the
+// creation is written: the service answers StartExecution once the
+// execution is created, and evaluates its first state meanwhile, so under
+// load the two writes become one. A backend need not implement it.
+type EagerCreator interface {
+	// CreateExecutionWith is CreateExecution, and also commits the step
+	// next holds when the store writes the creation (next.Take), after
+	// first and in the same transaction; a step offered later is the
+	// caller's to append.
+	CreateExecutionWith(ctx context.Context, e *Execution, first *Step, next *NextStep) error
+}
+
+// NextStep is the step that follows an execution's first, offered while
+// its creation waits to be written (EagerCreator).
+type NextStep struct {
+	mu     sync.Mutex
+	step   *Step
+	closed bool
+}
+
+// Offer hands s to the store; it is false when the store has already
+// written the creation without a step (the caller appends s itself, once
+// the creation has succeeded).
+func (n *NextStep) Offer(s *Step) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false
+	}
+	n.step = s
+	return true
+}
+
+// Take closes the offer and returns the step offered, or nil; a later Take
+// returns the same (a store may write the creation more than once, when a
+// batch is rolled back and replayed).
+func (n *NextStep) Take() *Step {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.closed = true
+	return n.step
 }
 
 // RunningScanner is a Store that reads every running execution with its

@@ -866,6 +866,12 @@ func (s *Store) remember(arn string, c *execState) {
 // the insert, and a new execution has no steps, so its state for the step
 // cache needs no query.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
+	return s.CreateExecutionWith(ctx, e, first, nil)
+}
+
+// CreateExecutionWith implements store.EagerCreator: the step next holds
+// when the writer runs the creation goes into the same transaction.
+func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, first *store.Step, next *store.NextStep) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, codec.Nanos(e.Started), codec.Nanos(e.Stopped))
 		if isDuplicate(err) {
@@ -886,7 +892,20 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 		}
 		c := &execState{key: key, smARN: e.StateMachineARN, status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
 		s.remember(e.ARN, c)
-		return unrefused(s.insertStep(tx, c, first))
+		if err := s.insertStep(tx, c, first); err != nil {
+			return unrefused(err)
+		}
+		if next == nil {
+			return nil
+		}
+		st := next.Take()
+		if st == nil {
+			return nil
+		}
+		if st.ExecutionARN != e.ARN || st.Seq != c.next {
+			return fmt.Errorf("execution %s: step %d of %s offered with its creation, want step %d: %w", e.ARN, st.Seq, st.ExecutionARN, c.next, store.ErrConflict)
+		}
+		return unrefused(s.insertStep(tx, c, st))
 	})
 }
 
