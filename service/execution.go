@@ -94,7 +94,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		// The first state is evaluated while the creation waits for the
 		// writer (eager). Step 0's bytes are the driver's, which it reuses
 		// for its next step: the creation gets a copy.
-		first = ownStep(first)
+		first = first.Clone()
 		s.start(execARN, d)
 		err = ec.CreateExecutionWith(ctx, e, first, ej.next)
 	} else {
@@ -129,27 +129,6 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		s.start(execARN, d)
 	}
 	return e, nil
-}
-
-// ownStep returns a copy of st whose byte slices are its own.
-func ownStep(st *store.Step) *store.Step {
-	c := *st
-	n := len(st.Input)
-	for _, ev := range st.Events {
-		n += len(ev.JSON)
-	}
-	buf := make([]byte, 0, n)
-	if st.Input != nil {
-		buf = append(buf, st.Input...)
-		c.Input = buf[:len(buf):len(buf)]
-	}
-	c.Events = make([]store.Event, len(st.Events))
-	for i, ev := range st.Events {
-		at := len(buf)
-		buf = append(buf, ev.JSON...)
-		c.Events[i] = store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[at:len(buf):len(buf)]}
-	}
-	return &c
 }
 
 // StartSyncExecution runs an Express execution to completion and returns

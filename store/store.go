@@ -167,6 +167,29 @@ type Store interface {
 	Close() error
 }
 
+// Clone copies a step with its input and events, for a holder that must
+// keep it while its maker reuses the bytes (see Store); the input and the
+// events' JSON share one allocation.
+func (st *Step) Clone() *Step {
+	c := *st
+	n := len(st.Input)
+	for _, ev := range st.Events {
+		n += len(ev.JSON)
+	}
+	buf := make([]byte, 0, n)
+	if st.Input != nil {
+		buf = append(buf, st.Input...)
+		c.Input = buf[:len(buf):len(buf)]
+	}
+	c.Events = make([]Event, len(st.Events))
+	for i, ev := range st.Events {
+		at := len(buf)
+		buf = append(buf, ev.JSON...)
+		c.Events[i] = Event{ID: ev.ID, Type: ev.Type, JSON: buf[at:len(buf):len(buf)]}
+	}
+	return &c
+}
+
 // EagerCreator is a Store that can commit an execution's second step in
 // the transaction that creates it, when the step is ready by the time the
 // creation is written: the service answers StartExecution once the

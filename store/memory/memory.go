@@ -3,7 +3,6 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -195,7 +194,7 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 	}
 	x := &execution{e: *e, seq: len(s.order)}
 	if first != nil {
-		st := cloneStep(first)
+		st := first.Clone()
 		x.steps = append(x.steps, st)
 		apply(&x.e, st)
 	}
@@ -253,7 +252,7 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 	if want := int64(len(x.steps)); st.Seq != want {
 		return fmt.Errorf("execution %s: step %d, want %d: %w", st.ExecutionARN, st.Seq, want, store.ErrConflict)
 	}
-	c := cloneStep(st)
+	c := st.Clone()
 	x.steps = append(x.steps, c)
 	running := x.e.Status == "RUNNING"
 	apply(&x.e, c)
@@ -261,26 +260,6 @@ func (s *Store) AppendStep(ctx context.Context, st *store.Step) error {
 		s.ended(x)
 	}
 	return nil
-}
-
-// cloneStep copies a step with its input and events, which the caller may
-// reuse once the call returns (see store.Store); the events' JSON share one
-// allocation.
-func cloneStep(st *store.Step) *store.Step {
-	c := *st
-	c.Input = bytes.Clone(st.Input)
-	n := 0
-	for _, ev := range st.Events {
-		n += len(ev.JSON)
-	}
-	buf := make([]byte, 0, n)
-	c.Events = make([]store.Event, len(st.Events))
-	for i, ev := range st.Events {
-		start := len(buf)
-		buf = append(buf, ev.JSON...)
-		c.Events[i] = store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[start:len(buf):len(buf)]}
-	}
-	return &c
 }
 
 // Steps implements store.Store.
