@@ -610,6 +610,12 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, g
 			}
 			return interp.Input{Kind: interp.Stop}, nil, gotInput
 		case ev := <-d.events:
+			if d.cfg.Journal != nil && ctx.Err() != nil {
+				// ctx ended as the event came (a task whose context it
+				// cancelled answers at once): the execution is abandoned,
+				// not moved on by it, and resumes by replay.
+				return in, nil, abandoned
+			}
 			if in, reply, ok := d.take(ev); ok {
 				return in, reply, gotInput
 			}

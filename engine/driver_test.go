@@ -560,3 +560,58 @@ func TestImmediateTaskReusesNothingStale(t *testing.T) {
 		t.Errorf("requests\n%q\nwant\n%q", seen, want)
 	}
 }
+
+// TestAbandonBeforeLateResult: when Run's context ends, a task that
+// answers because of it (a failure caused by the cancellation) is not
+// committed, even when its answer and the end of the context are both
+// there as the driver next looks: the execution is abandoned as committed,
+// to resume by replay. (Branch A's result is being committed while the
+// context ends and branch B answers.)
+func TestAbandonBeforeLateResult(t *testing.T) {
+	p := compile(t, `{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[
+		{"StartAt":"A","States":{"A":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:1:function:a","End":true}}},
+		{"StartAt":"B","States":{"B":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:1:function:b","End":true}}}]}}}`)
+	for range 40 {
+		bStarted, bAnswered := make(chan struct{}), make(chan struct{})
+		inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
+			if req.StateName == "A" {
+				<-bStarted
+				return task.Result{Output: value.ObjectOf("a", true)}
+			}
+			close(bStarted)
+			<-ctx.Done()
+			defer close(bAnswered)
+			return task.Result{Error: "States.TaskFailed", Cause: "cancelled"}
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		j := &lateJournal{stepped: func() {
+			cancel()
+			<-bAnswered
+			time.Sleep(time.Millisecond) // B's answer reaches the driver's queue
+		}}
+		info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
+		d := engine.New(p, engine.Config{Invoker: inv, Journal: j, Clock: engine.RealClock{}})
+		j.keep(d.Start(info, value.NewObject(0), info.StartTime))
+		d.Run(ctx)
+		<-d.Done()
+		j.mu.Lock()
+		n := len(j.steps)
+		j.mu.Unlock()
+		if n != 2 {
+			t.Fatalf("%d steps committed, want 2 (the start, A's result): B's failure, caused by the end of the context, was committed", n)
+		}
+	}
+}
+
+// lateJournal is a journal that calls stepped while it commits the first
+// step after the start.
+type lateJournal struct {
+	journal
+	stepped func()
+	once    sync.Once
+}
+
+func (j *lateJournal) AppendStep(ctx context.Context, s *store.Step) error {
+	j.once.Do(j.stepped)
+	return j.journal.AppendStep(ctx, s)
+}
