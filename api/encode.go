@@ -140,15 +140,6 @@ func (p *listAnswer[I]) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// MarshalJSON makes a page encode the same through encoding/json.
-func (p *listAnswer[I]) MarshalJSON() ([]byte, error) {
-	b := p.appendJSON(nil)
-	if b == nil {
-		return nil, &json.UnsupportedValueError{Str: p.key}
-	}
-	return b, nil
-}
-
 // history is GetExecutionHistory's answer: each event's JSON (compact, as
 // the engine recorded it), and the token of the next page.
 type history struct {
@@ -176,9 +167,6 @@ func (h *history) appendJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
-
-// MarshalJSON makes a history encode the same through encoding/json.
-func (h *history) MarshalJSON() ([]byte, error) { return h.appendJSON(nil), nil }
 
 // appendExecution opens an execution's object with the members a
 // description and a list item share, in their order.

@@ -199,7 +199,7 @@ type EagerCreator interface {
 	// CreateExecutionWith is CreateExecution, and also commits the step
 	// next holds when the store writes the creation (next.Take), after
 	// first and in the same transaction; a step offered later is the
-	// caller's to append.
+	// caller's to append. With next, first must not be nil.
 	CreateExecutionWith(ctx context.Context, e *Execution, first *Step, next *NextStep) error
 }
 

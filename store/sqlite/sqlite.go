@@ -872,6 +872,9 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 // CreateExecutionWith implements store.EagerCreator: the step next holds
 // when the writer runs the creation goes into the same transaction.
 func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, first *store.Step, next *store.NextStep) error {
+	if first == nil && next != nil {
+		return fmt.Errorf("execution %s: a next step offered without a first", e.ARN)
+	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, codec.Nanos(e.Started), codec.Nanos(e.Stopped))
 		if isDuplicate(err) {

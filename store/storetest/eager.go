@@ -13,7 +13,7 @@ import (
 // step offered before the creation is written is committed with it, one
 // offered after is refused by the offer and appended by the caller, a
 // creation refused as existing commits no offered step, and a step that
-// does not follow the first fails the creation.
+// does not follow the first, or comes without a first, fails the creation.
 func eager(t *testing.T, s store.Store) {
 	defer s.Close()
 	ec, ok := s.(store.EagerCreator)
@@ -98,5 +98,16 @@ func eager(t *testing.T, s store.Store) {
 	}
 	if _, err := s.GetExecution(ctx, c.ARN); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("execution of a failed creation: %v, want ErrNotFound", err)
+	}
+
+	// A next step without a first is refused, and creates nothing.
+	d := exec("d")
+	next = &store.NextStep{}
+	next.Offer(step(d, 1, "RUNNING"))
+	if err := ec.CreateExecutionWith(ctx, d, nil, next); err == nil {
+		t.Fatal("a creation with a next step and no first succeeded")
+	}
+	if _, err := s.GetExecution(ctx, d.ARN); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("execution of a refused creation: %v, want ErrNotFound", err)
 	}
 }
