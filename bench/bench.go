@@ -1,6 +1,6 @@
-// Package bench runs the benchmark workloads of ../shared/bench/workloads
+// Package bench runs the benchmark workloads of testdata/shared/bench/workloads
 // in process through stepd's engine, the way the peer's runner runs them
-// (see ../shared/bench/README.md): the definition is compiled once outside
+// (see testdata/shared/bench/README.md): the definition is compiled once outside
 // the timing, Task states are answered by in-process functions chosen by the
 // last part of their Resource ARN, Waits take no time (the virtual clock),
 // and each timed run is the wall time of one whole execution, history

@@ -23,7 +23,7 @@ var skipByDefault = map[string]string{
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stepd bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("workloads", filepath.Join("..", "shared", "bench", "workloads"), "the workloads folder (NAME.asl.json, NAME.input.json, NAME.meta.json)")
+	dir := fs.String("workloads", filepath.Join("testdata", "shared", "bench", "workloads"), "the workloads folder (NAME.asl.json, NAME.input.json, NAME.meta.json; the repository's copy of ../shared/bench/workloads by default)")
 	runs := fs.Int("runs", 10, "timed runs per measurement (the median is reported)")
 	warmup := fs.Int("warmup", 2, "untimed runs before the timed ones")
 	rounds := fs.Int("rounds", 1, "measurements per workload; with --peer, stepd and the peer alternate in each round")

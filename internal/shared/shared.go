@@ -1,12 +1,12 @@
 // Package shared finds the project's shared material for tests: the
-// AWS-recorded conformance cases and the official JSONata test suite, kept
-// in ../shared beside the repository (see README.md). It is the one place
-// that knows where they are.
+// AWS-recorded conformance cases, the official JSONata test suite and the
+// benchmark workloads, copied into the repository's testdata/shared (see
+// scripts/refresh-testdata, which refreshes the copy from ../shared). It is
+// the one place that knows where they are. It imports nothing of the
+// project's and must not: every package's tests import it.
 //
-// Without the folder, a test that needs it is skipped with a message; with
-// CI=true it fails instead, since CI always has the material beside the
-// clone and a missing folder there means the tests would silently prove
-// nothing.
+// The material is part of the repository, so a test that needs it and does
+// not find it fails, naming what is missing: a fidelity suite never skips.
 package shared
 
 import (
@@ -16,9 +16,9 @@ import (
 	"testing"
 )
 
-// Root returns the shared folder, found as ../shared beside the module's
-// root (the directory holding go.mod), or "" when there is none. STEPD_SHARED
-// overrides it.
+// Root returns the shared material's folder, testdata/shared under the
+// module's root (the directory holding go.mod), or "" when there is none.
+// STEPD_SHARED overrides it (for example with ../shared itself).
 func Root() string {
 	rootOnce.Do(func() { root = findRoot() })
 	return root
@@ -39,7 +39,7 @@ func findRoot() string {
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(filepath.Dir(dir), "shared")
+			d := filepath.Join(dir, "testdata", "shared")
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 				return d
 			}
@@ -54,14 +54,13 @@ func findRoot() string {
 }
 
 // Dir returns the folder sub of the shared material (e.g. "conformance/cases",
-// "jsonata-test-suite"), or skips tb (fails it when CI=true) when it is
-// absent.
+// "jsonata-test-suite"), or fails tb, naming it, when it is absent.
 func Dir(tb testing.TB, sub string) string {
 	tb.Helper()
 	r := Root()
 	d := filepath.Join(r, filepath.FromSlash(sub))
 	if r == "" {
-		missing(tb, "the shared folder (../shared beside the repository) was not found")
+		missing(tb, "the shared material (testdata/shared under the module's root, or $STEPD_SHARED) was not found")
 		return ""
 	}
 	if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
@@ -79,8 +78,7 @@ func CasesDir(tb testing.TB) string {
 
 // Cases returns the paths of the conformance cases whose file names match
 // pattern (a filepath.Match pattern such as "*.json" or
-// "test_state.*.json"), sorted, or skips tb (fails it when CI=true) when
-// there is none.
+// "test_state.*.json"), sorted, or fails tb when there is none.
 func Cases(tb testing.TB, pattern string) []string {
 	tb.Helper()
 	dir := CasesDir(tb)
@@ -102,9 +100,5 @@ func JSONataSuiteDir(tb testing.TB) string {
 
 func missing(tb testing.TB, why string) {
 	tb.Helper()
-	if os.Getenv("CI") == "true" {
-		tb.Fatalf("%s (CI=true: the shared material must be present)", why)
-		return
-	}
-	tb.Skipf("%s; skipping", why)
+	tb.Fatalf("%s: run scripts/refresh-testdata, or set STEPD_SHARED to a copy of the shared material", why)
 }

@@ -6,13 +6,16 @@ import (
 	"testing"
 )
 
-func TestRootFindsSharedBesideModule(t *testing.T) {
+func TestRootFindsTheRepositorysCopy(t *testing.T) {
+	t.Setenv("STEPD_SHARED", "")
 	r := findRoot()
-	if r == "" {
-		t.Skip("no ../shared beside this checkout")
+	if filepath.Base(r) != "shared" || filepath.Base(filepath.Dir(r)) != "testdata" {
+		t.Fatalf("findRoot() = %q, want the module's testdata/shared", r)
 	}
-	if _, err := os.Stat(filepath.Join(r, "conformance")); err != nil {
-		t.Fatalf("Root() = %s, which has no conformance folder: %v", r, err)
+	for _, sub := range []string{"conformance/cases", "jsonata-test-suite/groups", "bench/workloads"} {
+		if _, err := os.Stat(filepath.Join(r, sub)); err != nil {
+			t.Errorf("the copy has no %s: %v", sub, err)
+		}
 	}
 }
 
@@ -36,17 +39,15 @@ func (r *recorder) Skipf(string, ...any)  { r.skipped = true }
 func (r *recorder) Fatalf(string, ...any) { r.failed = true }
 func (r *recorder) Fatal(...any)          { r.failed = true }
 
-func TestMissingSkipsOrFailsInCI(t *testing.T) {
-	t.Setenv("CI", "")
-	r := &recorder{TB: t}
-	missing(r, "gone")
-	if !r.skipped || r.failed {
-		t.Fatalf("without CI: skipped=%v failed=%v, want a skip", r.skipped, r.failed)
-	}
-	t.Setenv("CI", "true")
-	r = &recorder{TB: t}
-	missing(r, "gone")
-	if r.skipped || !r.failed {
-		t.Fatalf("with CI=true: skipped=%v failed=%v, want a failure", r.skipped, r.failed)
+// A suite whose material is missing fails, with or without CI: the material
+// is part of the repository.
+func TestMissingFails(t *testing.T) {
+	for _, ci := range []string{"", "true"} {
+		t.Setenv("CI", ci)
+		r := &recorder{TB: t}
+		missing(r, "gone")
+		if r.skipped || !r.failed {
+			t.Fatalf("CI=%q: skipped=%v failed=%v, want a failure", ci, r.skipped, r.failed)
+		}
 	}
 }
