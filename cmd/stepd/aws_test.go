@@ -13,12 +13,6 @@ import (
 	"github.com/stepd/stepd/internal/awstest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	awstest.StopEmulators()
-	os.Exit(code)
-}
-
 // stepd run calls AWS services where AWS_ENDPOINT_URL_<SERVICE> and
 // AWS_ENDPOINT_URL send them: here s3rver and dynalite on 127.0.0.1.
 func TestRunAgainstEmulators(t *testing.T) {

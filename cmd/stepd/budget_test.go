@@ -72,7 +72,7 @@ func TestServeBudgetFlags(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds stepd")
 	}
-	bin := buildStepd(t)
+	bin := stepdBinary(t)
 	ctx := context.Background()
 
 	out, err := exec.Command(bin, "serve", "--data", "", "--addr", freeAddr(t), "--eval-memory", "12 parsecs").CombinedOutput()

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,7 +14,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 	"github.com/aws/smithy-go"
@@ -43,17 +37,17 @@ const crashDef = `{"StartAt":"Wait","States":{
 // crashChildDef relays the parent's task token to an activity worker.
 const crashChildDef = `{"StartAt":"Relay","States":{"Relay":{"Type":"Task","Resource":"ACTIVITY","TimeoutSeconds":120,"End":true}}}`
 
-// TestCrashRecovery starts stepd serve as a real process, starts 200
-// Standard executions, kills the process with SIGKILL at random moments
-// five times (restarting it each time) while activity workers keep working,
-// and checks that every execution ends with the right output and a
-// contiguous, duplicate-free history. It runs on each durable store:
-// SQLite, and PostgreSQL (--store).
+// TestCrashRecovery starts stepd serve as a real process, starts 50
+// Standard executions (200 with STEPD_LONG=1), kills the process with
+// SIGKILL at random moments five times (restarting it each time) while
+// activity workers keep working, and checks that every execution ends with
+// the right output and a contiguous, duplicate-free history. It runs on
+// each durable store: SQLite, and PostgreSQL (--store).
 func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash test skipped in -short mode")
 	}
-	bin := buildStepd(t)
+	bin := stepdBinary(t)
 	t.Run("SQLite", func(t *testing.T) { testCrashRecovery(t, bin) })
 	t.Run("PostgreSQL", func(t *testing.T) { testCrashRecovery(t, bin, "--store", pgtest.DSN(t)) })
 }
@@ -82,7 +76,7 @@ func testCrashRecovery(t *testing.T, bin string, storeFlags ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 200
+	n := sized(50, 200)
 	var arns []string
 	for i := 0; i < n; i++ {
 		in := fmt.Sprintf(`{"id":%d,"wait":%d,"items":[%d,%d]}`, i, i%3, i, i+1)
@@ -256,67 +250,4 @@ func apiErrorCode(err error) string {
 		return ae.ErrorCode()
 	}
 	return ""
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// buildStepd builds the stepd binary into a temporary folder.
-func buildStepd(t testing.TB) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "stepd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// restartingClient is an SDK client of the stepd serve at addr that
-// survives the server's restarts: connections do not outlive a stopped
-// server, so there is no keep-alive.
-func restartingClient(addr string) *sfn.Client {
-	httpClient := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	return sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + addr), HTTPClient: httpClient,
-		Credentials: credentials.NewStaticCredentialsProvider("x", "x", "")})
-}
-
-// startServe starts stepd serve (with extra flags) and waits until it
-// listens.
-func startServe(t testing.TB, bin, addr, data string, extra ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--data", data}, extra...)...)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan struct{})
-	go func() {
-		s := bufio.NewScanner(out)
-		for s.Scan() {
-			if strings.HasPrefix(s.Text(), "listening on") {
-				close(ready)
-				for s.Scan() {
-				}
-				return
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case <-time.After(30 * time.Second):
-		t.Fatal("stepd serve did not start")
-	}
-	return cmd
 }

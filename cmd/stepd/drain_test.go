@@ -39,7 +39,7 @@ func TestDrain(t *testing.T) {
 		t.Skip("drain test skipped in -short mode")
 	}
 	dsn := pgtest.DSN(t)
-	bin := buildStepd(t)
+	bin := stepdBinary(t)
 	dir := t.TempDir()
 	reg, _ := json.Marshal(map[string]any{
 		"Functions": map[string]any{"slow": map[string]any{"Command": []string{"sh", "-c", `cat >/dev/null; sleep 1; echo '{"slow":true}'`}}},
@@ -113,7 +113,7 @@ func TestDrain(t *testing.T) {
 		})
 	}
 
-	const n = 60
+	n := sized(20, 60)
 	arns := make([]string, n)
 	for i := range n {
 		out, err := a.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: aws.String(fmt.Sprint("e", i)),
@@ -123,9 +123,23 @@ func TestDrain(t *testing.T) {
 		}
 		arns[i] = aws.ToString(out.ExecutionArn)
 	}
-	// Some executions wait, some run their command, some wait for a
-	// worker, some have finished.
-	time.Sleep(1500 * time.Millisecond)
+	// Stop the node once some executions have finished while others still
+	// wait (in their timers, their command or for a worker).
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		done, err := a.ListExecutions(ctx, &sfn.ListExecutionsInput{StateMachineArn: sm.StateMachineArn, StatusFilter: types.ExecutionStatusSucceeded})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(done.Executions) > 0 {
+			if len(done.Executions) == n {
+				t.Fatal("every execution finished before the node could be stopped")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no execution finished within 2 minutes")
+		}
+	}
 	stopped := time.Now()
 	if err := procs[0].Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -58,7 +58,8 @@ const askScript = `f="$ASKS/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f
 // TestFailover runs three stepd serve nodes over one PostgreSQL schema,
 // starts executions on all of them (each also started a second time, by
 // name, on another node, which must answer the same execution), and kills
-// a random node with SIGKILL ten times, restarting it each time. Every
+// a random node with SIGKILL four times (ten, after 100 starts each, with
+// STEPD_LONG=1), restarting it each time. Every
 // execution must end SUCCEEDED with its exact output and a history whose
 // event ids are consecutive, without duplicates: the executions of a
 // killed node move to the others (lease, claim, replay), and a node that
@@ -68,7 +69,7 @@ func TestFailover(t *testing.T) {
 		t.Skip("failover test skipped in -short mode")
 	}
 	dsn := pgtest.DSN(t)
-	bin := buildStepd(t)
+	bin := stepdBinary(t)
 	dir := t.TempDir()
 	marks, asks := filepath.Join(dir, "marks"), filepath.Join(dir, "asks")
 	for _, d := range []string{marks, asks} {
@@ -238,10 +239,11 @@ func TestFailover(t *testing.T) {
 		workers.Wait()
 	}()
 
-	// The issue's 1,000 executions by default; STEPD_FAILOVER_PER_ROUND
-	// sets how many start before each kill (100).
-	const kills = 10
-	perRound := 100
+	// 40 executions over 4 kills by default; the issue's 1,000 over 10
+	// with STEPD_LONG=1. STEPD_FAILOVER_PER_ROUND sets how many start before
+	// each kill.
+	kills := sized(4, 10)
+	perRound := sized(10, 100)
 	if v := os.Getenv("STEPD_FAILOVER_PER_ROUND"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {

@@ -346,7 +346,7 @@ func TestEventsAfterCrash(t *testing.T) {
 		t.Skip("builds stepd")
 	}
 	t.Parallel()
-	bin := buildStepd(t)
+	bin := stepdBinary(t)
 	hook := &webhook{down: true}
 	srv := httptest.NewServer(hook)
 	defer srv.Close()

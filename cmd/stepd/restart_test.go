@@ -53,7 +53,7 @@ func TestRestartWithOutstandingCallbacksAndSyncChildren(t *testing.T) {
 	if testing.Short() {
 		t.Skip("restart test skipped in -short mode")
 	}
-	bin := buildStepd(t)
+	bin := stepdBinary(t)
 	for _, tc := range []struct {
 		name string
 		sig  syscall.Signal
