@@ -1,7 +1,5 @@
 // Package store defines where stepd keeps state machines, executions and
-// their histories, and the contract every backend meets. Backends live in
-// subpackages (store/memory, store/sqlite); store/storetest is the shared
-// suite every backend must pass.
+// their histories, and the contract every backend meets.
 //
 // An execution is stored as the sequence of its committed steps. A step is
 // one transition of the interpreter: the input that caused it (a task
@@ -9,6 +7,30 @@
 // and the execution's summary afterwards. Replaying the inputs of the steps
 // through the interpreter rebuilds an execution's state after a restart;
 // the events are what GetExecutionHistory returns.
+//
+// Store (store.go) keeps state machines, executions with their steps and
+// events, activities and the secret task tokens are signed with. The other
+// parts are interfaces of their own, which every backend implements:
+// Versioned (versions, aliases, what each execution started from, resources'
+// settings; version.go), MapRunStore (Map Runs, their child executions,
+// redrive records; maprun.go), Retainer and Outbox (retention, and status
+// changes waiting to be delivered as events; ops.go) and Schedules
+// (EventBridge Scheduler schedules; schedule.go). Some backends also
+// implement EagerCreator (an execution created with its next step),
+// RunningScanner (every running execution in one pass; ScanRunning falls
+// back without it) and Shared (several nodes sharing the store: leases,
+// claims, messages to an execution's owner, activity tasks).
+//
+// The backends are packages under it: memory (Express executions, tests,
+// stepd serve --data ""), sqlite (the durable single-node store) and
+// postgres (several nodes; postgres/pgtest gives tests a schema of their
+// own); storetest is the suite every backend must pass; internal/codec
+// (list tokens, packed events) and internal/batch (the hand-off of a write
+// to a durable store's group-commit writer) are what backends share.
+//
+// It imports nothing of stepd's and must not: the engine, the service and
+// everything above them build on it, so it must not import them, nor the
+// interpreter, nor any of its backends.
 package store
 
 import (

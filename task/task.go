@@ -1,12 +1,24 @@
 // Package task defines how the interpreter's Task states reach the code that
-// does the work: a Request describing one invocation, its Result, and the
-// Invoker interface that serves it; Router composes invokers by resource.
-// It is the contract only: it does no I/O and imports nothing heavy, so the
-// interpreter can depend on it. The backends are packages beside it, one per
-// backend: mock (mock configurations), command (local programs), endpoint
-// (an HTTP URL or Lambda Invoke API endpoint), httptask (the HTTP Task),
-// awslambda (the real AWS Lambda function), registry (the --config file that
-// wires them), with lambda holding the Lambda shapes they share.
+// does the work: a Request describing one invocation (its Context object
+// built on first read, Submit and Submitted for a .sync job that outlives a
+// restart), its Result, and the Invoker interface that serves it, with
+// InvokerFunc; Immediate and ImmediateFunc for invokers that answer at once
+// on the engine's goroutine; ErrCancelled, the cause of a withdrawn task's
+// context; Partial for invokers that serve only some requests, and Router,
+// which composes invokers by resource.
+//
+// It is the contract only: it does no I/O. The backends are packages
+// beside it, one per backend: mock (mock configurations), command (local
+// programs), endpoint (an HTTP URL or Lambda Invoke API endpoint), httptask
+// (the HTTP Task), awslambda (the real AWS Lambda function), awssdk (AWS
+// services, called over HTTP from their API models), s3folder (local
+// folders standing in for S3 buckets) and registry (the --config file that
+// wires them); lambda holds the Lambda shapes they share, awsmodel the AWS
+// API models.
+//
+// It imports nothing of stepd's and must not: the interpreter and the
+// engine build on it, so it must not import them or anything above them
+// (service, api, cmd/stepd), nor any of its backends.
 package task
 
 import (

@@ -1,6 +1,22 @@
-// Command stepd runs AWS Step Functions state machines locally: `stepd run`
-// executes one definition, `stepd test` runs case files against the engine.
-// See the README for the full command-line contract.
+// Command stepd runs AWS Step Functions state machines locally. It holds
+// the command line and the wiring of every package beneath it, one command
+// per file: run (run.go: one execution, its task handlers built from
+// --command, --mock-config and the --config registry), test (test.go: case
+// files in the conformance format, with coverage and JUnit reports,
+// junit.go), validate (validate.go), graph (graph.go: Mermaid or SVG),
+// test-state (teststate.go), bench (bench.go), version (version.go) and
+// serve (serve.go: the API server, with its store — memory, SQLite or
+// PostgreSQL shared by several nodes, which claim each other's executions
+// — the web console, the Scheduler API and its firing (schedule.go),
+// metrics, /healthz and /readyz, the log and the time scale (ops.go), and
+// execution logs, status-change events and retention (opsflags.go)). The
+// flags they share are in defs.go (definition files, substitutions, SAM and
+// CloudFormation templates) and budget.go (evaluation budgets). The
+// command-line contract is in docs/cli.md.
+//
+// As the top layer it may import any package of stepd's, but not those
+// made for tests (internal/shared, internal/awstest, store/storetest,
+// store/postgres/pgtest), which only its tests import; nothing imports it.
 package main
 
 import (
