@@ -752,11 +752,19 @@ func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind 
 func (d *Driver) WaitTasks(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { d.running.Wait(); close(done) }()
+	if waitingTasks != nil {
+		waitingTasks()
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():
 	}
 }
+
+// waitingTasks, when set, is called as WaitTasks begins to wait: a test
+// hook (export_test.go), so that a test can tell that Run waits for its
+// withdrawn tasks without sleeping. Set it only while no driver runs.
+var waitingTasks func()
 
 //go:noinline
 func (d *Driver) sendResult(ctx context.Context, ev *event) {

@@ -584,13 +584,21 @@ func TestAbandonBeforeLateResult(t *testing.T) {
 			return task.Result{Error: "States.TaskFailed", Cause: "cancelled"}
 		})
 		ctx, cancel := context.WithCancel(context.Background())
+		var d *engine.Driver
 		j := &lateJournal{stepped: func() {
 			cancel()
 			<-bAnswered
-			time.Sleep(time.Millisecond) // B's answer reaches the driver's queue
+			// B's answer reaches the driver's queue (the loop is busy
+			// committing A's result, so it stays there).
+			for deadline := time.Now().Add(10 * time.Second); engine.Queued(d) == 0; time.Sleep(100 * time.Microsecond) {
+				if time.Now().After(deadline) {
+					t.Error("B's answer never reached the driver's queue")
+					return
+				}
+			}
 		}}
 		info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
-		d := engine.New(p, engine.Config{Invoker: inv, Journal: j, Clock: engine.RealClock{}})
+		d = engine.New(p, engine.Config{Invoker: inv, Journal: j, Clock: engine.RealClock{}})
 		j.keep(d.Start(info, value.NewObject(0), info.StartTime))
 		d.Run(ctx)
 		<-d.Done()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,24 +134,35 @@ func waitSteps(t *testing.T, j *journal, n int) {
 
 // TestRunWaitsForStops: engine.Run (stepd run) returns only once a task
 // the execution withdrew has returned, so that the job it stops is
-// stopped before the process exits.
+// stopped before the process exits. The task's stop call lasts until Run
+// has begun to wait for it (a hook in WaitTasks tells): a Run that does not
+// wait returns while the task is still stopping.
 func TestRunWaitsForStops(t *testing.T) {
 	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::ecs:runTask.sync","TimeoutSeconds":1,"End":true}}}`)
-	var mu sync.Mutex
-	stopped := false
+	waiting, release := make(chan struct{}), make(chan struct{})
+	var waitOnce, releaseOnce sync.Once
+	t.Cleanup(engine.SetWaitingTasks(func() { waitOnce.Do(func() { close(waiting) }) }))
+	defer releaseOnce.Do(func() { close(release) })
+	var stopped atomic.Bool
 	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		<-ctx.Done()
-		time.Sleep(300 * time.Millisecond) // the stop call
-		mu.Lock()
-		stopped = true
-		mu.Unlock()
+		<-release // the stop call
+		stopped.Store(true)
 		return task.Result{Error: "States.TaskFailed", Cause: "stopped"}
 	})
-	x := engine.Run(context.Background(), p, interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e"}, value.NewObject(0),
-		engine.Options{Invoker: inv, Clock: engine.RealClock{}})
-	mu.Lock()
-	defer mu.Unlock()
-	if x.Status() != interp.Failed || !stopped {
-		t.Errorf("status %s; the withdrawn task had returned: %v", x.Status(), stopped)
+	done := make(chan *interp.Execution, 1)
+	go func() {
+		done <- engine.Run(context.Background(), p, interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e"}, value.NewObject(0),
+			engine.Options{Invoker: inv, Clock: engine.RealClock{}})
+	}()
+	select {
+	case x := <-done:
+		t.Fatalf("Run returned (status %s) while the withdrawn task was still stopping its job", x.Status())
+	case <-waiting:
+	}
+	releaseOnce.Do(func() { close(release) })
+	x := <-done
+	if x.Status() != interp.Failed || !stopped.Load() {
+		t.Errorf("status %s; the withdrawn task had returned: %v", x.Status(), stopped.Load())
 	}
 }
