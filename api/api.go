@@ -7,6 +7,14 @@
 // The handler does not route on the Host header, so SDK calls sent to a
 // "sync-" prefixed host (StartSyncExecution, TestState) reach it as long as
 // the client is pointed at stepd's address.
+//
+// The same handler serves the EventBridge Scheduler API (rest-json,
+// scheduler.go) beside it, checks SigV4 signatures when given access keys
+// (sigv4.go), and without them answers only requests addressed to a
+// loopback or allowed host (guard.go).
+//
+// It must not import the layers above it: conformance, bench and
+// cmd/stepd.
 package api
 
 import (

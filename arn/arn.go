@@ -1,7 +1,8 @@
 // Package arn builds and parses the Amazon Resource Names stepd hands out:
 // state machines, executions (Standard and Express), activities, Map Runs
 // and IAM roles, with the region and account stepd uses when none is
-// configured. It imports nothing of stepd, so every layer may use it.
+// configured. It imports nothing of stepd's and must not, so that every
+// layer may use it.
 package arn
 
 import (

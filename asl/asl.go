@@ -17,6 +17,10 @@
 // may opt into JSONata but not back into JSONPath in a JSONata machine, and
 // an item processor cannot declare one. Deeper validation (reachability,
 // field legality per query language, path syntax) belongs to the validator.
+//
+// It imports only value, and must not import validate or interp, which
+// build on it, nor anything above them; like every pure package it reaches
+// no net/http, os/exec, database/sql or AWS SDK package (internal/layer).
 package asl
 
 import (

@@ -7,6 +7,9 @@
 // included. `stepd bench` prints the results and, with --peer, runs the npm
 // peer aws-local-stepfunctions alternately in the same run and prints the
 // ratios.
+//
+// It must not import cmd/stepd, the only layer above it, nor conformance
+// beside it.
 package bench
 
 import (

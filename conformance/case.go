@@ -37,6 +37,9 @@
 // Blank lines and lines starting with # are ignored. Known.Complaints
 // reports a failing case that is not listed, a listed case that passes
 // (the list only shrinks) and a listed case that does not exist.
+//
+// It must not import cmd/stepd, the only layer above it, nor bench beside
+// it.
 package conformance
 
 import (

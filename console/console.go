@@ -3,6 +3,9 @@
 // the binary so that go build alone builds everything. The page talks to the
 // Step Functions API (POST / with X-Amz-Target) like every other client, so
 // the console holds no data and needs no access of its own.
+//
+// It imports nothing of stepd's and must not: it reaches the service
+// only through the HTTP API.
 package console
 
 import (

@@ -12,6 +12,10 @@
 // error); a placeholder without a substitution stays as it is, and there
 // is no escape (Fn::Sub's ${!Name} belongs to the template, not here).
 // Values may be strings, numbers or booleans, which stand as their text.
+//
+// It must not import template, which builds on it, nor interp beside it,
+// nor anything above them: the engine and the backends, the server
+// (service, api …), conformance, bench, cmd/stepd.
 package definition
 
 import (

@@ -10,6 +10,11 @@
 // and `stepd test`) the engine jumps straight to the next due timer whenever
 // no task is in flight, so Waits, retry back-offs and simulated task delays
 // cost nothing while their order and timeouts stay exact.
+//
+// It must not import the server that builds on it (service, scheduler,
+// api, metrics, notify) or anything above, nor the task and store backends
+// beside it: tasks reach it through a task.Invoker, the store through a
+// Journal.
 package engine
 
 import (

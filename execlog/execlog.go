@@ -10,6 +10,9 @@
 //	 "event_timestamp":"1700000000123","execution_arn":"arn:…","redrive_count":"0"}
 //
 // with every value but details a string, as AWS writes them.
+//
+// It imports only value, and must not import the service that writes
+// through it, the interpreter or the engine, nor anything above them.
 package execlog
 
 import (

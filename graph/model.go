@@ -6,6 +6,9 @@
 // for how the layout differs from the console's dagre).
 //
 // Everything here is a pure function of its arguments.
+//
+// It imports only value, and must not import the interpreter or anything
+// above it (cmd/stepd and conformance use it).
 package graph
 
 import (

@@ -8,6 +8,10 @@
 // assigned variables) may hold a Text: the value, encoded only when the
 // event is read (Value, AppendJSON), so that an execution whose history
 // nobody reads does not encode every state's input and output.
+//
+// It imports only value, and must not import interp, which builds on it,
+// nor anything above; like every pure package it reaches no I/O package
+// (internal/layer).
 package history
 
 import (

@@ -12,4 +12,9 @@
 // for JSONPath (jsonpath_eval.go) and one for JSONata (jsonata_eval.go).
 // A thread (thread.go) runs one sequence of states; per-state scratch lives
 // in its stateRun, which is reset whenever it enters a state.
+//
+// It must not import engine, the task or store backends, or anything
+// above them (service, api, cmd/stepd …), nor validate beside it; like
+// every pure package it reaches no net/http, os/exec, database/sql or AWS
+// SDK package (internal/layer checks it).
 package interp

@@ -18,6 +18,10 @@
 // parts; MathRandom's end is exclusive and a seed makes it deterministic.
 // The cause texts of failures are our own wording: the recorded corpus has
 // no failing intrinsic call to copy AWS's from.
+//
+// It must not import jsonata, interp or validate, which build on it, nor
+// anything above them; like every pure package it reaches no I/O package
+// (internal/layer).
 package intrinsic
 
 import (

@@ -13,6 +13,10 @@
 // string "{% expression %}" is evaluated (ParseTemplate). Errors are *Error
 // values carrying JSONata's error code; the Cause helpers build the
 // expression-dependent text of AWS's States.QueryEvaluationError causes.
+//
+// It must not import interp or validate, which build on it, nor anything
+// above them; like every pure package it reaches no I/O package
+// (internal/layer).
 package jsonata
 
 import (

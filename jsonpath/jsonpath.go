@@ -60,6 +60,10 @@
 //     are rejected at compile time.
 //   - In Jayway, "1" == 1 can be true (strings coerce to numbers); here it is
 //     false.
+//
+// It imports only value, and must not import interp or validate, which
+// build on it, nor anything above them; like every pure package it reaches
+// no I/O package (internal/layer).
 package jsonpath
 
 import (

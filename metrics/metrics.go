@@ -11,6 +11,10 @@
 // execution histories show. The hot path costs a few atomic adds per step:
 // the counters of a state machine are resolved once per execution and
 // those of a resource once per process (sync.Map reads take no lock).
+//
+// It must not import service (it meets service.Observer without it),
+// scheduler or api, nor the layers above (conformance, bench, cmd/stepd):
+// cmd/stepd hooks it in.
 package metrics
 
 import (

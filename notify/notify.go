@@ -15,6 +15,10 @@
 // restart ran it again) is dropped, and one still undelivered a day after
 // it was queued is given up, with an error in the server's log. Nothing of
 // this runs on an execution's path: the service only queues.
+//
+// It must not import service (it reads executions from the store),
+// scheduler or api, nor the layers above (conformance, bench, cmd/stepd):
+// cmd/stepd starts the dispatcher.
 package notify
 
 import (

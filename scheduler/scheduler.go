@@ -10,6 +10,9 @@
 // execution it started. A Lambda function is invoked at least once; its
 // input can carry <aws.scheduler.execution-id>, the same for every attempt
 // of one due time, to recognise a repeat.
+//
+// It must not import api, which serves its API, nor metrics or notify
+// beside it, nor the layers above (conformance, bench, cmd/stepd).
 package scheduler
 
 import (

@@ -7,6 +7,16 @@
 // Errors are *Error values carrying the AWS error code (e.g.
 // StateMachineDoesNotExist, ExecutionAlreadyExists, InvalidDefinition) so
 // that the API layer can answer in AWS's shape.
+//
+// It also holds activities, versions and aliases, Map Runs and redrives,
+// TestState, callbacks by task token, nested executions (.sync children),
+// execution logs, the status changes queued for events, retention, and,
+// on a shared store, the stops and callbacks forwarded to the node that
+// owns an execution.
+//
+// It must not import scheduler or api, which build on it, nor metrics or
+// notify, which cmd/stepd hooks in (Observer, the store's outbox), nor the
+// layers above (conformance, bench, cmd/stepd).
 package service
 
 import (

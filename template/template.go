@@ -24,6 +24,10 @@
 // (role, tags, logging, tracing, encryption) are resolved and returned;
 // unknown properties and DefinitionS3Location (an S3 object) are refused
 // by name.
+//
+// It must not import interp beside it, nor anything above: the engine and
+// the backends, the server (service, api …), conformance, bench,
+// cmd/stepd.
 package template
 
 import (

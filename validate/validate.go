@@ -9,6 +9,12 @@
 // expression languages: a terminal state, reachability, Retry and Catch
 // rules, JSONPath, intrinsic function and JSONata syntax, resource ARNs,
 // integration patterns that Express workflows do not support, and warnings.
+//
+// It must not import definition or template, which build on it, nor
+// interp beside it, nor anything above them: the engine and the backends,
+// the server (service, api …), conformance, bench, cmd/stepd. Like every
+// pure package it reaches no net/http, os/exec, database/sql or AWS SDK
+// package (internal/layer).
 package validate
 
 import (

@@ -17,6 +17,9 @@
 //
 // Arithmetic follows JavaScript (and AWS Step Functions): numbers are IEEE
 // doubles when computed; Number.Float64 converts.
+//
+// It imports nothing of stepd's and must not: every other layer builds on
+// it.
 package value
 
 import (

@@ -1,5 +1,7 @@
 // Package awstest prepares the environment of tests that drive the AWS SDK
 // for Go against servers on 127.0.0.1.
+//
+// It imports nothing of stepd's and must not: only tests import it.
 package awstest
 
 import (

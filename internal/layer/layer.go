@@ -3,6 +3,9 @@
 // package, on the packages that do I/O with the outside world: net/http,
 // os/exec, database/sql and the AWS SDK. Check walks the import graph that
 // `go list -deps` reports and names the import chain of every violation.
+//
+// It imports nothing of stepd's and must not: it reads the import graph
+// from go list rather than importing what it checks.
 package layer
 
 import (

@@ -2,6 +2,9 @@
 // request ids (New), and ones drawn from a given source for the values an
 // execution draws (States.UUID, $uuid(), Map Run labels), which the driver
 // can seed and replay (FromSource).
+//
+// It imports nothing of stepd's and must not: the interpreter's parts and
+// the backends build on it.
 package uuid
 
 import (

@@ -14,6 +14,9 @@
 // budget; duplicate keys are refused; keys must be scalars. A local tag
 // (!Sub, !Ref …) is handed to the caller's Tags function, and refused when
 // there is none.
+//
+// It imports only value, and must not import definition or template,
+// which read through it, nor anything above them.
 package yamlvalue
 
 import (

@@ -1,5 +1,8 @@
 // Package memory is an in-memory store.Store, for Express workflows, tests
 // and `stepd serve --data ""`. Nothing survives the process.
+//
+// It imports only store and store/internal/codec, and must not import the
+// other backends, the engine or anything above (the service imports it).
 package memory
 
 import (

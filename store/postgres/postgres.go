@@ -28,6 +28,10 @@
 // (store/internal/codec), with the range of event ids they hold; a step
 // without events holds the empty range just after the previous step's, so
 // that a page of history is found by binary search over Seq.
+//
+// It imports only store and what the backends share (store/internal),
+// and must not import the other backends, the engine or anything above
+// them.
 package postgres
 
 import (

@@ -36,6 +36,10 @@
 // List tokens are opaque, checksummed keys of the last item returned
 // (keyset pagination), so that a page does not shift when executions are
 // started between calls; a token is only valid for the list it came from.
+//
+// It imports only store and what the backends share (store/internal),
+// and must not import the other backends, the engine or anything above
+// them.
 package sqlite
 
 import (

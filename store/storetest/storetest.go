@@ -1,6 +1,13 @@
 // Package storetest is the shared suite that every store.Store backend
-// must pass: run Run from the backend's tests, and RunDurable for backends
-// that keep data across a close and reopen.
+// must pass: run Run from the backend's tests (with the parts every
+// backend implements: versions, Map Runs, retention, the outbox,
+// schedules, and an EagerCreator's eager starts), RunDurable for backends
+// that keep data across a close and reopen, and RunShared for a
+// store.Shared (fencing, claims, messages, activity tasks). FsyncRate
+// measures the disk for benchmarks.
+//
+// It imports only store, and must not import a backend (the backends'
+// tests import it) nor anything above.
 package storetest
 
 import (

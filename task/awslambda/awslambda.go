@@ -1,5 +1,9 @@
 // Package awslambda serves Lambda tasks with the real AWS Lambda function
 // (Invoker), through the AWS SDK for Go and Lambda's Invoke API.
+//
+// It must not import the engine beside it, the other backends but
+// task/lambda, or anything above (service, api, cmd/stepd …); registry
+// wires it.
 package awslambda
 
 import (

@@ -15,6 +15,9 @@
 // service's protocol, its input and output shapes with their HTTP bindings,
 // and the error codes it declares (Operation). task/awssdk calls services
 // with them.
+//
+// It imports only its wire format and value, and must not import
+// task/awssdk, which calls services with it, the engine or anything above.
 package awsmodel
 
 import (

@@ -7,6 +7,10 @@
 // rest-xml, query, ec2) and signs with SigV4; credentials and region come
 // from the AWS SDK for Go's usual chain, endpoints from the configuration,
 // AWS_ENDPOINT_URL_<SERVICE> and AWS_ENDPOINT_URL.
+//
+// It must not import the engine beside it, the other backends but
+// task/awsmodel, or anything above (service, api, cmd/stepd …); registry
+// wires it.
 package awssdk
 
 import (

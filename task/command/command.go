@@ -1,5 +1,9 @@
 // Package command serves Task states by running local programs (Invoker):
 // the task's input on standard input, its result on standard output.
+//
+// It must not import the engine beside it, the other backends but
+// task/lambda, or anything above (service, api, cmd/stepd …); registry
+// wires it.
 package command
 
 import (

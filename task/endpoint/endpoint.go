@@ -2,6 +2,10 @@
 // endpoint (Invoker): any URL that answers with the JSON result, or an
 // endpoint speaking the Lambda Invoke API, such as the Lambda runtime
 // interface emulator or SAM local.
+//
+// It must not import the engine beside it, the other backends but
+// task/lambda, or anything above (service, api, cmd/stepd …); registry
+// wires it.
 package endpoint
 
 import (

@@ -1,6 +1,9 @@
 // Package httptask serves the HTTP Task, arn:aws:states:::http:invoke
 // (Invoker): it sends the HTTP request the task's parameters describe, with
 // local stand-ins for EventBridge connections (Connection).
+//
+// It must not import the engine beside it, the other backends, or
+// anything above (service, api, cmd/stepd …); registry wires it.
 package httptask
 
 import (

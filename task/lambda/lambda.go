@@ -4,6 +4,9 @@
 // Invoke response that lambda:invoke returns, Lambda's own failures, and the
 // decoding of a handler's answer (a JSON result, or a Lambda-style or
 // ASL-style error object). It does no I/O.
+//
+// It imports only task (and value, internal/uuid), and must not import the
+// backends that share it, the engine or anything above.
 package lambda
 
 import (

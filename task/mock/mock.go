@@ -3,6 +3,10 @@
 // their Lambda function behaviours) instead of calling anything: Config is
 // the parsed configuration, Invoker the task.Invoker for one state machine
 // and test case.
+//
+// It must not import the engine beside it, the other backends but
+// task/lambda, or anything above (service, conformance and cmd/stepd use
+// it).
 package mock
 
 import (

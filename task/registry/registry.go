@@ -5,6 +5,9 @@
 // connections it gives; and, for AWS SDK and optimized integrations no
 // handler serves, the AWS service itself (or the emulator its Aws section
 // names) through task/awssdk. Invoker routes each request to its handler.
+//
+// It imports the task backends it wires, and must not import the engine
+// beside it or anything above (service, api, cmd/stepd …).
 package registry
 
 import (

@@ -4,6 +4,9 @@
 // also how a Distributed Map's ItemReader reads its items. An object's key
 // is its path under the bucket's folder, with "/" between folders. It is a
 // task.Partial: it serves only the buckets it is given.
+//
+// It must not import the engine beside it, the other backends, or
+// anything above (service, api, cmd/stepd …); registry wires it.
 package s3folder
 
 import (

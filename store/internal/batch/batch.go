@@ -1,6 +1,9 @@
 // Package batch holds what the durable stores' group commit shares: the
 // hand-off of a write request to the store's one writer goroutine, which
 // commits the requests it has gathered in one transaction.
+//
+// It imports nothing of stepd's and must not: the durable backends build
+// on it.
 package batch
 
 import "context"

@@ -1,6 +1,9 @@
-// Package codec holds the stored forms that durable store backends share:
-// opaque, checksummed pagination tokens and the packed form of a step's
-// events. It does no I/O.
+// Package codec holds the stored forms that store backends share: opaque,
+// checksummed pagination tokens (memory's too) and the packed form of a
+// step's events (the durable backends'). It does no I/O.
+//
+// It imports only store, and must not import the backends that share it
+// nor anything above them.
 package codec
 
 import (

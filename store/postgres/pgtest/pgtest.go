@@ -2,6 +2,8 @@
 // named by STEPD_TEST_POSTGRES (by default the local one, database test),
 // a fresh schema per call, dropped when the test ends. Without a server
 // the test is skipped, or fails when CI=true.
+//
+// It imports nothing of stepd's and must not: only tests import it.
 package pgtest
 
 import (

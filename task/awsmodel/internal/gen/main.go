@@ -1,11 +1,18 @@
-// Command gen writes the AWS API output models that awsmodel embeds. It
-// reads the service models of the AWS SDKs' data folder (botocore's
+// Command gen writes the AWS API models that awsmodel embeds. It reads the
+// service models of the AWS SDKs' data folder (botocore's
 // data/<service>/<version>/service-2.json, plain or gzipped), keeps for
 // each operation of the chosen services the shapes its output reaches,
 // reduced to types, required members, bounds and enums, and writes them
-// as gzipped JSON (the format of awsmodel/internal/wire).
+// as gzipped JSON (the format of awsmodel/internal/wire); with -api-out it
+// also writes how to call every operation of every service (protocols,
+// input and output shapes with their HTTP bindings, error codes) to a zip
+// of one entry per service (api.zip).
 //
-//	go run ./internal/gen -data /usr/lib/python3/dist-packages/botocore/data -out models.json.gz
+//	go run ./internal/gen -data /usr/lib/python3/dist-packages/botocore/data -out models.json.gz -api-out api.zip
+//
+// It is a tool that go generate runs, not part of stepd's binary: it
+// imports only awsmodel and its wire format, and must not import anything
+// else of stepd's.
 package main
 
 import (

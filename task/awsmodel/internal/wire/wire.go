@@ -1,5 +1,8 @@
 // Package wire is the file format of the embedded AWS API output models:
 // what the generator writes and awsmodel reads.
+//
+// It imports nothing of stepd's and must not: awsmodel and its generator
+// build on it.
 package wire
 
 // File is the whole model file: services by the name their models have
