@@ -59,7 +59,7 @@ func newClient(t *testing.T, st store.Store, inv task.Invoker) (*sfn.Client, *se
 
 // DisableHostPrefix keeps StartSyncExecution and TestState on stepd's
 // address: the SDK would otherwise send them to "sync-<host>". This is the
-// option the README documents for Go programs.
+// option docs/cli.md documents for Go programs.
 func DisableHostPrefix(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("stepdDisableHostPrefix",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {

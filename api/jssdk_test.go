@@ -13,7 +13,7 @@ import (
 
 // TestJavaScriptSDK runs testdata/jsclient/sdk.mjs, which drives a real
 // server on 127.0.0.1 with the AWS SDK for JavaScript v3's SFN client,
-// configured as the README says. It needs node and the client (npm ci in
+// configured as docs/cli.md says. It needs node and the client (npm ci in
 // api/testdata/jsclient); without them it is skipped, unless CI=true, where
 // that is a failure (.ci/run installs them).
 func TestJavaScriptSDK(t *testing.T) {

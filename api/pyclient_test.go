@@ -32,7 +32,7 @@ func needDebianClients(t *testing.T, check func() error, what string) {
 }
 
 // TestBoto3 runs testdata/boto3_client.py with Debian's python3-boto3
-// against a real server on 127.0.0.1, configured as the README says.
+// against a real server on 127.0.0.1, configured as docs/cli.md says.
 func TestBoto3(t *testing.T) {
 	needDebianClients(t, func() error { return exec.Command(debianPython, "-c", "import boto3").Run() }, "Debian's python3-boto3 (apt-get install python3-boto3)")
 	_, url := newServer(t, memory.New(), nil)
@@ -46,7 +46,7 @@ func TestBoto3(t *testing.T) {
 }
 
 // TestAWSCLI drives a real server on 127.0.0.1 with Debian's AWS CLI the
-// way the README shows (--endpoint-url, any keys): create a state machine,
+// way docs/cli.md shows (--endpoint-url, any keys): create a state machine,
 // run it, read its history, run an Express one with StartSyncExecution,
 // and read an error's code.
 func TestAWSCLI(t *testing.T) {
@@ -103,7 +103,7 @@ func TestAWSCLI(t *testing.T) {
 		t.Errorf("get-execution-history: %d events, want 4: %v", len(evs), h)
 	}
 	// StartSyncExecution goes to "sync-<host>"; with stepd as the CLI's
-	// HTTP proxy (as the README shows) no hosts entry is needed.
+	// HTTP proxy (as docs/cli.md shows) no hosts entry is needed.
 	x, stderr, err := aws("create-state-machine", "--name", "clix", "--type", "EXPRESS", "--role-arn", "arn:aws:iam::123456789012:role/r",
 		"--definition", `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":{"hi":1},"End":true}}}`)
 	if err != nil {
