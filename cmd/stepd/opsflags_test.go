@@ -237,7 +237,10 @@ func (w *webhook) events(attempts bool) []map[string]any {
 // the event of an execution's status.
 func (w *webhook) waitEvent(t *testing.T, arn, status string, attempts bool) map[string]any {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	// The bound only ends a failure. It is longer than notify's hold (a
+	// minute): a server killed while it delivered a notice leaves the notice
+	// hidden that long from the dispatcher of the server started next.
+	for deadline := time.Now().Add(90 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		for _, ev := range w.events(attempts) {
 			if d := ev["detail"].(map[string]any); d["executionArn"] == arn && d["status"] == status {
 				return ev
