@@ -1,5 +1,5 @@
 #!/bin/sh
 # Starts a child that outlives nothing: both must die on cancel.
-sleep 300 &
+sleep 3600 &
 echo $! > "$1"
 wait
