@@ -73,7 +73,6 @@ const shownPort = "8083"
 // The test fails once a listed page has no such block left, so that the
 // entry goes.
 var unmarkedAllowed = map[string]bool{
-	"docs/development.md": true, // the checks before a commit, the conformance and benchmark commands
 }
 
 type block struct {
