@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds stepd's release archives: a static binary (CGO_ENABLED=0; the
-# SQLite driver is pure Go) for each target, with the README, in
+# SQLite driver is pure Go) for each target, with the README and the manual
+# it links to (docs/*.md and their pictures), in
 # stepd_VERSION_OS_ARCH.tar.gz (.zip for a windows target), and SHA256SUMS.
 # Windows is not a default target: task/command runs handlers in Unix
 # process groups (Setpgid, kill of the group) and does not build there.
@@ -29,6 +30,9 @@ for target in $targets; do
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -ldflags "-s -w -X main.version=$version" \
 		-o "$work/$name/$exe" ./cmd/stepd
 	cp README.md "$work/$name/"
+	mkdir -p "$work/$name/docs"
+	cp docs/*.md "$work/$name/docs/"
+	if [ -d docs/img ]; then cp -R docs/img "$work/$name/docs/"; fi
 	if [ -f LICENSE ]; then cp LICENSE "$work/$name/"; fi
 	if [ "$os" = windows ]; then
 		rm -f "$out/$name.zip"

@@ -31,7 +31,8 @@ func TestVersion(t *testing.T) {
 
 // TestReleaseArchive runs the release recipe for this machine's platform
 // and checks its archive: a static binary (no interpreter, no shared
-// library) that reports the version it was built with, and the README;
+// library) that reports the version it was built with, the README and the
+// manual it links to (docs/cli.md among them);
 // and SHA256SUMS naming the archive.
 func TestReleaseArchive(t *testing.T) {
 	t.Parallel()
@@ -51,8 +52,8 @@ func TestReleaseArchive(t *testing.T) {
 	name := "stepd_9.8.7_linux_" + runtime.GOARCH
 	files := untar(t, filepath.Join(out, name+".tar.gz"))
 	bin := files[name+"/stepd"]
-	if bin == nil || files[name+"/README.md"] == nil {
-		t.Fatalf("archive holds %d files, want %s/stepd and %s/README.md", len(files), name, name)
+	if bin == nil || files[name+"/README.md"] == nil || files[name+"/docs/cli.md"] == nil {
+		t.Fatalf("archive holds %d files, want %s/stepd, %s/README.md and %s/docs/cli.md", len(files), name, name, name)
 	}
 	f, err := elf.NewFile(bytes.NewReader(bin))
 	if err != nil {

@@ -70,7 +70,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.format, "format", "text", "output format: text or json")
 	fs.StringVar(&f.region, "region", arn.DefaultRegion, "region used in ARNs")
 	fs.StringVar(&f.account, "account", arn.DefaultAccount, "account id used in ARNs")
-	fs.StringVar(&f.config, "config", "", "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (see README)")
+	fs.StringVar(&f.config, "config", "", "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (see docs/integrations.md)")
 	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
 	budget := addBudgetFlags(fs, false)
