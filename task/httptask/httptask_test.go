@@ -3,6 +3,7 @@ package httptask
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -500,30 +501,43 @@ func TestHTTPHead(t *testing.T) {
 	}
 }
 
-// httpBlockingServer answers only when the request is abandoned or the test ends.
-func httpBlockingServer(t *testing.T) (*httpRecorder, chan struct{}) {
+// httpBlockingServer answers only when the request is abandoned or the test
+// ends. arrived is closed when the first request has arrived, abandoned
+// when its client has given it up (its context ended before the test did).
+func httpBlockingServer(t *testing.T) (srv *httpRecorder, arrived, abandoned chan struct{}) {
 	t.Helper()
 	release := make(chan struct{})
-	srv := newHTTPRecorder(t, func(w http.ResponseWriter, req *http.Request) {
-		select {
-		case <-req.Context().Done():
-		case <-release:
-		}
+	arrived, abandoned = make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	srv = newHTTPRecorder(t, func(w http.ResponseWriter, req *http.Request) {
+		first.Do(func() {
+			close(arrived)
+			select {
+			case <-req.Context().Done():
+				close(abandoned)
+			case <-release:
+			}
+		})
 	})
 	t.Cleanup(func() { close(release) })
-	return srv, release
+	return srv, arrived, abandoned
 }
 
+// Invoke returns once its context is cancelled, with the stop as the
+// task's failure, and gives the request up. (The server would hold the
+// request until the test ends: the deadlines only bound a failure.)
 func TestHTTPCancel(t *testing.T) {
-	srv, _ := httpBlockingServer(t)
+	srv, arrived, abandoned := httpBlockingServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan task.Result, 1)
 	go func() {
-		done <- (&Invoker{}).Invoke(ctx, httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
+		// No timeout of its own ends the request meanwhile.
+		done <- (&Invoker{Timeout: time.Hour}).Invoke(ctx, httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for srv.count() == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-arrived:
+	case <-time.After(time.Minute):
+		t.Fatal("the request never reached the server")
 	}
 	cancel()
 	select {
@@ -531,21 +545,61 @@ func TestHTTPCancel(t *testing.T) {
 		if res.Error != "States.TaskFailed" || !strings.Contains(res.Cause, "stopped") {
 			t.Errorf("got %s: %s", res.Error, res.Cause)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("Invoke did not return after cancellation")
+	}
+	select {
+	case <-abandoned:
+	case <-time.After(time.Minute):
+		t.Fatal("the cancelled request was not given up")
 	}
 }
 
+// roundTripFunc is an http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// A request is sent with Invoker.Timeout as its deadline; one that outlasts
+// it is given up and fails the task with States.Http.Socket, naming the
+// timeout. (The server would hold it until the test ends: the deadline of
+// the wait only bounds a failure.)
 func TestHTTPTimeout(t *testing.T) {
-	srv, _ := httpBlockingServer(t)
-	h := &Invoker{Timeout: 100 * time.Millisecond}
-	start := time.Now()
-	res := h.Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
-	if res.Error != "States.Http.Socket" || !strings.Contains(res.Cause, "timed out") {
-		t.Errorf("got %s: %s", res.Error, res.Cause)
+	srv, _, abandoned := httpBlockingServer(t)
+	const timeout = 100 * time.Millisecond
+	deadlines := make(chan error, 1)
+	h := &Invoker{Timeout: timeout, Client: &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		// The deadline was set before now, Timeout ahead: it cannot lie
+		// further than Timeout from now.
+		switch dl, ok := req.Context().Deadline(); {
+		case !ok:
+			deadlines <- errors.New("the request has no deadline")
+		case dl.After(time.Now().Add(timeout)):
+			deadlines <- fmt.Errorf("the request's deadline is %v away, more than the timeout", time.Until(dl))
+		default:
+			deadlines <- nil
+		}
+		return http.DefaultTransport.RoundTrip(req)
+	})}}
+	done := make(chan task.Result, 1)
+	go func() {
+		done <- h.Invoke(context.Background(), httpReq(t, fmt.Sprintf(`{"ApiEndpoint": %q, "Method": "GET"}`, srv.srv.URL)))
+	}()
+	if err := <-deadlines; err != nil {
+		t.Error(err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("took %v", d)
+	select {
+	case res := <-done:
+		if res.Error != "States.Http.Socket" || !strings.Contains(res.Cause, "timed out after 100ms") {
+			t.Errorf("got %s: %s", res.Error, res.Cause)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Invoke did not give up the request")
+	}
+	select {
+	case <-abandoned:
+	case <-time.After(time.Minute):
+		t.Fatal("the timed-out request was not given up")
 	}
 }
 
