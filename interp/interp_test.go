@@ -3,7 +3,6 @@ package interp_test
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,34 +51,50 @@ func TestProgramShared(t *testing.T) {
 }
 
 // TestMapConcurrency checks that MaxConcurrency bounds the tasks in flight
-// and that results keep item order.
+// and that results keep item order. It steps the interpreter itself: the
+// tasks it has asked for and not yet had answered are the ones in flight,
+// answered newest first.
 func TestMapConcurrency(t *testing.T) {
 	t.Parallel()
 	p := compile(t, `{"StartAt":"M","States":{"M":{"Type":"Map","MaxConcurrency":3,
 		"ItemProcessor":{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"work","End":true}}},"End":true}}}`)
-	var inFlight, peak atomic.Int32
-	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
-		n := inFlight.Add(1)
-		for {
-			old := peak.Load()
-			if n <= old || peak.CompareAndSwap(old, n) {
-				break
-			}
-		}
-		time.Sleep(5 * time.Millisecond)
-		inFlight.Add(-1)
-		return task.Result{Output: req.Input}
-	})
 	items := make([]any, 12)
 	for i := range items {
 		items[i] = value.Int(int64(i))
 	}
-	x := engine.Run(context.Background(), p, interp.Info{Name: "m"}, items, engine.Options{Invoker: inv})
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	x, cmds := p.Start(interp.Info{Name: "m", StartTime: now}, items, now)
+	var inFlight []interp.Command
+	peak, invoked := 0, 0
+	take := func(cmds []interp.Command) {
+		t.Helper()
+		for _, c := range cmds {
+			switch c.Kind {
+			case interp.Invoke:
+				inFlight = append(inFlight, c)
+				invoked++
+			default:
+				t.Fatalf("command %+v", c)
+			}
+		}
+		if peak = max(peak, len(inFlight)); len(inFlight) > 3 {
+			t.Fatalf("%d tasks in flight, want at most 3", len(inFlight))
+		}
+	}
+	take(cmds)
+	for x.Status() == interp.Running {
+		if len(inFlight) == 0 {
+			t.Fatal("the Map waits with no task in flight")
+		}
+		c := inFlight[len(inFlight)-1]
+		inFlight = inFlight[:len(inFlight)-1]
+		take(x.Step(now, interp.Input{Kind: interp.TaskDone, ID: c.ID, Result: task.Result{Output: c.Request.Input}}))
+	}
 	if x.Status() != interp.Succeeded || value.String(x.Output()) != value.String(items) {
 		t.Fatalf("%s %s", x.Status(), value.String(x.Output()))
 	}
-	if got := peak.Load(); got != 3 {
-		t.Errorf("peak tasks in flight = %d, want 3", got)
+	if peak != 3 || invoked != len(items) {
+		t.Errorf("peak tasks in flight = %d, want 3; %d tasks, want %d", peak, invoked, len(items))
 	}
 }
 
