@@ -13,6 +13,7 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 
 	"github.com/stepd/stepd/internal/awstest"
+	"github.com/stepd/stepd/internal/testlog"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/sqlite"
@@ -29,7 +30,7 @@ func ctxTimeout(t *testing.T, d time.Duration) context.Context {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testlog.Run(m)
 	awstest.StopEmulators()
 	os.Exit(code)
 }

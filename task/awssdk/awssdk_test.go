@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/internal/awstest"
+	"github.com/stepd/stepd/internal/testlog"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/awssdk"
 	"github.com/stepd/stepd/value"
@@ -19,7 +20,7 @@ import (
 const emulators = "testdata/emulators"
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testlog.Run(m)
 	awstest.StopEmulators()
 	os.Exit(code)
 }

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/stepd/stepd/internal/awstest"
+	"github.com/stepd/stepd/internal/testlog"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/registry"
 	"github.com/stepd/stepd/value"
 )
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testlog.Run(m)
 	awstest.StopEmulators()
 	os.Exit(code)
 }
