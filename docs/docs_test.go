@@ -68,13 +68,6 @@ const blockTimeout = 2 * time.Minute
 // shownPort is the port the pages show for stepd serve.
 const shownPort = "8083"
 
-// unmarkedAllowed lists the pages, owned by other changes, whose sh blocks do
-// not carry their not-run comments yet: their blocks are listed and not run.
-// The test fails once a listed page has no such block left, so that the
-// entry goes.
-var unmarkedAllowed = map[string]bool{
-}
-
 type block struct {
 	page   string // relative to the repository root, with slashes
 	line   int    // of the opening fence, from 1
@@ -257,14 +250,9 @@ func TestCommands(t *testing.T) {
 	for _, page := range pages(t, root) {
 		blocks, p := parse(page, readPage(t, root, page))
 		problems = append(problems, p...)
-		unmarked := 0
 		for i, b := range blocks {
 			if b.info != "sh" {
 				continue
-			}
-			if !b.marked && unmarkedAllowed[page] {
-				blocks[i].marked, blocks[i].reason = true, "(no not-run comment yet: the page is listed in unmarkedAllowed)"
-				unmarked++
 			}
 			if blocks[i].marked {
 				list = append(list, fmt.Sprintf("  %s: %s", b.where(), blocks[i].reason))
@@ -273,9 +261,6 @@ func TestCommands(t *testing.T) {
 			if _, _, problem := serveCommand(rewrite(b.text, shownPort)); problem != "" {
 				problems = append(problems, b.where()+": "+problem)
 			}
-		}
-		if unmarkedAllowed[page] && unmarked == 0 {
-			problems = append(problems, page+" marks all its sh blocks now: remove it from unmarkedAllowed")
 		}
 		byPage[page] = blocks
 	}
