@@ -327,12 +327,18 @@ func pageOf(token string, max int) (store.Page, error) {
 func (h *Handler) ReleaseWhenIdle(ctx context.Context, idle time.Duration) {
 	t := time.NewTicker(idle / 4)
 	defer t.Stop()
-	last, since, released := h.requests.Load(), time.Now(), true
+	h.releaseWhenIdle(ctx, idle, t.C, time.Now())
+}
+
+// releaseWhenIdle is ReleaseWhenIdle looking at the requests on each tick
+// of tick, idle since start; a test sends the ticks (export_test.go).
+func (h *Handler) releaseWhenIdle(ctx context.Context, idle time.Duration, tick <-chan time.Time, start time.Time) {
+	last, since, released := h.requests.Load(), start, true
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case now := <-t.C:
+		case now := <-tick:
 			switch n := h.requests.Load(); {
 			case n != last:
 				last, since, released = n, now, false

@@ -22,19 +22,15 @@ func forcedGCs() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// ReleaseWhenIdle hands memory back once after a burst of requests, then
-// not again until requests come and go once more.
-func TestReleaseWhenIdle(t *testing.T) {
+// idleServer serves h, and returns what sends it one request.
+func idleServer(t *testing.T) (*api.Handler, func()) {
+	t.Helper()
 	svc := service.New(service.Config{Store: memory.New()})
-	defer svc.Close()
+	t.Cleanup(svc.Close)
 	h := api.New(svc, nil)
 	srv := httptest.NewServer(h)
-	defer srv.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go h.ReleaseWhenIdle(ctx, 40*time.Millisecond)
-
-	request := func() {
+	t.Cleanup(srv.Close)
+	return h, func() {
 		req, _ := http.NewRequest("POST", srv.URL, strings.NewReader(`{}`))
 		req.Header.Set("X-Amz-Target", "AWSStepFunctions.ListActivities")
 		resp, err := http.DefaultClient.Do(req)
@@ -43,23 +39,59 @@ func TestReleaseWhenIdle(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
-	waitForced := func(after uint64) uint64 {
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if n := forcedGCs(); n > after {
-				return n
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		t.Fatalf("no collection forced after the requests stopped")
-		return 0
-	}
-	n := waitForced(func() uint64 { b := forcedGCs(); request(); return b }())
-	// Idle without requests: nothing more to release.
-	time.Sleep(300 * time.Millisecond)
-	if m := forcedGCs(); m != n {
-		t.Errorf("%d collections forced while idle after the release, want none", m-n)
-	}
+}
+
+// ReleaseWhenIdle, on its own ticker, hands memory back after a burst of
+// requests.
+func TestReleaseWhenIdle(t *testing.T) {
+	h, request := idleServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { h.ReleaseWhenIdle(ctx, 40*time.Millisecond); close(stopped) }()
+	defer func() { cancel(); <-stopped }() // no release after the test
+	before := forcedGCs()
 	request()
-	waitForced(n)
+	for deadline := time.Now().Add(10 * time.Second); forcedGCs() == before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no collection forced after the requests stopped")
+		}
+	}
+}
+
+// ReleaseWhenIdle hands memory back once after a burst of requests, once
+// the API has been idle for the idle period, then not again until requests
+// come and go once more. The test sends the ticks: each send returns once
+// the previous tick has been dealt with, so a tick sent twice makes sure
+// the first was.
+func TestReleaseOnceWhenIdle(t *testing.T) {
+	h, request := idleServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	ticks, stopped := make(chan time.Time), make(chan struct{})
+	const idle = time.Minute
+	t0 := time.Unix(1_000_000, 0)
+	go func() { api.ReleaseWhenIdleTicks(ctx, h, idle, ticks, t0); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+	tick := func(at time.Duration) {
+		ticks <- t0.Add(at)
+		ticks <- t0.Add(at) // the first has been dealt with
+	}
+	released := func(at time.Duration, want bool, why string) uint64 {
+		t.Helper()
+		before := forcedGCs()
+		tick(at)
+		if got := forcedGCs() > before; got != want {
+			t.Fatalf("at %v: released %v, want %v (%s)", at, got, want, why)
+		}
+		return forcedGCs()
+	}
+	released(time.Second, false, "nothing has been served")
+	request()
+	released(2*time.Second, false, "a request came")
+	released(2*time.Second+idle-time.Millisecond, false, "not idle for the idle period yet")
+	released(2*time.Second+idle, true, "idle for the idle period after a request")
+	released(2*time.Second+2*idle, false, "idle since the release")
+	released(2*time.Second+10*idle, false, "idle since the release")
+	request()
+	released(11*idle, false, "a request came")
+	released(12*idle, true, "idle for the idle period after a request")
 }

@@ -113,7 +113,7 @@ func TestCallbacks(t *testing.T) {
 	// Success.
 	ex1 := start()
 	tk := <-tokens
-	time.Sleep(50 * time.Millisecond) // let TaskSubmitted commit
+	waitEvent(t, c, ex1, "TaskSubmitted") // the callback comes after the submission
 	if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(tk), Output: aws.String(`"approved"`)}); err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +170,33 @@ func TestExpiredToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk := <-tokens
-	time.Sleep(1500 * time.Millisecond) // the task times out; the execution waits in Linger
+	// The task times out; the execution waits in Linger.
+	waitEvent(t, c, aws.ToString(ex.ExecutionArn), "WaitStateEntered")
 	if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(tk), Output: aws.String(`{}`)}); apiCode(err) != "TaskTimedOut" {
 		t.Errorf("expired token: %v", err)
 	}
 	if _, err := c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: ex.ExecutionArn}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// waitEvent polls the execution's history until it has an event of type
+// typ.
+func waitEvent(t *testing.T, c *sfn.Client, arn, typ string) {
+	t.Helper()
+	ctx := context.Background()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		h, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range h.Events {
+			if string(e.Type) == typ {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s event in the history of %s", typ, arn)
+		}
 	}
 }
