@@ -1,9 +1,11 @@
 package service_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,21 @@ import (
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/value"
 )
+
+// evaluating reports whether a goroutine is evaluating JSONata: its stack
+// holds jsonata's Template.EvalWith, which the interpreter calls once the
+// engine's meter has begun the evaluation (Meter.Begin, which reads a stop
+// requested before it). No hook tells it, so the goroutines' stacks do.
+func evaluating() bool {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return bytes.Contains(buf[:n], []byte("github.com/stepd/stepd/jsonata.(*Template).EvalWith("))
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
 
 // historyText renders an execution's committed events, one a line.
 func historyText(t *testing.T, svc *service.Service, arn string) string {
@@ -92,7 +109,13 @@ func TestStopInterruptsEvaluation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the evaluation has begun (the outcome does not depend on it)
+	// The stop comes while the evaluation runs, not before it begins
+	// (which the evaluation would see at its start).
+	for deadline := time.Now().Add(time.Minute); !evaluating(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the evaluation never began")
+		}
+	}
 	stopped, err := svc.StopExecution(ctx, e.ARN, "Halt", "stopped by the test")
 	if err != nil {
 		t.Fatalf("StopExecution: %v", err)

@@ -170,6 +170,22 @@ func apiCode(err error) string {
 	return ""
 }
 
+// doneWatch is a context that tells when its Done channel is first asked
+// for: a GetActivityTask on a memory store asks for it only in the select
+// that waits for a task (which evaluates every case's channel before it
+// blocks), so the poll is waiting, or about to with EndPolls's channel in
+// hand.
+type doneWatch struct {
+	context.Context
+	once  sync.Once
+	asked chan struct{}
+}
+
+func (c *doneWatch) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.asked) })
+	return c.Context.Done()
+}
+
 // TestEndPolls: EndPolls ends the GetActivityTask long polls waiting, and
 // the later ones return at once, without a task.
 func TestEndPolls(t *testing.T) {
@@ -181,11 +197,12 @@ func TestEndPolls(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan string, 1)
+	pollCtx := &doneWatch{Context: ctx, asked: make(chan struct{})}
 	go func() {
-		token, _, _ := svc.GetActivityTask(ctx, act.ARN, "w", time.Hour)
+		token, _, _ := svc.GetActivityTask(pollCtx, act.ARN, "w", time.Hour)
 		done <- token
 	}()
-	time.Sleep(100 * time.Millisecond) // it is waiting (or about to)
+	<-pollCtx.asked // it is waiting
 	svc.EndPolls()
 	select {
 	case token := <-done:
