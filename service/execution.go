@@ -339,6 +339,9 @@ func (s *Service) ended(arn string, d *engine.Driver) {
 		delete(s.running, arn)
 	}
 	s.mu.Unlock()
+	if s.endedHook != nil {
+		s.endedHook(arn)
+	}
 	s.wg.Done()
 }
 

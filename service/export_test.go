@@ -15,3 +15,7 @@ func (s *Service) Registered(arn string) bool {
 	defer s.mu.Unlock()
 	return s.running[arn] != nil
 }
+
+// OnEnded makes f called with an execution's ARN each time one of its
+// drivers has ended (a refused start's too); call it before starting any.
+func (s *Service) OnEnded(f func(arn string)) { s.endedHook = f }

@@ -166,6 +166,11 @@ type Service struct {
 
 	polls    chan struct{} // closed by EndPolls: waiting GetActivityTask calls return
 	endPolls sync.Once
+
+	// endedHook, when set, is called with the execution's ARN once a
+	// driver's end has been recorded (ended): a test hook
+	// (export_test.go), set before any driver runs.
+	endedHook func(arn string)
 }
 
 // EndPolls makes the GetActivityTask long polls waiting now, and later
