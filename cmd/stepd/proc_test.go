@@ -74,10 +74,10 @@ func TestMain(m *testing.M) {
 // smaller version that still fails on the defect it guards.
 func long() bool { return os.Getenv("STEPD_LONG") == "1" }
 
-// sized returns short, or long when the long soaks are asked for.
-func sized(short, long_ int) int {
+// sized returns short, or full when the long soaks are asked for.
+func sized(short, full int) int {
 	if long() {
-		return long_
+		return full
 	}
 	return short
 }

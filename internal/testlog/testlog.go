@@ -31,8 +31,11 @@ func Run(m *testing.M) int {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if len(t.buf) > 0 {
-			fmt.Fprintf(os.Stderr, "\n--- testlog: what the code under test logged while the tests ran%s ---\n%s--- testlog: end ---\n",
-				map[bool]string{true: " (the latest 4 MiB)", false: ""}[t.cut], t.buf)
+			kept := ""
+			if t.cut {
+				kept = " (the latest 4 MiB)"
+			}
+			fmt.Fprintf(os.Stderr, "\n--- testlog: what the code under test logged while the tests ran%s ---\n%s--- testlog: end ---\n", kept, t.buf)
 		}
 	}
 	return code
