@@ -338,7 +338,7 @@ func TestResumeAfterRestart(t *testing.T) {
 
 	svc2 := service.New(service.Config{Store: st})
 	defer svc2.Close()
-	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+	if n, err := svc2.Runner().Resume(ctx); err != nil || n != 1 {
 		t.Fatalf("Resume = %d, %v", n, err)
 	}
 	deadline := time.Now().Add(10 * time.Second)

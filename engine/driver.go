@@ -70,6 +70,18 @@ type Config struct {
 	// Timers, when set, counts the timers the driver holds queued (shared
 	// by the drivers of a service, for its metrics).
 	Timers *atomic.Int64
+	// Committing, when set, is called before each attempt to append a
+	// step to the journal; an error refuses the attempt as the journal's
+	// would (the notice of a status change is queued there, before the
+	// change is committed).
+	Committing func(ctx context.Context, st *store.Step) error
+	// Committed, when set, is called after each attempt to append a step
+	// to the journal, with how long it took and its outcome (err nil: the
+	// step is kept). It runs on the driver's goroutine, between steps, so
+	// it may read x; it must not keep st's buffers, which the driver
+	// reuses. This is where metrics, execution logs and the Map Run
+	// journal hear of each step.
+	Committed func(ctx context.Context, st *store.Step, x *interp.Execution, took time.Duration, err error)
 }
 
 // Driver carries out the commands of one execution: it invokes tasks
@@ -277,7 +289,7 @@ func (d *Driver) Redrive(ctx context.Context) (bool, error) {
 	if d.cfg.Journal != nil {
 		st := d.step(d.seq, now, &in)
 		st.Wake = d.wakeAt(cmds)
-		if err := d.cfg.Journal.AppendStep(ctx, st); err != nil {
+		if err := d.append(ctx, st); err != nil {
 			return false, err
 		}
 		d.seq++
@@ -503,7 +515,7 @@ const (
 func (d *Driver) commit(ctx context.Context, st *store.Step, reply chan error) error {
 	wait := commitRetryFirst
 	for attempt := 0; ; attempt++ {
-		err := d.cfg.Journal.AppendStep(ctx, st)
+		err := d.append(ctx, st)
 		if reply != nil {
 			if err != nil {
 				reply <- fmt.Errorf("the store cannot commit this execution's step (stepd retries it): %w", err)
@@ -533,6 +545,23 @@ func (d *Driver) commit(ctx context.Context, st *store.Step, reply chan error) e
 		}
 		wait = min(2*wait, commitRetryMax)
 	}
+}
+
+// append makes one attempt to append st to the journal, between the
+// Committing and Committed hooks.
+func (d *Driver) append(ctx context.Context, st *store.Step) error {
+	if d.cfg.Committing != nil {
+		if err := d.cfg.Committing(ctx, st); err != nil {
+			return err
+		}
+	}
+	if d.cfg.Committed == nil {
+		return d.cfg.Journal.AppendStep(ctx, st)
+	}
+	t0 := time.Now()
+	err := d.cfg.Journal.AppendStep(ctx, st)
+	d.cfg.Committed(ctx, st, d.x, time.Since(t0), err)
+	return err
 }
 
 var waitingForNothing = interp.Input{Kind: interp.Stop, Error: "States.Runtime", Cause: "the execution is waiting for nothing"}

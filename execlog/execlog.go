@@ -16,6 +16,7 @@
 package execlog
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -217,4 +218,33 @@ func (d *Destination) Close() error {
 		delete(d.files, k)
 	}
 	return errors.Join(errs...)
+}
+
+// Configuration is a state machine's loggingConfiguration: which history
+// events its executions log (Level: ALL, ERROR, FATAL or OFF), whether
+// with their data, and to which CloudWatch Logs log group.
+type Configuration struct {
+	Level                string           `json:"level"`
+	IncludeExecutionData bool             `json:"includeExecutionData"`
+	Destinations         []LogDestination `json:"destinations,omitempty"`
+}
+
+// LogDestination is one destination of a Configuration.
+type LogDestination struct {
+	CloudWatchLogsLogGroup *LogGroup `json:"cloudWatchLogsLogGroup,omitempty"`
+}
+
+// LogGroup names a CloudWatch Logs log group.
+type LogGroup struct {
+	LogGroupArn string `json:"logGroupArn"`
+}
+
+// ParseConfiguration reads a configuration as a store keeps it (its JSON
+// text; empty for none): level OFF when it has none.
+func ParseConfiguration(text string) Configuration {
+	c := Configuration{Level: Off}
+	if text != "" {
+		_ = json.Unmarshal([]byte(text), &c)
+	}
+	return c
 }

@@ -147,7 +147,7 @@ func TestStopInterruptsEvaluation(t *testing.T) {
 	svc2, st2 := openService(t, path)
 	defer st2.Close()
 	defer svc2.Close()
-	if _, err := svc2.Resume(ctx); err != nil {
+	if _, err := svc2.Runner().Resume(ctx); err != nil {
 		t.Fatal(err)
 	}
 	got, err := svc2.DescribeExecution(ctx, e.ARN)

@@ -3,38 +3,13 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
-
-// activityTask is a task offered to an activity's workers.
-type activityTask struct {
-	token     string
-	input     string
-	execution string
-	driver    *engine.Driver
-}
-
-// queue returns the (in-memory) task queue of an activity.
-func (s *Service) queue(arn string) chan activityTask {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.queues == nil {
-		s.queues = map[string]chan activityTask{}
-	}
-	q := s.queues[arn]
-	if q == nil {
-		q = make(chan activityTask, 1024)
-		s.queues[arn] = q
-	}
-	return q
-}
 
 // CreateActivity registers an activity; creating an existing one returns it.
 func (s *Service) CreateActivity(ctx context.Context, name string) (*store.Activity, error) {
@@ -89,45 +64,14 @@ func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait 
 	if _, err := s.DescribeActivity(ctx, arn); err != nil {
 		return "", "", err
 	}
-	if sh, ok := s.store.(store.Shared); ok {
-		return s.takeShared(ctx, sh, arn, worker, wait)
-	}
-	q := s.queue(arn)
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	for {
-		select {
-		case at := <-q:
-			// The task may have been cancelled or timed out meanwhile.
-			if at.driver.Deliver(at.token, interp.Input{Kind: interp.TaskStarted, Worker: worker}) != nil {
-				continue
-			}
-			return s.handOut(ctx, &store.ActivityTask{ExecutionARN: at.execution, Token: at.token, Input: at.input}, func() {
-				select {
-				case q <- at:
-				default:
-					go func() { q <- at }()
-				}
-			}, func() {})
-		case <-t.C:
-			return "", "", nil
-		case <-ctx.Done():
-			return "", "", nil
-		case <-s.polls:
-			return "", "", nil
-		}
-	}
+	return s.run.TakeActivityTask(ctx, arn, worker, wait)
 }
 
 // SendTaskSuccess completes the task of token with output (JSON text).
 // A token that is not one is reported before the output, as AWS does.
 func (s *Service) SendTaskSuccess(ctx context.Context, token, output string) error {
-	key, err := s.tokenKey(ctx)
-	if err != nil {
+	if err := s.run.CheckToken(ctx, token); err != nil {
 		return err
-	}
-	if _, _, ok := interp.VerifyToken(key, token); !ok {
-		return errorf("InvalidToken", "Invalid Token: 'Invalid token'")
 	}
 	v, err := value.ParseString(output)
 	if err != nil {
@@ -136,7 +80,7 @@ func (s *Service) SendTaskSuccess(ctx context.Context, token, output string) err
 	if len(output) > maxPayload {
 		return errorf("InvalidOutput", "Invalid Output: the output exceeds the maximum size of 262144 bytes")
 	}
-	return s.callback(ctx, token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: v}})
+	return s.run.Callback(ctx, token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: v}})
 }
 
 // SendTaskFailure fails the task of token.
@@ -144,63 +88,10 @@ func (s *Service) SendTaskFailure(ctx context.Context, token, errName, cause str
 	if errName == "" {
 		errName = "States.TaskFailed"
 	}
-	return s.callback(ctx, token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Error: errName, Cause: cause}})
+	return s.run.Callback(ctx, token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Error: errName, Cause: cause}})
 }
 
 // SendTaskHeartbeat records a heartbeat for the task of token.
 func (s *Service) SendTaskHeartbeat(ctx context.Context, token string) error {
-	return s.callback(ctx, token, interp.Input{Kind: interp.TaskHeartbeat})
-}
-
-func (s *Service) callback(ctx context.Context, token string, in interp.Input) error {
-	key, err := s.tokenKey(ctx)
-	if err != nil {
-		return err
-	}
-	arn, _, ok := interp.VerifyToken(key, token)
-	if !ok {
-		// Malformed, made by hand, or signed by another server.
-		return errorf("InvalidToken", "Invalid Token: 'Invalid token'")
-	}
-	d := s.driver(arn)
-	if d == nil {
-		if sh := s.shared(arn); sh != nil {
-			return s.forward(ctx, sh, arn, callbackMessage(token, in))
-		}
-		return s.noDriver(ctx, arn)
-	}
-	switch err := d.Deliver(token, in); {
-	case errors.Is(err, engine.ErrEnded):
-		return s.noDriver(ctx, arn)
-	case errors.Is(err, engine.ErrTaskClosed):
-		// Its task completed, timed out or was cancelled.
-		return errTaskClosed()
-	case errors.Is(err, engine.ErrNoTask):
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
-	default:
-		return err
-	}
-}
-
-// noDriver answers a callback whose execution has no driver: when the
-// execution has ended, every task it had is closed and AWS answers
-// TaskTimedOut, as for a token used twice.
-func (s *Service) noDriver(ctx context.Context, arn string) error {
-	e, err := s.store.GetExecution(ctx, arn)
-	if errors.Is(err, store.ErrNotFound) {
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: no execution has this token")
-	}
-	if err != nil {
-		return fmt.Errorf("reading the execution of a task token: %w", err)
-	}
-	if e.Status != string(interp.Running) {
-		return errTaskClosed()
-	}
-	return errorf("TaskDoesNotExist", "Task Does Not Exist: the execution of this token is not running in this server")
-}
-
-// errTaskClosed is AWS's answer to a token whose task has closed: it
-// completed (the token was used already), timed out or was cancelled.
-func errTaskClosed() error {
-	return errorf("TaskTimedOut", "Task Timed Out: 'Provided task does not exist anymore'")
+	return s.run.Callback(ctx, token, interp.Input{Kind: interp.TaskHeartbeat})
 }

@@ -105,7 +105,7 @@ func TestResumeDormant(t *testing.T) {
 	defer st.Close()
 	svc = service.New(service.Config{Store: st, Invoker: queue})
 	defer svc.Close()
-	if n, err := svc.Resume(ctx); err != nil || n != 5 {
+	if n, err := svc.Runner().Resume(ctx); err != nil || n != 5 {
 		t.Fatalf("Resume = %d, %v; want 5", n, err)
 	}
 	if n := svc.Dormant(); n != 4 {
@@ -205,7 +205,7 @@ func TestResumeWithOwnClock(t *testing.T) {
 	defer st.Close()
 	svc = service.New(service.Config{Store: st, Clock: ownClock{}})
 	defer svc.Close()
-	if n, err := svc.Resume(ctx); err != nil || n != 1 || svc.Dormant() != 0 {
+	if n, err := svc.Runner().Resume(ctx); err != nil || n != 1 || svc.Dormant() != 0 {
 		t.Fatalf("Resume = %d, %v, %d dormant; want 1, none dormant", n, err, svc.Dormant())
 	}
 	if got, err := svc.Wait(ctx, e.ARN); err != nil || got.Status != "SUCCEEDED" || got.Output != `{"p":1}` {

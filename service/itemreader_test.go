@@ -75,7 +75,7 @@ func TestItemReaderReplay(t *testing.T) {
 	defer st2.Close()
 	svc2 := service.New(service.Config{Store: st2, Invoker: reg})
 	defer svc2.Close()
-	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+	if n, err := svc2.Runner().Resume(ctx); err != nil || n != 1 {
 		t.Fatalf("resumed %d: %v", n, err)
 	}
 	token, after, err := svc2.GetActivityTask(ctx, act.ARN, "w", 20*time.Second)

@@ -3,122 +3,13 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/stepd/stepd/arn"
-	"github.com/stepd/stepd/engine"
-	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/value"
 )
-
-// Map Runs: the interpreter runs a Distributed Map's iterations as threads
-// of the parent execution and keeps each one's history as a child
-// execution's (interp.ChildExecution); the service stores the Map Runs and
-// the children a step changed once the step is committed, and again, all
-// of them, whenever it rebuilds the parent by replay (the writes are
-// idempotent), so a crash between the two commits loses nothing.
-
-// mapRunJournal is a journal that, once a step is committed, stores what
-// the step changed of the execution's Map Runs.
-type mapRunJournal struct {
-	engine.Journal
-	s  *Service
-	st store.Store
-	d  **engine.Driver
-}
-
-func (j mapRunJournal) AppendStep(ctx context.Context, st *store.Step) error {
-	err := j.Journal.AppendStep(ctx, st)
-	if err == nil && *j.d != nil {
-		// On the driver's goroutine, between its steps: the execution
-		// may be read.
-		j.s.putMapRuns(ctx, j.st, (*j.d).Execution())
-	}
-	return err
-}
-
-// putMapRuns stores the Map Runs and child executions that changed in x,
-// retrying for a while when the store refuses.
-func (s *Service) putMapRuns(ctx context.Context, st store.Store, x *interp.Execution) {
-	if x == nil {
-		return
-	}
-	runs, kids := x.TakeMapRuns()
-	if len(runs) == 0 && len(kids) == 0 {
-		return
-	}
-	ms, ok := st.(store.MapRunStore)
-	if !ok {
-		return
-	}
-	parent := x.Info().ExecutionArn
-	srs := make([]*store.MapRun, len(runs))
-	for i, r := range runs {
-		srs[i] = storedMapRun(parent, r)
-	}
-	sks := make([]*store.ChildExecution, len(kids))
-	for i, k := range kids {
-		sks[i] = storedChild(k)
-	}
-	wait := 50 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		err := ms.PutMapRuns(ctx, srs, sks)
-		if err == nil {
-			return
-		}
-		if attempt == 5 || ctx.Err() != nil || errors.Is(err, store.ErrConflict) {
-			s.log.Error("cannot store the Map Runs of a step; they are stored again when the execution is rebuilt", "execution", parent, "err", err)
-			return
-		}
-		time.Sleep(wait)
-		wait *= 2
-	}
-}
-
-func storedMapRun(parent string, r *interp.MapRun) *store.MapRun {
-	sr := &store.MapRun{ARN: r.Arn, ExecutionARN: parent, Status: r.Status, Started: r.Start, Stopped: r.Stop, MaxConcurrency: r.MaxConcurrency,
-		ToleratedFailureCount: max(r.ToleratedFailureCount, 0), ToleratedFailurePercentage: r.ToleratedFailurePercentage,
-		RedriveCount: r.RedriveCount, RedriveDate: r.RedriveDate}
-	sr.Executions, sr.Items = storedCounts(r.Executions), storedCounts(r.Items)
-	return sr
-}
-
-func storedCounts(c interp.MapRunCounts) store.MapRunCounts {
-	return store.MapRunCounts{Pending: c.Pending, Running: c.Running, Succeeded: c.Succeeded, Failed: c.Failed, TimedOut: c.TimedOut,
-		Aborted: c.Aborted, Total: c.Total, ResultsWritten: c.ResultsWritten, FailuresNotRedrivable: c.FailuresNotRedrivable,
-		PendingRedrive: c.PendingRedrive}
-}
-
-func storedChild(k *interp.ChildExecution) *store.ChildExecution {
-	c := &store.ChildExecution{MapRunARN: k.MapRunArn}
-	e := &c.Execution
-	e.ARN, e.Name, e.StateMachineARN, e.Status, e.Started, e.Stopped = k.Arn, k.Name, k.StateMachineArn, string(k.Status), k.Start, k.Stop
-	if a, err := arn.Parse(k.StateMachineArn); err == nil && len(a.Names) > 0 {
-		e.StateMachineName = a.Names[0]
-	}
-	e.Type = "STANDARD"
-	if k.Express {
-		e.Type = "EXPRESS"
-	}
-	e.Input = value.String(k.Input)
-	if k.Status == interp.Succeeded {
-		e.Output = value.String(k.Output)
-	}
-	if k.Failure != nil {
-		e.Error, e.Cause = k.Failure.Error, k.Failure.Cause
-	}
-	var buf []byte
-	c.Events = make([]store.Event, len(k.Events))
-	for i, ev := range k.Events {
-		start := len(buf)
-		buf = ev.AppendJSON(buf, true)
-		c.Events[i] = store.Event{ID: ev.ID, Type: ev.Type, JSON: buf[start:len(buf):len(buf)]}
-	}
-	return c
-}
 
 func (s *Service) mapRunStore() (store.MapRunStore, error) {
 	ms, ok := s.store.(store.MapRunStore)
@@ -302,20 +193,12 @@ func (s *Service) UpdateMapRun(ctx context.Context, mapRunARN string, u MapRunUp
 	if u.ToleratedFailurePercentage != nil {
 		args.Set("toleratedFailurePercentage", value.Float(*u.ToleratedFailurePercentage))
 	}
-	d := s.driver(r.ExecutionARN)
-	if d == nil {
-		// Another node runs it (a shared store): the update reaches the
-		// owner as a forwarded message, like a stop.
-		if sh := s.shared(r.ExecutionARN); sh != nil {
-			msg := encodeForwarded(forwarded{Kind: "updateMapRun", Output: string(value.Append(nil, args))})
-			if err := sh.Send(ctx, r.ExecutionARN, msg); err != nil {
-				return fmt.Errorf("forwarding UpdateMapRun to the node that runs %s: %w", r.ExecutionARN, err)
-			}
-			return nil
-		}
+	// Delivered to the parent's driver, here or on the node that runs it.
+	if err := s.run.UpdateMapRun(ctx, r.ExecutionARN, args); errors.Is(err, runner.ErrNotRunningHere) {
 		return errorf("ValidationException", "the execution of Map Run %s is not running on this node", mapRunARN)
+	} else if err != nil {
+		return err
 	}
-	d.UpdateMapRun(args)
 	return nil
 }
 

@@ -67,7 +67,7 @@ func restart(t *testing.T, svc *service.Service, st *sqlite.Store, path string, 
 		svc.Close()
 		_ = st.Close()
 	})
-	if n, err := svc.Resume(ctx); err != nil || n != 1 {
+	if n, err := svc.Runner().Resume(ctx); err != nil || n != 1 {
 		t.Fatalf("resumed %d: %v", n, err)
 	}
 	return svc

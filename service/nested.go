@@ -78,7 +78,7 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 	}
 	done, err := s.Wait(ctx, e.ARN)
 	if err != nil {
-		if s.ctx.Err() == nil {
+		if !s.run.Stopping() {
 			// The parent's task was cancelled (the parent stopped or a
 			// sibling failed): stop the child too.
 			_, _ = s.StopExecution(context.Background(), e.ARN, "States.Aborted", "the parent execution's task was cancelled")

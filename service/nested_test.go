@@ -101,7 +101,7 @@ func TestSyncChildEndedBeforeParentCommitted(t *testing.T) {
 
 	svc2 := service.New(service.Config{Store: mem})
 	defer svc2.Close()
-	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+	if n, err := svc2.Runner().Resume(ctx); err != nil || n != 1 {
 		t.Fatalf("Resume = %d, %v", n, err)
 	}
 	e, err := svc2.Wait(ctx, parentARN)
@@ -171,7 +171,7 @@ func TestResumedParentWaitsForResumedChild(t *testing.T) {
 	gated := &gatedStore{Store: mem, parent: parentARN, child: children[0].ARN, stepped: make(chan struct{})}
 	svc2 := service.New(service.Config{Store: gated, Invoker: queue})
 	defer svc2.Close()
-	if n, err := svc2.Resume(ctx); err != nil || n != 2 {
+	if n, err := svc2.Runner().Resume(ctx); err != nil || n != 2 {
 		t.Fatalf("Resume = %d, %v", n, err)
 	}
 	if err := svc2.SendTaskSuccess(ctx, token, `{"ok":true}`); err != nil {

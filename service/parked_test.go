@@ -49,7 +49,7 @@ func BenchmarkParked(b *testing.B) {
 		stopProfile := profileResume(b)
 		cpu0 := cpuTime()
 		t0 := time.Now()
-		resumed, err := svc.Resume(ctx)
+		resumed, err := svc.Runner().Resume(ctx)
 		b.ReportMetric(time.Since(t0).Seconds(), "resume-s")
 		b.ReportMetric((cpuTime() - cpu0).Seconds(), "resume-cpu-s")
 		stopProfile()

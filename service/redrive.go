@@ -9,6 +9,7 @@ import (
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
 )
 
@@ -115,65 +116,14 @@ func (s *Service) RedriveExecution(ctx context.Context, executionARN string) (ti
 	if status, reason := s.redrivable(ctx, e); status != Redrivable {
 		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reason, executionARN)
 	}
-	if err := s.gone(ctx, executionARN); err != nil {
-		return time.Time{}, err
-	}
-	steps, err := s.store.Steps(ctx, executionARN)
-	if err != nil {
-		return time.Time{}, err
-	}
-	d, err := s.rebuild(ctx, e, steps)
-	if err != nil {
-		return time.Time{}, err
-	}
-	ok, err := d.Redrive(ctx)
-	if errors.Is(err, store.ErrConflict) {
+	at, err := s.run.Redrive(ctx, e)
+	switch {
+	case errors.Is(err, store.ErrConflict):
 		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reasonRunning, executionARN)
-	}
-	if err != nil {
+	case errors.Is(err, runner.ErrNotRedrivable):
+		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reasonHistoryLimit, executionARN)
+	case err != nil:
 		return time.Time{}, err
 	}
-	if !ok {
-		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reasonHistoryLimit, executionARN)
-	}
-	s.putMapRuns(ctx, s.store, d.Execution())
-	n, at := d.Execution().RedriveCount()
-	s.putRedrive(ctx, executionARN, n, at)
-	s.register(executionARN, d)
-	s.start(executionARN, d)
 	return at, nil
-}
-
-// putRedrive records an execution's redrive count and date (again after a
-// replay, in case a crash came between the redrive's step and this).
-func (s *Service) putRedrive(ctx context.Context, executionARN string, n int, at time.Time) {
-	if n == 0 {
-		return
-	}
-	if ms, ok := s.store.(store.MapRunStore); ok {
-		if err := ms.PutRedrive(ctx, executionARN, store.Redrive{Count: n, Date: at}); err != nil {
-			s.log.Error("cannot record an execution's redrive; it is recorded again when the execution is rebuilt", "execution", executionARN, "err", err)
-		}
-	}
-}
-
-// gone waits until the driver of an execution that has ended has left
-// (its end is committed before its driver unregisters).
-func (s *Service) gone(ctx context.Context, executionARN string) error {
-	for {
-		d := s.driver(executionARN)
-		if d == nil {
-			return nil
-		}
-		select {
-		case <-d.Done():
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		select {
-		case <-time.After(time.Millisecond):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }

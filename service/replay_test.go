@@ -177,7 +177,7 @@ func TestReplayRecordedRandom(t *testing.T) {
 	defer st2.Close()
 	svc2 := service.New(service.Config{Store: st2, Invoker: flaky, Log: log})
 	defer svc2.Close()
-	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+	if n, err := svc2.Runner().Resume(ctx); err != nil || n != 1 {
 		t.Fatalf("resumed %d: %v", n, err)
 	}
 	token, input, err := svc2.GetActivityTask(ctx, act.ARN, "w", 10*time.Second)

@@ -26,16 +26,13 @@ import (
 	"log/slog"
 	"maps"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/stepd/stepd/arn"
-	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/execlog"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
@@ -97,42 +94,9 @@ type Config struct {
 	StatusEvents func()
 }
 
-// Observer watches what the service commits, for metrics: it is called on
-// the committing goroutine, once per execution created and once per step
-// kept, so it must be cheap and must not keep the step's buffers.
-type Observer interface {
-	// Started: execution e was created with its first step.
-	Started(e *store.Execution, first *store.Step)
-	// Resumed: the running execution e was found at start (Resume).
-	Resumed(e *store.Execution)
-	// Committed: step s was kept (err nil) or refused (err) after took.
-	Committed(s *store.Step, took time.Duration, err error)
-}
-
-// observed is a journal that tells an Observer of each step it commits.
-type observed struct {
-	engine.Journal
-	obs Observer
-}
-
-func (o observed) AppendStep(ctx context.Context, s *store.Step) error {
-	t0 := time.Now()
-	err := o.Journal.AppendStep(ctx, s)
-	o.obs.Committed(s, time.Since(t0), err)
-	return err
-}
-
-// PendingTimers returns how many timers (Waits, retry intervals, task
-// timeouts and heartbeats) the service's running executions have queued.
-func (s *Service) PendingTimers() int64 { return s.timers.Load() }
-
-// Counts returns how many executions this process runs now and how many
-// resumed ones wait dormant (see Resume).
-func (s *Service) Counts() (running, dormant int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.running), len(s.dormant)
-}
+// Observer watches what the service commits, for metrics (see
+// runner.Observer).
+type Observer = runner.Observer
 
 // DefaultKeepExpress is the default of Config.KeepExpress.
 const DefaultKeepExpress = 1000
@@ -144,41 +108,20 @@ func keepExpress(n int) int {
 	return n
 }
 
-// Service is the Step Functions service.
+// Service is the Step Functions service: the AWS-facing catalog of state
+// machines, versions, aliases, activities, executions as records, Map
+// Runs and redrives, and TestState. Its live executions run on its runner.
 type Service struct {
 	cfg     Config
 	store   store.Store
 	express store.Store // keeps Express executions (in memory)
 	clock   engine.Clock
 	log     *slog.Logger
-
-	mu       sync.Mutex
-	queues   map[string]chan activityTask // activity task queues, by activity ARN
-	programs map[string]*interp.Program   // by definition text
-	running  map[string]*engine.Driver    // by execution ARN
-	dormant  map[string]*sleeper          // resumed executions not yet rebuilt, by ARN (see Resume)
-	key      []byte                       // signs task tokens: the store's secret, once read
-	ctx      context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	timers   atomic.Int64 // timers queued by this service's drivers
-	logMemo  sync.Map     // state machine ARN → its logging configuration, recently read (logging.go)
-
-	polls    chan struct{} // closed by EndPolls: waiting GetActivityTask calls return
-	endPolls sync.Once
-
-	// endedHook, when set, is called with the execution's ARN once a
-	// driver's end has been recorded (ended): a test hook
-	// (export_test.go), set before any driver runs.
-	endedHook func(arn string)
+	run     *runner.Runner
 }
 
-// EndPolls makes the GetActivityTask long polls waiting now, and later
-// ones, return at once without a task: a server that stops calls it
-// first, so that its shutdown does not wait for them.
-func (s *Service) EndPolls() { s.endPolls.Do(func() { close(s.polls) }) }
-
-// New creates a service. Call Resume to continue open executions.
+// New creates a service. Call its runner's Resume to continue open
+// executions.
 func New(cfg Config) *Service {
 	scope := arn.Scope{Region: cfg.Region, Account: cfg.Account}.Or()
 	cfg.Region, cfg.Account = scope.Region, scope.Account
@@ -191,30 +134,36 @@ func New(cfg Config) *Service {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(keepExpress(cfg.KeepExpress)), clock: cfg.Clock, log: cfg.Log,
-		programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{}, dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel,
-		polls: make(chan struct{})}
+	s := &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(keepExpress(cfg.KeepExpress)), clock: cfg.Clock, log: cfg.Log}
+	sh, _ := cfg.Store.(store.Shared)
+	s.run = runner.New(runner.Config{Region: cfg.Region, Account: cfg.Account, Store: cfg.Store, Express: s.express, Shared: sh,
+		Invoker: s.invoker, Clock: cfg.Clock, Log: cfg.Log, Budget: cfg.Budget, Observer: cfg.Observer,
+		ExecutionLogs: cfg.ExecutionLogs, StatusEvents: cfg.StatusEvents})
+	return s
 }
 
-// tokenKey returns the key that signs task tokens: the store's secret,
-// read once. Tokens signed with it stay valid across restarts, and a token
-// made by hand or by another server is refused.
-func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.key == nil {
-		k, err := s.store.Secret(ctx)
+// Runner returns the runner of the service's live executions: what a
+// server resumes at start (Resume), adopts from dead nodes (Adopt),
+// receives from other nodes (Receive), counts and stops.
+func (s *Service) Runner() *runner.Runner { return s.run }
+
+// invoker is the runner's Config.Invoker: an execution's tasks go to the
+// service's invoker, or to the mocks of its test case, and to this
+// service's nested executions.
+func (s *Service) invoker(e *store.Execution) (task.Invoker, bool, error) {
+	inv := s.withNested(e, s.cfg.Invoker)
+	if e.TestCase != "" && s.cfg.Mocks != nil {
+		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
 		if err != nil {
-			return nil, fmt.Errorf("reading the store's secret, which signs task tokens: %w", err)
+			return nil, false, errorf("ValidationException", "%v", err)
 		}
-		s.key = k
+		inv = m
 	}
-	return s.key, nil
+	// A callback integration's response only submits the task; the token
+	// completes it. (A mock answers for the whole task, as in Step
+	// Functions Local.)
+	return inv, e.TestCase == "", nil
 }
-
-// Region returns the configured region.
-func (s *Service) Region() string { return s.cfg.Region }
 
 // ReleaseMemory asks the store to free the memory its caches hold, when
 // it can (the SQLite store's page caches), for a server gone idle.
@@ -227,18 +176,7 @@ func (s *Service) ReleaseMemory(ctx context.Context) error {
 
 // Close stops the drivers; executions stay RUNNING in the store and resume
 // on the next start.
-func (s *Service) Close() {
-	s.mu.Lock()
-	s.cancel() // under mu: a dormant execution waking now sees it
-	for arn, z := range s.dormant {
-		if z.timer != nil {
-			z.timer.Stop()
-		}
-		delete(s.dormant, arn)
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-}
+func (s *Service) Close() { s.run.Close() }
 
 // scope is the region and account of the service's ARNs.
 func (s *Service) scope() arn.Scope { return arn.Scope{Region: s.cfg.Region, Account: s.cfg.Account} }
@@ -261,25 +199,7 @@ func checkDefinitionLength(def string) error {
 }
 
 // program compiles (once) and returns the program for a definition.
-func (s *Service) program(def string) (*interp.Program, error) {
-	s.mu.Lock()
-	p := s.programs[def]
-	s.mu.Unlock()
-	if p != nil {
-		return p, nil
-	}
-	sm, err := asl.Parse([]byte(def))
-	if err != nil {
-		return nil, err
-	}
-	if p, err = interp.Compile(sm); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.programs[def] = p
-	s.mu.Unlock()
-	return p, nil
-}
+func (s *Service) program(def string) (*interp.Program, error) { return s.run.Program(def) }
 
 // StateMachineInput is CreateStateMachine's input.
 type StateMachineInput struct {
@@ -323,13 +243,13 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 	}
 	settings := Settings{Tracing: in.Tracing, Encryption: in.Encryption}
 	if in.Logging != nil {
-		if err := in.Logging.check(); err != nil {
+		if err := checkLogging(in.Logging); err != nil {
 			return nil, err
 		}
 	}
 	now := s.clock.Now()
 	sm := &store.StateMachine{ARN: s.scope().StateMachine(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
-		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags, Logging: in.Logging.text()}
+		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags, Logging: loggingText(in.Logging)}
 	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := s.store.GetStateMachine(ctx, sm.ARN)
@@ -403,10 +323,10 @@ func (s *Service) UpdateStateMachineLogging(ctx context.Context, arn, definition
 		return nil, errorf("MissingRequiredParameter", "Either the definition, the roleArn or the LoggingConfiguration must be specified")
 	}
 	if logging != nil {
-		if err := logging.check(); err != nil {
+		if err := checkLogging(logging); err != nil {
 			return nil, err
 		}
-		sm.Logging = logging.text()
+		sm.Logging = loggingText(logging)
 	}
 	if definition != "" {
 		if err := checkDefinitionLength(definition); err != nil {

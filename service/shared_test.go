@@ -34,7 +34,7 @@ func TestSharedNodes(t *testing.T) {
 		defer st.Close()
 		nodes[i] = service.New(service.Config{Store: st})
 		defer nodes[i].Close()
-		receivers.Go(func() { _ = nodes[i].Receive(ctx) })
+		receivers.Go(func() { _ = nodes[i].Runner().Receive(ctx) })
 	}
 	defer receivers.Wait() // before the stores close: a receiver holds a connection
 	defer cancel()
@@ -203,7 +203,7 @@ func TestEndPolls(t *testing.T) {
 		done <- token
 	}()
 	<-pollCtx.asked // it is waiting
-	svc.EndPolls()
+	svc.Runner().EndPolls()
 	select {
 	case token := <-done:
 		if token != "" {
@@ -234,7 +234,7 @@ func TestSharedUpdateMapRun(t *testing.T) {
 		defer st.Close()
 		nodes[i] = service.New(service.Config{Store: st})
 		defer nodes[i].Close()
-		receivers.Go(func() { _ = nodes[i].Receive(ctx) })
+		receivers.Go(func() { _ = nodes[i].Runner().Receive(ctx) })
 	}
 	defer receivers.Wait()
 	defer cancel()

@@ -213,7 +213,7 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 		return nil, nil, err
 	}
 	if in.Logging != nil {
-		if err := in.Logging.check(); err != nil {
+		if err := checkLogging(in.Logging); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -229,7 +229,7 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 		next.Encryption = in.Encryption
 	}
 	changed := !next.same(old) || in.Definition != "" && in.Definition != sm.Definition || in.RoleARN != "" && in.RoleARN != sm.RoleARN ||
-		in.Logging != nil && in.Logging.text() != sm.Logging
+		in.Logging != nil && loggingText(in.Logging) != sm.Logging
 	if changed {
 		if in.Definition != "" || in.RoleARN != "" || in.Logging != nil {
 			if sm, err = s.UpdateStateMachineLogging(ctx, sm.ARN, in.Definition, in.RoleARN, in.Logging); err != nil {

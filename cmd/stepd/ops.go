@@ -40,14 +40,14 @@ func observe(m *metrics.Metrics, cfg *service.Config, st store.Store) {
 func observeService(m *metrics.Metrics, svc *service.Service, h *api.Handler) {
 	h.Observe = m.APIRequest
 	m.Gauge("executions_running", "Executions whose driver runs in this process (parked ones included).", func() float64 {
-		r, _ := svc.Counts()
+		r, _ := svc.Runner().Counts()
 		return float64(r)
 	})
 	m.Gauge("timers_pending", "Timers (Waits, retry intervals, task timeouts and heartbeats) queued by the running executions.", func() float64 {
-		return float64(svc.PendingTimers())
+		return float64(svc.Runner().PendingTimers())
 	})
 	m.Gauge("executions_dormant", "Executions resumed after a restart that wait, not yet rebuilt, for their next timer.", func() float64 {
-		_, d := svc.Counts()
+		_, d := svc.Runner().Counts()
 		return float64(d)
 	})
 }

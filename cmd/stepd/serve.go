@@ -227,14 +227,14 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "stepd serve: claiming executions: %v\n", err)
 			return exitFail
 		}
-		n = svc.Adopt(ctx, claimed)
+		n = svc.Runner().Adopt(ctx, claimed)
 		go claimLoop(ctx, sh, svc, log)
 		go func() {
-			if err := svc.Receive(ctx); err != nil {
+			if err := svc.Runner().Receive(ctx); err != nil {
 				log.Error("receiving stops and callbacks from other nodes", "err", err)
 			}
 		}()
-	} else if n, err = svc.Resume(ctx); err != nil {
+	} else if n, err = svc.Runner().Resume(ctx); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: resuming executions: %v\n", err)
 		return exitFail
 	}
@@ -304,7 +304,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		code = exitFail
 	}
 	ready.Stopping()
-	svc.EndPolls() // the long polls would hold the shutdown (and the drain) up
+	svc.Runner().EndPolls() // the long polls would hold the shutdown (and the drain) up
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdown)
@@ -410,7 +410,7 @@ func claimLoop(ctx context.Context, sh store.Shared, svc *service.Service, log *
 			continue
 		}
 		if len(claimed) > 0 {
-			log.Info("claimed the executions of nodes that died or left", "claimed", len(claimed), "running", svc.Adopt(ctx, claimed))
+			log.Info("claimed the executions of nodes that died or left", "claimed", len(claimed), "running", svc.Runner().Adopt(ctx, claimed))
 		}
 	}
 }

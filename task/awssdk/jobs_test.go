@@ -419,7 +419,7 @@ func TestJobsSyncServiceRestart(t *testing.T) {
 	defer st2.Close()
 	svc2 := service.New(service.Config{Store: st2, Invoker: inv})
 	defer svc2.Close()
-	if n, err := svc2.Resume(ctx); err != nil || n != 1 {
+	if n, err := svc2.Runner().Resume(ctx); err != nil || n != 1 {
 		t.Fatalf("resumed %d: %v", n, err)
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Minute)

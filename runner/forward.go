@@ -1,4 +1,4 @@
-package service
+package runner
 
 import (
 	"bytes"
@@ -98,12 +98,11 @@ func callbackInput(m forwarded) interp.Input {
 
 // shared returns the shared store that holds a Standard execution run by
 // another node, or nil (single-node stores, Express executions).
-func (s *Service) shared(execution string) store.Shared {
+func (r *Runner) shared(execution string) store.Shared {
 	if a, err := arn.Parse(execution); err == nil && a.Type == arn.Express {
 		return nil
 	}
-	sh, _ := s.store.(store.Shared)
-	return sh
+	return r.cfg.Shared
 }
 
 // The owner's verdicts on a forwarded callback (the replies of receive).
@@ -123,15 +122,15 @@ const forwardWait = 20 * time.Second
 // forward sends a callback for an execution this node does not run to its
 // owner, and answers as the owner would have: it waits for the owner's
 // verdict (up to forwardWait).
-func (s *Service) forward(ctx context.Context, sh store.Shared, execution string, m forwarded) error {
+func (r *Runner) forward(ctx context.Context, sh store.Shared, execution string, m forwarded) error {
 	asked, cancel := context.WithTimeout(ctx, forwardWait)
 	defer cancel()
 	reply, err := sh.Ask(asked, execution, encodeForwarded(m))
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return s.noDriver(ctx, execution)
+		return r.noDriver(ctx, execution)
 	case err != nil && ctx.Err() == nil && asked.Err() != nil:
-		s.log.Warn("the owner of an execution has not answered a forwarded callback yet; it stays queued", "execution", execution, "kind", m.Kind)
+		r.log.Warn("the owner of an execution has not answered a forwarded callback yet; it stays queued", "execution", execution, "kind", m.Kind)
 		return nil
 	case err != nil:
 		return err
@@ -142,28 +141,28 @@ func (s *Service) forward(ctx context.Context, sh store.Shared, execution string
 	case verdictClosed:
 		return errTaskClosed()
 	case verdictNoTask:
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+		return errorf(ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
 	case verdictEnded:
-		return s.noDriver(ctx, execution)
+		return r.noDriver(ctx, execution)
 	}
 	return fmt.Errorf("the owner of %s answered %q to a forwarded callback", execution, reply)
 }
 
 // stopElsewhere asks the owner of an execution that another node runs to
 // stop it, and waits (up to 10 s) until it has ended.
-func (s *Service) stopElsewhere(ctx context.Context, sh store.Shared, execution, errName, cause string) (*store.Execution, error) {
+func (r *Runner) stopElsewhere(ctx context.Context, sh store.Shared, execution, errName, cause string) error {
 	if err := sh.Send(ctx, execution, encodeForwarded(forwarded{Kind: "stop", Error: errName, Cause: cause})); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
+		return err
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		e, err := s.DescribeExecution(ctx, execution)
+		e, err := r.storeFor(execution).GetExecution(ctx, execution)
 		if err != nil || e.Status != string(interp.Running) || time.Now().After(deadline) {
-			return e, err
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -172,12 +171,11 @@ func (s *Service) stopElsewhere(ctx context.Context, sh store.Shared, execution,
 // Receive delivers, until ctx ends, the stops and callbacks that other
 // nodes forward to the executions this node runs (a shared store only;
 // with another store it returns at once).
-func (s *Service) Receive(ctx context.Context) error {
-	sh, ok := s.store.(store.Shared)
-	if !ok {
+func (r *Runner) Receive(ctx context.Context) error {
+	if r.cfg.Shared == nil {
 		return nil
 	}
-	return sh.Receive(ctx, s.receive)
+	return r.cfg.Shared.Receive(ctx, r.receive)
 }
 
 // receive delivers one forwarded message and returns the verdict for the
@@ -185,15 +183,15 @@ func (s *Service) Receive(ctx context.Context) error {
 // has not adopted yet fails, to be offered again; one that cannot be
 // delivered any more (a closed task, an ended execution) gets the verdict
 // that says why, and a bad message is logged and dropped.
-func (s *Service) receive(ctx context.Context, execution string, msg []byte) ([]byte, error) {
+func (r *Runner) receive(ctx context.Context, execution string, msg []byte) ([]byte, error) {
 	m, err := decodeForwarded(msg)
 	if err != nil {
-		s.log.Error("dropping a forwarded message", "execution", execution, "err", err)
+		r.log.Error("dropping a forwarded message", "execution", execution, "err", err)
 		return nil, nil
 	}
-	d := s.driver(execution)
+	d := r.driver(execution)
 	if d == nil {
-		e, err := s.store.GetExecution(ctx, execution)
+		e, err := r.cfg.Store.GetExecution(ctx, execution)
 		if err != nil {
 			return nil, err
 		}
@@ -221,28 +219,28 @@ func (s *Service) receive(ctx context.Context, execution string, msg []byte) ([]
 	case errors.Is(err, engine.ErrNoTask):
 		return []byte(verdictNoTask), nil
 	default:
-		s.log.Info("a forwarded callback found no open task", "execution", execution, "kind", m.Kind, "err", err)
+		r.log.Info("a forwarded callback found no open task", "execution", execution, "kind", m.Kind, "err", err)
 		return []byte(verdictClosed), nil
 	}
 }
 
 // offerShared queues an activity task in the shared store, for the
 // workers of every node, retrying while the store fails.
-func (s *Service) offerShared(sh store.Shared, t *store.ActivityTask) {
-	s.retryTask("offering an activity task", t, func(ctx context.Context) error { return sh.OfferTask(ctx, t) })
+func (r *Runner) offerShared(sh store.Shared, t *store.ActivityTask) {
+	r.retryTask("offering an activity task", t, func(ctx context.Context) error { return sh.OfferTask(ctx, t) })
 }
 
 // retryTask calls fn until it succeeds or the service stops, waiting
 // longer between failures.
-func (s *Service) retryTask(what string, t *store.ActivityTask, fn func(ctx context.Context) error) {
+func (r *Runner) retryTask(what string, t *store.ActivityTask, fn func(ctx context.Context) error) {
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		err := fn(s.ctx)
-		if err == nil || s.ctx.Err() != nil {
+		err := fn(r.ctx)
+		if err == nil || r.ctx.Err() != nil {
 			return
 		}
-		s.log.Warn(what+"; retrying", "execution", t.ExecutionARN, "err", err)
+		r.log.Warn(what+"; retrying", "execution", t.ExecutionARN, "err", err)
 		select {
-		case <-s.ctx.Done():
+		case <-r.ctx.Done():
 			return
 		case <-time.After(wait):
 		}
@@ -259,7 +257,7 @@ func (s *Service) retryTask(what string, t *store.ActivityTask, fn func(ctx cont
 // again once its lease lapses, and the owner, asked again, records nothing
 // new. The first worker may then have it too: one of the two answers is
 // taken, and the other finds the task closed.
-func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, worker string, wait time.Duration) (token, input string, err error) {
+func (r *Runner) takeShared(ctx context.Context, sh store.Shared, activity, worker string, wait time.Duration) (token, input string, err error) {
 	deadline := time.Now().Add(wait)
 	for {
 		offered := sh.Offered(activity)
@@ -269,12 +267,12 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 		}
 		if t != nil {
 			release := func() {
-				go s.retryTask("queueing an activity task again", t, func(ctx context.Context) error { return sh.ReleaseTask(ctx, t.Token) })
+				go r.retryTask("queueing an activity task again", t, func(ctx context.Context) error { return sh.ReleaseTask(ctx, t.Token) })
 			}
 			drop := func() {
-				go s.retryTask("removing an activity task handed out", t, func(ctx context.Context) error { return sh.DropTask(ctx, t.Token) })
+				go r.retryTask("removing an activity task handed out", t, func(ctx context.Context) error { return sh.DropTask(ctx, t.Token) })
 			}
-			open, err := s.startShared(ctx, sh, t, worker)
+			open, err := r.startShared(ctx, sh, t, worker)
 			switch {
 			case err != nil:
 				// The worker's poll ended, or the store failed, while the
@@ -285,7 +283,7 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 				drop() // its task has closed, or its execution has ended
 				continue
 			}
-			return s.handOut(ctx, t, release, drop)
+			return r.handOut(ctx, t, release, drop)
 		}
 		if time.Now().After(deadline) {
 			return "", "", nil
@@ -293,7 +291,7 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 		select {
 		case <-ctx.Done():
 			return "", "", nil
-		case <-s.polls:
+		case <-r.polls:
 			return "", "", nil
 		case <-offered:
 		case <-time.After(min(activityPoll, time.Until(deadline))):
@@ -306,9 +304,9 @@ func (s *Service) takeShared(ctx context.Context, sh store.Shared, activity, wor
 // answer at once (it died and is being replaced) is not waited for: the
 // task is taken as open, for the worker whose poll may end any moment,
 // and the message stays queued for the owner's successor.
-func (s *Service) startShared(ctx context.Context, sh store.Shared, t *store.ActivityTask, worker string) (open bool, err error) {
+func (r *Runner) startShared(ctx context.Context, sh store.Shared, t *store.ActivityTask, worker string) (open bool, err error) {
 	started := interp.Input{Kind: interp.TaskStarted, Worker: worker}
-	if d := s.driver(t.ExecutionARN); d != nil {
+	if d := r.driver(t.ExecutionARN); d != nil {
 		return d.Deliver(t.Token, started) == nil, nil
 	}
 	asked, cancel := context.WithTimeout(ctx, startedWait)
@@ -332,9 +330,9 @@ func (s *Service) startShared(ctx context.Context, sh store.Shared, t *store.Act
 // reach no one, and the task would wait for its timeout. It is queued
 // again instead (release); the next worker to take it marks it started
 // once more, which records nothing new, and gets it.
-func (s *Service) handOut(ctx context.Context, t *store.ActivityTask, release, drop func()) (token, input string, err error) {
+func (r *Runner) handOut(ctx context.Context, t *store.ActivityTask, release, drop func()) (token, input string, err error) {
 	if ctx.Err() != nil {
-		s.log.Info("an activity worker's poll ended as it got a task; the task is queued again", "execution", t.ExecutionARN)
+		r.log.Info("an activity worker's poll ended as it got a task; the task is queued again", "execution", t.ExecutionARN)
 		release()
 		return "", "", nil
 	}
@@ -359,13 +357,13 @@ const elsewherePoll = 500 * time.Millisecond
 // waitElsewhere returns the execution once it is not running, reading it
 // from a shared store again while another node runs it (a .sync child
 // claimed by another node); with a single-node store it reads it once.
-func (s *Service) waitElsewhere(ctx context.Context, execution string) (*store.Execution, error) {
+func (r *Runner) waitElsewhere(ctx context.Context, execution string) (*store.Execution, error) {
 	for {
-		e, err := s.DescribeExecution(ctx, execution)
-		if err != nil || e.Status != string(interp.Running) || s.shared(execution) == nil {
+		e, err := r.storeFor(execution).GetExecution(ctx, execution)
+		if err != nil || e.Status != string(interp.Running) || r.shared(execution) == nil {
 			return e, err
 		}
-		if d := s.driver(execution); d != nil {
+		if d := r.driver(execution); d != nil {
 			// Adopted here meanwhile.
 			select {
 			case <-d.Done():
@@ -380,4 +378,38 @@ func (s *Service) waitElsewhere(ctx context.Context, execution string) (*store.E
 		case <-time.After(elsewherePoll):
 		}
 	}
+}
+
+// UpdateMapRun delivers a Map Run update (UpdateMapRun's arguments) to the
+// driver of its parent execution, here or, on a shared store, on the node
+// that runs it, like a stop; ErrNotRunningHere when no node runs it.
+func (r *Runner) UpdateMapRun(ctx context.Context, executionARN string, args *value.Object) error {
+	d := r.driver(executionARN)
+	if d != nil {
+		d.UpdateMapRun(args)
+		return nil
+	}
+	sh := r.shared(executionARN)
+	if sh == nil {
+		return ErrNotRunningHere
+	}
+	msg := encodeForwarded(forwarded{Kind: "updateMapRun", Output: string(value.Append(nil, args))})
+	if err := sh.Send(ctx, executionARN, msg); err != nil {
+		return fmt.Errorf("forwarding UpdateMapRun to the node that runs %s: %w", executionARN, err)
+	}
+	return nil
+}
+
+// CheckToken returns ErrBadToken, as a callback would, when token is not
+// one this server's key signed (malformed, made by hand, or signed by
+// another server).
+func (r *Runner) CheckToken(ctx context.Context, token string) error {
+	key, err := r.TokenKey(ctx)
+	if err != nil {
+		return err
+	}
+	if _, _, ok := interp.VerifyToken(key, token); !ok {
+		return errorf(ErrBadToken, "Invalid Token: 'Invalid token'")
+	}
+	return nil
 }

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/value"
+)
+
+// activityTask is a task offered to an activity's workers.
+type activityTask struct {
+	token     string
+	input     string
+	execution string
+	driver    *engine.Driver
+}
+
+// queue returns the (in-memory) task queue of an activity.
+func (r *Runner) queue(arn string) chan activityTask {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.queues == nil {
+		r.queues = map[string]chan activityTask{}
+	}
+	q := r.queues[arn]
+	if q == nil {
+		q = make(chan activityTask, 1024)
+		r.queues[arn] = q
+	}
+	return q
+}
+
+// TakeActivityTask waits up to wait (AWS: 60 seconds) for a task of the
+// activity (which the caller has checked exists) and hands it to worker.
+// It returns an empty token when none came.
+func (r *Runner) TakeActivityTask(ctx context.Context, activityARN, worker string, wait time.Duration) (token, input string, err error) {
+	if sh := r.cfg.Shared; sh != nil {
+		return r.takeShared(ctx, sh, activityARN, worker, wait)
+	}
+	q := r.queue(activityARN)
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		select {
+		case at := <-q:
+			// The task may have been cancelled or timed out meanwhile.
+			if at.driver.Deliver(at.token, interp.Input{Kind: interp.TaskStarted, Worker: worker}) != nil {
+				continue
+			}
+			return r.handOut(ctx, &store.ActivityTask{ExecutionARN: at.execution, Token: at.token, Input: at.input}, func() {
+				select {
+				case q <- at:
+				default:
+					go func() { q <- at }()
+				}
+			}, func() {})
+		case <-t.C:
+			return "", "", nil
+		case <-ctx.Done():
+			return "", "", nil
+		case <-r.polls:
+			return "", "", nil
+		}
+	}
+}
+
+// Callback delivers in (a task's result or a heartbeat) to the task of
+// token. It returns ErrBadToken for a token this server's key did not
+// sign, ErrTaskClosed when the task has closed (completed, timed out or
+// cancelled) and ErrNoTask when no task has the token.
+func (r *Runner) Callback(ctx context.Context, token string, in interp.Input) error {
+	key, err := r.TokenKey(ctx)
+	if err != nil {
+		return err
+	}
+	arn, _, ok := interp.VerifyToken(key, token)
+	if !ok {
+		// Malformed, made by hand, or signed by another server.
+		return errorf(ErrBadToken, "Invalid Token: 'Invalid token'")
+	}
+	d := r.driver(arn)
+	if d == nil {
+		if sh := r.shared(arn); sh != nil {
+			return r.forward(ctx, sh, arn, callbackMessage(token, in))
+		}
+		return r.noDriver(ctx, arn)
+	}
+	switch err := d.Deliver(token, in); {
+	case errors.Is(err, engine.ErrEnded):
+		return r.noDriver(ctx, arn)
+	case errors.Is(err, engine.ErrTaskClosed):
+		// Its task completed, timed out or was cancelled.
+		return errTaskClosed()
+	case errors.Is(err, engine.ErrNoTask):
+		return errorf(ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
+	default:
+		return err
+	}
+}
+
+// noDriver answers a callback whose execution has no driver: when the
+// execution has ended, every task it had is closed and AWS answers
+// TaskTimedOut, as for a token used twice.
+func (r *Runner) noDriver(ctx context.Context, arn string) error {
+	e, err := r.cfg.Store.GetExecution(ctx, arn)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(ErrNoTask, "Task Does Not Exist: no execution has this token")
+	}
+	if err != nil {
+		return fmt.Errorf("reading the execution of a task token: %w", err)
+	}
+	if e.Status != string(interp.Running) {
+		return errTaskClosed()
+	}
+	return errorf(ErrNoTask, "Task Does Not Exist: the execution of this token is not running in this server")
+}
+
+// errTaskClosed is AWS's answer to a token whose task has closed: it
+// completed (the token was used already), timed out or was cancelled.
+func errTaskClosed() error {
+	return errorf(ErrTaskClosed, "Task Timed Out: 'Provided task does not exist anymore'")
+}
+
+// enqueueActivity offers an activity task to the activity's workers.
+func (r *Runner) enqueueActivity(d *engine.Driver, id int64, req *task.Request) {
+	if _, err := r.cfg.Store.GetActivity(context.Background(), req.Resource); err != nil {
+		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)})
+		return
+	}
+	execution := d.Execution().Info().ExecutionArn
+	if r.shared(execution) != nil {
+		// Any node's workers may take it.
+		go r.offerShared(r.shared(execution), &store.ActivityTask{ActivityARN: req.Resource, ExecutionARN: execution, Token: req.TaskToken, Input: value.String(req.Input)})
+		return
+	}
+	q := r.queue(req.Resource)
+	at := activityTask{token: req.TaskToken, input: value.String(req.Input), execution: execution, driver: d}
+	select {
+	case q <- at:
+	default:
+		go func() { q <- at }()
+	}
+}

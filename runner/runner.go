@@ -1,0 +1,199 @@
+// Package runner runs this process's live executions: the driver of every
+// execution it runs, the dormant executions it resumed but has not rebuilt
+// yet, the compiled programs, the key that signs task tokens and the
+// timers. It starts executions the service has accepted, resumes them
+// after a restart and adopts those a dead node leaves (Resume, Adopt),
+// routes stops, callbacks by task token and Map Run updates to their
+// drivers, queues activity tasks for their workers, and, on a shared
+// store, forwards what is meant for an execution another node runs.
+//
+// Around each step a driver commits, the runner queues the notice of a
+// final status in the store's outbox, tells the Observer (metrics), writes
+// the execution's log records and stores its Map Runs (hooks.go): the
+// engine's Committing and Committed hooks, one each.
+//
+// It builds on engine, interp and store. It must not import service (which
+// builds on it: the service keeps the AWS-facing catalog, validates each
+// request and hands the runner what to run), api, scheduler, metrics or
+// notify, nor any task backend: the invoker of each execution comes from
+// its Config.
+package runner
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/execlog"
+	"github.com/stepd/stepd/interp"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/task"
+)
+
+// Config configures a Runner.
+type Config struct {
+	// Region and Account are those of the executions' ARNs.
+	Region  string
+	Account string
+	// Store keeps Standard executions; Express keeps Express ones.
+	Store   store.Store
+	Express store.Store
+	// Shared is Store when it is shared by several nodes (nil: this
+	// process owns every execution of Store).
+	Shared store.Shared
+	// Invoker returns the invoker that serves the Task states of an
+	// execution (the service's: the mocks of its test case, nested
+	// executions, the configured backends), and whether a task's response
+	// only submits a task that its token completes (see engine.Config's
+	// Submit).
+	Invoker func(e *store.Execution) (inv task.Invoker, submit bool, err error)
+	Clock   engine.Clock
+	Log     *slog.Logger
+	// Budget bounds each evaluation of every execution.
+	Budget engine.Budget
+	// Observer, when set, is told of every execution started or resumed
+	// and every step committed (package metrics implements it).
+	Observer Observer
+	// ExecutionLogs, when set, receives the execution logs that state
+	// machines' logging configurations ask for.
+	ExecutionLogs *execlog.Destination
+	// StatusEvents, when set, makes the runner queue the notice of every
+	// final status of a Standard execution in the store's outbox before
+	// the step that ends it is committed, and call StatusEvents once it is
+	// (package notify delivers them).
+	StatusEvents func()
+}
+
+// Observer watches what the runner commits, for metrics: it is called on
+// the committing goroutine, once per execution created and once per step
+// kept, so it must be cheap and must not keep the step's buffers.
+type Observer interface {
+	// Started: execution e was created with its first step.
+	Started(e *store.Execution, first *store.Step)
+	// Resumed: the running execution e was found at start (Resume).
+	Resumed(e *store.Execution)
+	// Committed: step s was kept (err nil) or refused (err) after took.
+	Committed(s *store.Step, took time.Duration, err error)
+}
+
+// Runner runs the live executions of this process.
+type Runner struct {
+	cfg Config
+	log *slog.Logger
+
+	mu       sync.Mutex
+	queues   map[string]chan activityTask // activity task queues, by activity ARN
+	programs map[string]*interp.Program   // by definition text
+	running  map[string]*engine.Driver    // by execution ARN
+	dormant  map[string]*sleeper          // resumed executions not yet rebuilt, by ARN (see Resume)
+	key      []byte                       // signs task tokens: the store's secret, once read
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	timers   atomic.Int64 // timers queued by this runner's drivers
+	logMemo  sync.Map     // state machine ARN → its logging configuration, recently read (logs.go)
+
+	polls    chan struct{} // closed by EndPolls: waiting GetActivityTask calls return
+	endPolls sync.Once
+
+	// onEnded, when set, is called with the execution's ARN once a
+	// driver's end has been recorded (ended); see OnEnded.
+	onEnded func(arn string)
+}
+
+// New creates a runner. Store, Express, Invoker, Clock and Log must be
+// set. Call Resume to continue the executions the store has as running.
+func New(cfg Config) *Runner {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Runner{cfg: cfg, log: cfg.Log, programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{},
+		dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel, polls: make(chan struct{})}
+}
+
+// OnEnded makes f called with an execution's ARN each time one of its
+// drivers has ended (a refused start's too). Call it before any driver
+// runs.
+func (r *Runner) OnEnded(f func(arn string)) { r.onEnded = f }
+
+// PendingTimers returns how many timers (Waits, retry intervals, task
+// timeouts and heartbeats) the running executions have queued.
+func (r *Runner) PendingTimers() int64 { return r.timers.Load() }
+
+// Counts returns how many executions this process runs now and how many
+// resumed ones wait dormant (see Resume).
+func (r *Runner) Counts() (running, dormant int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.running), len(r.dormant)
+}
+
+// Registered reports whether an execution has a driver in this process.
+func (r *Runner) Registered(arn string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[arn] != nil
+}
+
+// EndPolls makes the GetActivityTask long polls waiting now, and later
+// ones, return at once without a task: a server that stops calls it
+// first, so that its shutdown does not wait for them.
+func (r *Runner) EndPolls() { r.endPolls.Do(func() { close(r.polls) }) }
+
+// Close stops the drivers; executions stay RUNNING in the store and
+// resume on the next start.
+func (r *Runner) Close() {
+	r.mu.Lock()
+	r.cancel() // under mu: a dormant execution waking now sees it
+	for arn, z := range r.dormant {
+		if z.timer != nil {
+			z.timer.Stop()
+		}
+		delete(r.dormant, arn)
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+}
+
+// Stopping reports whether Close has been called.
+func (r *Runner) Stopping() bool { return r.ctx.Err() != nil }
+
+// TokenKey returns the key that signs task tokens: the store's secret,
+// read once. Tokens signed with it stay valid across restarts, and a
+// token made by hand or by another server is refused.
+func (r *Runner) TokenKey(ctx context.Context) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.key == nil {
+		k, err := r.cfg.Store.Secret(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading the store's secret, which signs task tokens: %w", err)
+		}
+		r.key = k
+	}
+	return r.key, nil
+}
+
+// Program compiles (once) and returns the program of a definition.
+func (r *Runner) Program(def string) (*interp.Program, error) {
+	r.mu.Lock()
+	p := r.programs[def]
+	r.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	sm, err := asl.Parse([]byte(def))
+	if err != nil {
+		return nil, err
+	}
+	if p, err = interp.Compile(sm); err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	r.programs[def] = p
+	r.mu.Unlock()
+	return p, nil
+}
