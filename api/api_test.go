@@ -326,7 +326,7 @@ func TestResumeAfterRestart(t *testing.T) {
 	st := memory.New()
 	ctx := context.Background()
 	svc1 := service.New(service.Config{Store: st})
-	if _, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "slow", RoleARN: role,
+	if _, _, err := svc1.CreateStateMachine(ctx, service.StateMachineInput{Name: "slow", RoleARN: role,
 		Definition: `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":1,"Next":"P"},"P":{"Type":"Pass","End":true}}}`}); err != nil {
 		t.Fatal(err)
 	}

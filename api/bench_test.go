@@ -33,7 +33,7 @@ func BenchmarkStartExecutionHTTP(b *testing.B) {
 	defer svc.Close()
 	srv := httptest.NewServer(api.New(svc, nil))
 	defer srv.Close()
-	if _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "w", RoleARN: role,
+	if _, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "w", RoleARN: role,
 		Definition: `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"End":true}}}`}); err != nil {
 		b.Fatal(err)
 	}

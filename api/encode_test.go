@@ -103,7 +103,7 @@ func TestHistoryAsRecorded(t *testing.T) {
 	svc := service.New(service.Config{Store: memory.New(), Log: slog.New(slog.DiscardHandler)})
 	defer svc.Close()
 	h := New(svc, nil)
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "h", RoleARN: "arn:aws:iam::1:role/r", Definition: `{"StartAt":"P","States":{
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "h", RoleARN: "arn:aws:iam::1:role/r", Definition: `{"StartAt":"P","States":{
 		"P":{"Type":"Pass","Parameters":{"s.$":"$.s","n.$":"$.n","fmt.$":"States.Format('<{}> & {}', $.s, $.n)","x":1.0,"y":-0.0,"z":1e21,"w":123456789012345678901234567890},"Next":"M"},
 		"M":{"Type":"Map","ItemsPath":"$.n","ItemProcessor":{"StartAt":"I","States":{"I":{"Type":"Pass","End":true}}},"ResultPath":"$.m","Next":"Q"},
 		"Q":{"Type":"Pass","QueryLanguage":"JSONata","Output":"{% $states.input ~> |$|{'j': $string($states.input.n)}| %}","Next":"F"},

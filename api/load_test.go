@@ -55,7 +55,7 @@ func BenchmarkAPILoad(b *testing.B) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	const sm = "arn:aws:states:us-east-1:123456789012:stateMachine:load"
-	if _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "load", RoleARN: role,
+	if _, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "load", RoleARN: role,
 		Definition: `{"StartAt":"A","States":{
 			"A":{"Type":"Pass","Parameters":{"order.$":"$.order","step":1},"Next":"B"},
 			"B":{"Type":"Pass","Result":{"ok":true},"ResultPath":"$.result","Next":"C"},

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 )
@@ -91,7 +92,7 @@ func TestMapRunAWSCLI(t *testing.T) {
 		}
 		return token
 	}
-	act, err := svc.CreateActivity(ctx, "cli")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "cli"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 			return nil, err
 		}
 	}
-	sm, v, err := h.svc.CreateStateMachinePublished(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
+	sm, v, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
 		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err
@@ -160,7 +160,7 @@ func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, err
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return nil, err
 	}
-	sm, v, err := h.svc.UpdateStateMachineWith(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: in.Definition, RoleARN: in.RoleArn,
+	sm, v, err := h.svc.UpdateStateMachine(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: in.Definition, RoleARN: in.RoleArn,
 		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err

@@ -65,7 +65,7 @@ func TestSchedulerAWSCLI(t *testing.T) {
 	}, "the AWS CLI with the scheduler's ActionAfterCompletion")
 	svc, url := schedulerServer(t)
 	ctx := context.Background()
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`})
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func TestSchedulerBoto3(t *testing.T) {
 			"assert 'ActionAfterCompletion' in m.operation_model('CreateSchedule').input_shape.members").Run()
 	}, "boto3 with the scheduler's ActionAfterCompletion")
 	svc, url := schedulerServer(t)
-	sm, err := svc.CreateStateMachine(context.Background(), service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(context.Background(), service.StateMachineInput{Name: "sm", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`})
 	if err != nil {
 		t.Fatal(err)

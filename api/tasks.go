@@ -23,7 +23,7 @@ func (h *Handler) createActivity(ctx context.Context, body []byte) (any, error) 
 	if err := required("name", in.Name); err != nil {
 		return nil, err
 	}
-	a, err := h.svc.CreateActivityWith(ctx, service.ActivityInput{Name: in.Name, Tags: tagMap(in.Tags), Encryption: in.EncryptionConfiguration})
+	a, err := h.svc.CreateActivity(ctx, service.ActivityInput{Name: in.Name, Tags: tagMap(in.Tags), Encryption: in.EncryptionConfiguration})
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (h *Handler) describeActivity(ctx context.Context, body []byte) (any, error
 	if err != nil {
 		return nil, err
 	}
-	a, settings, err := h.svc.DescribeActivityWith(ctx, arn)
+	a, settings, err := h.svc.DescribeActivity(ctx, arn)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestExactlyOnceAcrossRestarts(t *testing.T) {
 		return st, service.New(service.Config{Store: st})
 	}
 	st, svc := open()
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "sm", RoleARN: role, Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "sm", RoleARN: role, Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`})
 	if err != nil {
 		t.Fatal(err)
 	}

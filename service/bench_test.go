@@ -92,7 +92,7 @@ func benchDurable(b *testing.B, open func(b *testing.B) store.Store) {
 			// The execution-end log lines would go to the benchmark's output.
 			svc := service.New(service.Config{Store: st, Invoker: inv, Log: slog.New(slog.DiscardHandler)})
 			defer svc.Close()
-			sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "bench", RoleARN: "arn:aws:iam::1:role/r", Definition: chain(states)})
+			sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "bench", RoleARN: "arn:aws:iam::1:role/r", Definition: chain(states)})
 			if err != nil {
 				b.Fatal(err)
 			}

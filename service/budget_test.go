@@ -101,7 +101,7 @@ func TestStopInterruptsEvaluation(t *testing.T) {
 	svcNoBudget := service.New(service.Config{Store: st, Budget: engine.Budget{Time: -1, Steps: -1, Alloc: -1}})
 	svc.Close()
 	svc = svcNoBudget
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "slow", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "slow", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestEventTimesShowEvaluation(t *testing.T) {
 	def := `{"QueryLanguage":"JSONata","StartAt":"Slow","States":{
 		"Slow":{"Type":"Pass","Output":"{% ($f := function($n) { $n <= 1 ? $n : $f($n - 1) + $f($n - 2) }; $f(24)) %}","Next":"Wait"},
 		"Wait":{"Type":"Wait","Seconds":0,"End":true}}}`
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "timed", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "timed", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}

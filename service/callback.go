@@ -11,23 +11,8 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-// CreateActivity registers an activity; creating an existing one returns it.
-func (s *Service) CreateActivity(ctx context.Context, name string) (*store.Activity, error) {
-	if err := checkName(name); err != nil {
-		return nil, err
-	}
-	a := &store.Activity{ARN: s.scope().Activity(name), Name: name, Created: s.clock.Now()}
-	if err := s.store.CreateActivity(ctx, a); err != nil {
-		if errors.Is(err, store.ErrExists) {
-			return s.store.GetActivity(ctx, a.ARN)
-		}
-		return nil, err
-	}
-	return a, nil
-}
-
-// DescribeActivity returns an activity.
-func (s *Service) DescribeActivity(ctx context.Context, arn string) (*store.Activity, error) {
+// activity returns an activity.
+func (s *Service) activity(ctx context.Context, arn string) (*store.Activity, error) {
 	if err := checkARN(arn, "activity"); err != nil {
 		return nil, err
 	}
@@ -61,7 +46,7 @@ func (s *Service) ListActivities(ctx context.Context, page store.Page) ([]*store
 // GetActivityTask waits up to wait (AWS: 60 seconds) for a task of the
 // activity. It returns an empty token when none came.
 func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait time.Duration) (token, input string, err error) {
-	if _, err := s.DescribeActivity(ctx, arn); err != nil {
+	if _, err := s.activity(ctx, arn); err != nil {
 		return "", "", err
 	}
 	return s.run.TakeActivityTask(ctx, arn, worker, wait)

@@ -43,7 +43,7 @@ func TestResumeDormant(t *testing.T) {
 			"Park":{"Type":"Wait","Seconds":%d,"Next":"Done"},"Done":{"Type":"Pass","End":true}}}`, seconds)
 	}
 	machine := func(name string, seconds int) string {
-		sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: name, RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def(seconds)})
+		sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: name, RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def(seconds)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +178,7 @@ func TestResumeWithOwnClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st})
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "w", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "w", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":1,"ResultPath":"$.p","Next":"W"},"W":{"Type":"Wait","Seconds":2,"End":true}}}`})
 	if err != nil {
 		t.Fatal(err)

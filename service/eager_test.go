@@ -47,7 +47,7 @@ func TestEagerStart(t *testing.T) {
 	defer svc.Close()
 	ended := make(chan string, 1024) // the ARNs of the drivers that ended
 	svc.OnEnded(func(arn string) { ended <- arn })
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "e", RoleARN: "arn:aws:iam::1:role/r", Definition: `{"StartAt":"P","States":{
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "e", RoleARN: "arn:aws:iam::1:role/r", Definition: `{"StartAt":"P","States":{
 		"P":{"Type":"Pass","Parameters":{"n.$":"$.n"},"Next":"T"},
 		"T":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","Next":"U"},
 		"U":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:f","End":true}}}`})

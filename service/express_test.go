@@ -21,7 +21,7 @@ func TestExpressExecutionsDoNotAccumulate(t *testing.T) {
 	const keep, n = 20, 300
 	svc := service.New(service.Config{KeepExpress: keep})
 	defer svc.Close()
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "x", Type: "EXPRESS", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "x", Type: "EXPRESS", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"n.$":"$.n"},"End":true}}}`})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +56,7 @@ func BenchmarkExpressMemory(b *testing.B) {
 	ctx := context.Background()
 	svc := service.New(service.Config{})
 	defer svc.Close()
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "x", Type: "EXPRESS", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "x", Type: "EXPRESS", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"n.$":"$.n","pad":"0123456789012345678901234567890123456789"},"Next":"Q"},"Q":{"Type":"Pass","End":true}}}`})
 	if err != nil {
 		b.Fatal(err)

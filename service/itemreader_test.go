@@ -35,7 +35,7 @@ func TestItemReaderReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st, Invoker: reg})
-	act, err := svc.CreateActivity(ctx, "work")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestItemReaderReplay(t *testing.T) {
 		"M":{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV"},"Parameters":{"Bucket":"b","Key":"rows.csv"}},
 			"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"Next":"Work"},
 		"Work":{"Type":"Task","Resource":"` + act.ARN + `","End":true}}}`
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "reader", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "reader", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func BenchmarkExecutionLogging(b *testing.B) {
 					in.Logging = &service.LoggingConfiguration{Level: map[string]string{"error": "ERROR", "all": "ALL"}[mode], IncludeExecutionData: true,
 						Destinations: []service.LogDestination{{CloudWatchLogsLogGroup: &service.LogGroup{LogGroupArn: "arn:aws:logs:us-east-1:1:log-group:x:*"}}}}
 				}
-				sm, err := svc.CreateStateMachine(ctx, in)
+				sm, _, err := svc.CreateStateMachine(ctx, in)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -33,7 +33,7 @@ func BenchmarkMapRunStored(b *testing.B) {
 			b.Fatal(err)
 		}
 		svc := service.New(service.Config{Store: st})
-		sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "big", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: `{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","MaxConcurrency":1000,"Items":"{% [1..$states.input.n] %}",
+		sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "big", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: `{"QueryLanguage":"JSONata","StartAt":"M","States":{"M":{"Type":"Map","MaxConcurrency":1000,"Items":"{% [1..$states.input.n] %}",
 			"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"Output":{"n":"{% $count($states.result) %}"},"End":true}}}`})
 		if err != nil {
 			b.Fatal(err)

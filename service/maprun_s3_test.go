@@ -148,7 +148,7 @@ func mapRunOverS3(t *testing.T, b bucket) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st, Invoker: b.inv})
-	act, err := svc.CreateActivity(ctx, "work")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func mapRunOverS3(t *testing.T, b bucket) {
 		"ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"FIRST_ROW"},"Parameters":{"Bucket":"stepd-maprun","Key":"rows.csv"}},
 		"ResultWriter":{"Resource":"arn:aws:states:::s3:putObject","Parameters":{"Bucket":"stepd-maprun","Prefix":"out"}},
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":"` + act.ARN + `","End":true}}}}}}`
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "rows", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "rows", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}

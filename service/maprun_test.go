@@ -88,14 +88,14 @@ func TestMapRunUpdateAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st})
-	act, err := svc.CreateActivity(ctx, "work")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	def := fmt.Sprintf(`{"StartAt":"M","States":{"M":{"Type":"Map","Label":"Items","MaxConcurrency":1,"ToleratedFailureCount":1,
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":%q,"End":true}}},
 		"End":true}}}`, act.ARN)
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "maprun", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "maprun", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestMapRunCountsAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st})
-	act, err := svc.CreateActivity(ctx, "never")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "never"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestMapRunCountsAcrossRestart(t *testing.T) {
 			"F":{"Type":"Fail","Error":"Bad"},
 			"W":{"Type":"Task","Resource":%q,"End":true}}},
 		"End":true}}}`, act.ARN)
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "counts", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "counts", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,14 +276,14 @@ func TestMapRunStopped(t *testing.T) {
 	ctx := context.Background()
 	svc := service.New(service.Config{Store: memory.New()})
 	defer svc.Close()
-	act, err := svc.CreateActivity(ctx, "work")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	def := fmt.Sprintf(`{"StartAt":"M","States":{"M":{"Type":"Map",
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":%q,"End":true}}},
 		"End":true}}}`, act.ARN)
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "stopped", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "stopped", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestMapRunCaughtNotRedrivable(t *testing.T) {
 	def := `{"StartAt":"M","States":{"M":{"Type":"Map","Catch":[{"ErrorEquals":["States.ALL"],"Next":"Done"}],
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"F","States":{"F":{"Type":"Fail","Error":"Bad"}}},
 		"End":true},"Done":{"Type":"Pass","End":true}}}`
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "caught", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "caught", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,11 +52,11 @@ const parentARN = "arn:aws:states:us-east-1:123456789012:execution:parent:p1"
 func startSyncParent(ctx context.Context, t *testing.T, svc *service.Service, childDef, outputPath string) string {
 	t.Helper()
 	const role = "arn:aws:iam::123456789012:role/x"
-	child, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role, Definition: childDef})
+	child, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "child", RoleARN: role, Definition: childDef})
 	if err != nil {
 		t.Fatal(err)
 	}
-	parent, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
+	parent, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: role,
 		Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
 			"Parameters":{"StateMachineArn":"` + child.ARN + `","Input":{"n":21}},"OutputPath":"` + outputPath + `","End":true}}}`})
 	if err != nil {

@@ -45,7 +45,7 @@ func BenchmarkObserverOverhead(b *testing.B) {
 				}
 				svc := service.New(cfg)
 				defer svc.Close()
-				sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "bench", RoleARN: "arn:aws:iam::1:role/r", Definition: chain(states)})
+				sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "bench", RoleARN: "arn:aws:iam::1:role/r", Definition: chain(states)})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -75,7 +75,7 @@ func parkMany(ctx context.Context, b *testing.B, path string, n int) {
 		b.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st})
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "park", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "park", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"Prepare","States":{"Prepare":{"Type":"Pass","Parameters":{"id.$":"$.id","at.$":"$$.Execution.StartTime"},"Next":"Park"},
 			"Park":{"Type":"Wait","Seconds":3600,"Next":"Done"},"Done":{"Type":"Succeed"}}}`})
 	if err != nil {

@@ -25,14 +25,14 @@ func TestRedriveAcrossRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st})
-	act, err := svc.CreateActivity(ctx, "work")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	def := fmt.Sprintf(`{"StartAt":"P","States":{"P":{"Type":"Parallel","End":true,"Branches":[
 		{"StartAt":"A","States":{"A":{"Type":"Pass","Result":"a","End":true}}},
 		{"StartAt":"B","States":{"B":{"Type":"Task","Resource":%q,"End":true}}}]}}}`, act.ARN)
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "redrive", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "redrive", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}

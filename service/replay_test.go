@@ -108,7 +108,7 @@ func TestReplayRecordedRandom(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st, Invoker: flaky, Log: log})
-	act, err := svc.CreateActivity(ctx, "work")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestReplayRecordedRandom(t *testing.T) {
 		"Flaky":{"Type":"Task","Resource":"arn:aws:lambda:us-east-1:123456789012:function:flaky","ResultPath":null,"Next":"Work",
 			"Retry":[{"ErrorEquals":["States.ALL"],"IntervalSeconds":1,"MaxAttempts":2,"JitterStrategy":"FULL"}]},
 		"Work":{"Type":"Task","Resource":%q,"ResultPath":"$.work","End":true}}}`, act.ARN)
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "random", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "random", RoleARN: "arn:aws:iam::123456789012:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -213,10 +213,10 @@ type StateMachineInput struct {
 	Logging            *LoggingConfiguration // nil: level OFF
 }
 
-// CreateStateMachine validates and stores a state machine. Creating one
+// createStateMachine validates and stores a state machine. Creating one
 // with the same name and definition again returns the existing one, as AWS
 // does.
-func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, error) {
+func (s *Service) createStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, error) {
 	if err := checkName(in.Name); err != nil {
 		return nil, err
 	}
@@ -307,14 +307,9 @@ func (s *Service) GetStateMachine(ctx context.Context, arn string) (*store.State
 	return sm, err
 }
 
-// UpdateStateMachine changes a state machine's definition or role.
-func (s *Service) UpdateStateMachine(ctx context.Context, arn, definition, role string) (*store.StateMachine, error) {
-	return s.UpdateStateMachineLogging(ctx, arn, definition, role, nil)
-}
-
-// UpdateStateMachineLogging changes a state machine's definition, role or
+// updateDefinition changes a state machine's definition, role or
 // logging configuration (nil: unchanged).
-func (s *Service) UpdateStateMachineLogging(ctx context.Context, arn, definition, role string, logging *LoggingConfiguration) (*store.StateMachine, error) {
+func (s *Service) updateDefinition(ctx context.Context, arn, definition, role string, logging *LoggingConfiguration) (*store.StateMachine, error) {
 	sm, err := s.GetStateMachine(ctx, arn)
 	if err != nil {
 		return nil, err

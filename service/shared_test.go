@@ -39,7 +39,7 @@ func TestSharedNodes(t *testing.T) {
 	defer receivers.Wait() // before the stores close: a receiver holds a connection
 	defer cancel()
 	a, b := nodes[0], nodes[1]
-	act, err := a.CreateActivity(ctx, "work")
+	act, err := a.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestSharedNodes(t *testing.T) {
 	// its task has closed.
 	defThen := `{"StartAt":"Work","States":{"Work":{"Type":"Task","Resource":"` + act.ARN + `","TimeoutSeconds":60,"Next":"Rest"},
 		"Rest":{"Type":"Wait","Seconds":600,"End":true}}}`
-	sm, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "m", RoleARN: "arn:aws:iam::1:role/r", Definition: def})
+	sm, _, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "m", RoleARN: "arn:aws:iam::1:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSharedNodes(t *testing.T) {
 	// Callbacks on B for a task of A's that has closed while its
 	// execution runs on, or that A never issued, are answered as A
 	// would: TaskTimedOut, TaskDoesNotExist.
-	smThen, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "then", RoleARN: "arn:aws:iam::1:role/r", Definition: defThen})
+	smThen, _, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "then", RoleARN: "arn:aws:iam::1:role/r", Definition: defThen})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestSharedNodes(t *testing.T) {
 
 	// A .sync parent on A whose child runs on B (B started it first, by
 	// the name and input the parent gives) waits for the child's end.
-	kid, err := b.CreateStateMachine(ctx, service.StateMachineInput{Name: "kid", RoleARN: "arn:aws:iam::1:role/r",
+	kid, _, err := b.CreateStateMachine(ctx, service.StateMachineInput{Name: "kid", RoleARN: "arn:aws:iam::1:role/r",
 		Definition: `{"StartAt":"Nap","States":{"Nap":{"Type":"Wait","Seconds":1,"Next":"Say"},"Say":{"Type":"Pass","Result":{"said":"kid"},"End":true}}}`})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +144,7 @@ func TestSharedNodes(t *testing.T) {
 	if _, err := b.StartExecution(ctx, service.StartInput{StateMachineARN: kid.ARN, Name: "kid-1", Input: `{"n":1}`}); err != nil {
 		t.Fatal(err)
 	}
-	parent, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: "arn:aws:iam::1:role/r",
+	parent, _, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "parent", RoleARN: "arn:aws:iam::1:role/r",
 		Definition: `{"StartAt":"Child","States":{"Child":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution.sync:2",
 			"Parameters":{"StateMachineArn":"` + kid.ARN + `","Name":"kid-1","Input":{"n":1}},"OutputPath":"$.Output","End":true}}}`})
 	if err != nil {
@@ -192,7 +192,7 @@ func TestEndPolls(t *testing.T) {
 	ctx := context.Background()
 	svc := service.New(service.Config{})
 	defer svc.Close()
-	act, err := svc.CreateActivity(ctx, "w")
+	act, err := svc.CreateActivity(ctx, service.ActivityInput{Name: "w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,14 +239,14 @@ func TestSharedUpdateMapRun(t *testing.T) {
 	defer receivers.Wait()
 	defer cancel()
 	a, b := nodes[0], nodes[1]
-	act, err := a.CreateActivity(ctx, "work")
+	act, err := a.CreateActivity(ctx, service.ActivityInput{Name: "work"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	def := `{"StartAt":"M","States":{"M":{"Type":"Map","Label":"Items","MaxConcurrency":1,
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"W","States":{"W":{"Type":"Task","Resource":"` + act.ARN + `","End":true}}},
 		"End":true}}}`
-	sm, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "maprun", RoleARN: "arn:aws:iam::1:role/r", Definition: def})
+	sm, _, err := a.CreateStateMachine(ctx, service.StateMachineInput{Name: "maprun", RoleARN: "arn:aws:iam::1:role/r", Definition: def})
 	if err != nil {
 		t.Fatal(err)
 	}

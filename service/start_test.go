@@ -33,7 +33,7 @@ func TestStartCommitsBeforeTheFirstState(t *testing.T) {
 	st := &stepGate{Store: memory.New(), gate: make(chan struct{})}
 	svc := service.New(service.Config{Store: st})
 	defer svc.Close()
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "m", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "m", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"QueryLanguage":"JSONata","StartAt":"P","States":{"P":{"Type":"Pass","Output":"{% $states.input.n * 2 %}","End":true}}}`})
 	if err != nil {
 		t.Fatal(err)

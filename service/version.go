@@ -161,16 +161,16 @@ func checkDescription(field, d string) error {
 	return nil
 }
 
-// CreateStateMachinePublished creates a state machine (as
-// CreateStateMachine) and, when in.Publish, publishes its first version.
-func (s *Service) CreateStateMachinePublished(ctx context.Context, in StateMachineInput) (*store.StateMachine, *store.Version, error) {
+// CreateStateMachine creates a state machine and, when in.Publish,
+// publishes its first version (nil otherwise).
+func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, *store.Version, error) {
 	if in.VersionDescription != "" && !in.Publish {
 		return nil, nil, errorf("ValidationException", "versionDescription may only be given when publish is true")
 	}
 	if err := checkDescription("versionDescription", in.VersionDescription); err != nil {
 		return nil, nil, err
 	}
-	sm, err := s.CreateStateMachine(ctx, in)
+	sm, err := s.createStateMachine(ctx, in)
 	if err != nil || !in.Publish {
 		return sm, nil, err
 	}
@@ -189,10 +189,10 @@ type UpdateInput struct {
 	VersionDescription       string
 }
 
-// UpdateStateMachineWith changes a state machine and, when in.Publish,
+// UpdateStateMachine changes a state machine and, when in.Publish,
 // publishes a version of it. An update that changes nothing keeps the
 // revision, so that publishing again is idempotent.
-func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*store.StateMachine, *store.Version, error) {
+func (s *Service) UpdateStateMachine(ctx context.Context, in UpdateInput) (*store.StateMachine, *store.Version, error) {
 	if _, _, _, ok := arn.Qualified(in.ARN); ok {
 		return nil, nil, errorf("ValidationException", "UpdateStateMachine takes the state machine's ARN, not a version's or an alias's: '%s'", in.ARN)
 	}
@@ -232,7 +232,7 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 		in.Logging != nil && loggingText(in.Logging) != sm.Logging
 	if changed {
 		if in.Definition != "" || in.RoleARN != "" || in.Logging != nil {
-			if sm, err = s.UpdateStateMachineLogging(ctx, sm.ARN, in.Definition, in.RoleARN, in.Logging); err != nil {
+			if sm, err = s.updateDefinition(ctx, sm.ARN, in.Definition, in.RoleARN, in.Logging); err != nil {
 				return nil, nil, err
 			}
 		} else {
@@ -714,10 +714,10 @@ type ActivityInput struct {
 	Encryption *Encryption
 }
 
-// CreateActivityWith registers an activity with its tags and encryption
+// CreateActivity registers an activity with its tags and encryption
 // configuration; creating an existing one returns it unchanged, as AWS
 // does (its idempotency is on the name alone).
-func (s *Service) CreateActivityWith(ctx context.Context, in ActivityInput) (*store.Activity, error) {
+func (s *Service) CreateActivity(ctx context.Context, in ActivityInput) (*store.Activity, error) {
 	if err := checkName(in.Name); err != nil {
 		return nil, err
 	}
@@ -740,9 +740,9 @@ func (s *Service) CreateActivityWith(ctx context.Context, in ActivityInput) (*st
 	return a, nil
 }
 
-// DescribeActivityWith returns an activity and its settings.
-func (s *Service) DescribeActivityWith(ctx context.Context, activityARN string) (*store.Activity, Settings, error) {
-	a, err := s.DescribeActivity(ctx, activityARN)
+// DescribeActivity returns an activity and its settings.
+func (s *Service) DescribeActivity(ctx context.Context, activityARN string) (*store.Activity, Settings, error) {
+	a, err := s.activity(ctx, activityARN)
 	if err != nil {
 		return nil, Settings{}, err
 	}

@@ -357,7 +357,7 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 		if in.RoleARN == "" {
 			in.RoleARN = scope.Role("stepd-" + in.Name)
 		}
-		sm, err := svc.CreateStateMachine(ctx, in)
+		sm, _, err := svc.CreateStateMachine(ctx, in)
 		var se *service.Error
 		if errors.As(err, &se) && se.Code == "StateMachineAlreadyExists" {
 			old, gerr := svc.GetStateMachine(ctx, scope.StateMachine(in.Name))
@@ -374,7 +374,7 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 			if up.Tracing == nil {
 				up.Tracing = &service.Tracing{}
 			}
-			if sm, _, err = svc.UpdateStateMachineWith(ctx, up); err == nil {
+			if sm, _, err = svc.UpdateStateMachine(ctx, up); err == nil {
 				log.Info("updated a state machine from its file", "file", d.source, "arn", sm.ARN)
 				continue
 			}

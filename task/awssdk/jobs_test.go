@@ -378,7 +378,7 @@ func TestJobsSyncServiceRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: st, Invoker: inv})
-	sm, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "jobs", RoleARN: "arn:aws:iam::123456789012:role/r",
+	sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "jobs", RoleARN: "arn:aws:iam::123456789012:role/r",
 		Definition: `{"StartAt":"Run","States":{"Run":{"Type":"Task","Resource":"arn:aws:states:::ecs:runTask.sync","Parameters":{"Cluster":"restart","TaskDefinition":"work","LaunchType":"FARGATE"},"End":true}}}`})
 	if err != nil {
 		t.Fatal(err)
