@@ -100,3 +100,38 @@ func TestCheckError(t *testing.T) {
 		t.Error("no error without packages")
 	}
 }
+
+// TestRooms enforces the rules between the middle layers (Rooms).
+func TestRooms(t *testing.T) {
+	for _, r := range Rooms {
+		vs, err := CheckRule(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			t.Errorf("%s must not import %s (%s): %s", v.Package(), v.Import(), r.Why, v)
+		}
+	}
+}
+
+// TestRoomsFindViolations checks that each kind of rule can fail: the
+// service does reach the store and the runner, and the API reaches the
+// store through the service (which a Direct rule allows).
+func TestRoomsFindViolations(t *testing.T) {
+	ctx := context.Background()
+	vs, err := CheckRule(ctx, Rule{From: mod + "service", Not: among("runner", "store")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) < 2 {
+		t.Errorf("service reaches runner and store, found %v", vs)
+	}
+	vs, err = CheckRule(ctx, Rule{From: mod + "api", Not: among("runner")})
+	if err != nil || len(vs) != 1 || len(vs[0].Chain) != 3 {
+		t.Errorf("api reaches runner through service: %v, %v", vs, err)
+	}
+	vs, err = CheckRule(ctx, Rule{From: mod + "api", Not: among("runner"), Direct: true})
+	if err != nil || len(vs) != 0 {
+		t.Errorf("api does not import runner itself: %v, %v", vs, err)
+	}
+}
