@@ -2,46 +2,12 @@ package service
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/stepd/stepd/interp"
-	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
-
-// activity returns an activity.
-func (s *Service) activity(ctx context.Context, arn string) (*store.Activity, error) {
-	if err := checkARN(arn, "activity"); err != nil {
-		return nil, err
-	}
-	a, err := s.store.GetActivity(ctx, arn)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ActivityDoesNotExist", "Activity Does Not Exist: '%s'", arn)
-	}
-	return a, err
-}
-
-// DeleteActivity removes an activity; deleting a missing one succeeds.
-func (s *Service) DeleteActivity(ctx context.Context, arn string) error {
-	if err := checkARN(arn, "activity"); err != nil {
-		return err
-	}
-	if err := s.store.DeleteActivity(ctx, arn); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	return s.putSettings(ctx, arn, Settings{}) // its tags and encryption (version.go)
-}
-
-// ListActivities lists activities by name.
-func (s *Service) ListActivities(ctx context.Context, page store.Page) ([]*store.Activity, string, error) {
-	list, next, err := s.store.ListActivities(ctx, page)
-	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
-	}
-	return list, next, err
-}
 
 // GetActivityTask waits up to wait (AWS: 60 seconds) for a task of the
 // activity. It returns an empty token when none came.

@@ -11,6 +11,8 @@ import (
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/validate"
+	"github.com/stepd/stepd/value"
 )
 
 // StartExecution starts an execution. A Standard execution is committed
@@ -216,4 +218,34 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 		next = fmt.Sprint(evs[len(evs)-1].ID)
 	}
 	return evs, next, nil
+}
+
+// maxPayload is AWS's limit on execution input and output.
+const maxPayload = validate.MaxPayload
+
+// StartInput is StartExecution's input.
+type StartInput struct {
+	StateMachineARN string // may end in #TestCase (Step Functions Local mocks)
+	Name            string
+	Input           string
+	TraceHeader     string // kept and returned by DescribeExecution (stepd sends no traces)
+	// Again marks a start that may have happened before (a parent's
+	// nested start run again after a restart): an execution with the same
+	// name and input is returned even when it has ended.
+	Again bool
+}
+
+// parseInput checks an execution input.
+func parseInput(text string) (any, error) {
+	if text == "" {
+		text = "{}"
+	}
+	if e := validate.CheckInputSize(text); e != nil {
+		return nil, errorf(e.Code, "%s", e.Message)
+	}
+	v, err := value.ParseString(text)
+	if err != nil {
+		return nil, errorf("InvalidExecutionInput", "Invalid State Machine Execution Input: '%v'", err)
+	}
+	return v, nil
 }

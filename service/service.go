@@ -21,16 +21,13 @@ package service
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"strings"
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/execlog"
-	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
@@ -38,7 +35,6 @@ import (
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/validate"
-	"github.com/stepd/stepd/value"
 )
 
 // Error is a service error with an AWS error code.
@@ -201,73 +197,6 @@ func checkDefinitionLength(def string) error {
 // program compiles (once) and returns the program for a definition.
 func (s *Service) program(def string) (*interp.Program, error) { return s.run.Program(def) }
 
-// StateMachineInput is CreateStateMachine's input.
-type StateMachineInput struct {
-	Name, Definition, RoleARN, Type string
-	Tags                            map[string]string
-	Tracing                         *Tracing    // nil: disabled
-	Encryption                      *Encryption // nil: AWS_OWNED_KEY
-	// Publish and VersionDescription: see CreateStateMachinePublished.
-	Publish            bool
-	VersionDescription string
-	Logging            *LoggingConfiguration // nil: level OFF
-}
-
-// createStateMachine validates and stores a state machine. Creating one
-// with the same name and definition again returns the existing one, as AWS
-// does.
-func (s *Service) createStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, error) {
-	if err := checkName(in.Name); err != nil {
-		return nil, err
-	}
-	if err := checkDefinitionLength(in.Definition); err != nil {
-		return nil, err
-	}
-	if in.Type == "" {
-		in.Type = validate.Standard
-	}
-	if in.Type != validate.Standard && in.Type != validate.Express {
-		return nil, errorf("ValidationException", "1 validation error detected: Value '%s' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]", in.Type)
-	}
-	if r := validate.Definition([]byte(in.Definition), in.Type); !r.OK() {
-		return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
-	}
-	if err := checkRole(in.RoleARN); err != nil {
-		return nil, err
-	}
-	if err := CheckEncryption(in.Encryption); err != nil {
-		return nil, err
-	}
-	if err := checkTags(in.Tags); err != nil {
-		return nil, err
-	}
-	settings := Settings{Tracing: in.Tracing, Encryption: in.Encryption}
-	if in.Logging != nil {
-		if err := checkLogging(in.Logging); err != nil {
-			return nil, err
-		}
-	}
-	now := s.clock.Now()
-	sm := &store.StateMachine{ARN: s.scope().StateMachine(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
-		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags, Logging: loggingText(in.Logging)}
-	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
-		if errors.Is(err, store.ErrExists) {
-			old, gerr := s.store.GetStateMachine(ctx, sm.ARN)
-			if gerr == nil && old.Definition == in.Definition && old.RoleARN == in.RoleARN && old.Type == in.Type && old.Logging == sm.Logging {
-				if st, serr := s.Settings(ctx, old.ARN); serr == nil && st.same(settings) {
-					return old, nil
-				}
-			}
-			return nil, errorf("StateMachineAlreadyExists", "State Machine Already Exists: '%s'", sm.ARN)
-		}
-		return nil, err
-	}
-	if err := s.putSettings(ctx, sm.ARN, settings); err != nil {
-		return nil, err
-	}
-	return sm, nil
-}
-
 func checkRole(arn string) error {
 	if arn == "" {
 		return errorf("ValidationException", "1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
@@ -293,169 +222,4 @@ func resourceOf(arn string) string {
 		return parts[5]
 	}
 	return arn
-}
-
-// GetStateMachine returns a state machine.
-func (s *Service) GetStateMachine(ctx context.Context, arn string) (*store.StateMachine, error) {
-	if err := checkARN(arn, "stateMachine"); err != nil {
-		return nil, err
-	}
-	sm, err := s.store.GetStateMachine(ctx, arn)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", arn)
-	}
-	return sm, err
-}
-
-// updateDefinition changes a state machine's definition, role or
-// logging configuration (nil: unchanged).
-func (s *Service) updateDefinition(ctx context.Context, arn, definition, role string, logging *LoggingConfiguration) (*store.StateMachine, error) {
-	sm, err := s.GetStateMachine(ctx, arn)
-	if err != nil {
-		return nil, err
-	}
-	if definition == "" && role == "" && logging == nil {
-		return nil, errorf("MissingRequiredParameter", "Either the definition, the roleArn or the LoggingConfiguration must be specified")
-	}
-	if logging != nil {
-		if err := checkLogging(logging); err != nil {
-			return nil, err
-		}
-		sm.Logging = loggingText(logging)
-	}
-	if definition != "" {
-		if err := checkDefinitionLength(definition); err != nil {
-			return nil, err
-		}
-		if r := validate.Definition([]byte(definition), sm.Type); !r.OK() {
-			return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
-		}
-		sm.Definition = definition
-	}
-	if role != "" {
-		if err := checkRole(role); err != nil {
-			return nil, err
-		}
-		sm.RoleARN = role
-	}
-	sm.Updated = s.clock.Now()
-	sm.RevisionID = uuid.New()
-	return sm, s.store.UpdateStateMachine(ctx, sm)
-}
-
-// DeleteStateMachine deletes a state machine; deleting a missing one
-// succeeds, as on AWS.
-func (s *Service) DeleteStateMachine(ctx context.Context, arn string) error {
-	if err := checkARN(arn, "stateMachine"); err != nil {
-		return err
-	}
-	if err := checkUnqualified("DeleteStateMachine", arn); err != nil {
-		return err
-	}
-	err := s.store.DeleteStateMachine(ctx, arn)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	return s.forgetVersions(ctx, arn)
-}
-
-// ListStateMachines lists state machines.
-func (s *Service) ListStateMachines(ctx context.Context, page store.Page) ([]*store.StateMachine, string, error) {
-	list, next, err := s.store.ListStateMachines(ctx, page)
-	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
-	}
-	return list, next, err
-}
-
-// Tag adds tags to a state machine.
-func (s *Service) Tag(ctx context.Context, arn string, tags map[string]string) error {
-	if isActivity(arn) {
-		_, err := s.activityTags(ctx, arn, func(m map[string]string) { maps.Copy(m, tags) })
-		return err
-	}
-	sm, err := s.taggable(ctx, arn)
-	if err != nil {
-		return err
-	}
-	if sm.Tags == nil {
-		sm.Tags = map[string]string{}
-	}
-	for k, v := range tags {
-		sm.Tags[k] = v
-	}
-	if err := checkTags(sm.Tags); err != nil {
-		return err
-	}
-	return s.store.UpdateStateMachine(ctx, sm)
-}
-
-// Untag removes tags from a state machine.
-func (s *Service) Untag(ctx context.Context, arn string, keys []string) error {
-	if isActivity(arn) {
-		_, err := s.activityTags(ctx, arn, func(m map[string]string) {
-			for _, k := range keys {
-				delete(m, k)
-			}
-		})
-		return err
-	}
-	sm, err := s.taggable(ctx, arn)
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		delete(sm.Tags, k)
-	}
-	return s.store.UpdateStateMachine(ctx, sm)
-}
-
-// Tags lists a state machine's tags.
-func (s *Service) Tags(ctx context.Context, arn string) (map[string]string, error) {
-	if isActivity(arn) {
-		return s.activityTags(ctx, arn, nil)
-	}
-	sm, err := s.taggable(ctx, arn)
-	if err != nil {
-		return nil, err
-	}
-	return sm.Tags, nil
-}
-
-func (s *Service) taggable(ctx context.Context, arn string) (*store.StateMachine, error) {
-	sm, err := s.store.GetStateMachine(ctx, arn)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", arn)
-	}
-	return sm, err
-}
-
-// maxPayload is AWS's limit on execution input and output.
-const maxPayload = validate.MaxPayload
-
-// StartInput is StartExecution's input.
-type StartInput struct {
-	StateMachineARN string // may end in #TestCase (Step Functions Local mocks)
-	Name            string
-	Input           string
-	TraceHeader     string // kept and returned by DescribeExecution (stepd sends no traces)
-	// Again marks a start that may have happened before (a parent's
-	// nested start run again after a restart): an execution with the same
-	// name and input is returned even when it has ended.
-	Again bool
-}
-
-// parseInput checks an execution input.
-func parseInput(text string) (any, error) {
-	if text == "" {
-		text = "{}"
-	}
-	if e := validate.CheckInputSize(text); e != nil {
-		return nil, errorf(e.Code, "%s", e.Message)
-	}
-	v, err := value.ParseString(text)
-	if err != nil {
-		return nil, errorf("InvalidExecutionInput", "Invalid State Machine Execution Input: '%v'", err)
-	}
-	return v, nil
 }

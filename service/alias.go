@@ -1,0 +1,220 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+
+	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/store"
+)
+
+var aliasName = regexp.MustCompile(aliasNamePattern)
+
+// checkAliasARN checks that a names an alias.
+func checkAliasARN(a string) error {
+	if err := checkARN(a, arn.StateMachine); err != nil {
+		return err
+	}
+	if _, _, version, ok := arn.Qualified(a); !ok || version {
+		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine alias's ARN", resourceOf(a))
+	}
+	return nil
+}
+
+// pickRoute draws a route by weight.
+func pickRoute(routes []store.Route, draw bool) string {
+	if !draw || len(routes) == 1 {
+		return routes[0].VersionARN
+	}
+	n := rand.IntN(100)
+	for _, r := range routes {
+		if n < r.Weight {
+			return r.VersionARN
+		}
+		n -= r.Weight
+	}
+	return routes[len(routes)-1].VersionARN
+}
+
+// RouteInput is one version of an alias's routingConfiguration.
+type RouteInput struct {
+	VersionARN string
+	Weight     *int
+}
+
+// checkRoutes checks a routingConfiguration and returns its routes and
+// the state machine they belong to.
+func checkRoutes(in []RouteInput) ([]store.Route, string, error) {
+	if len(in) < 1 || len(in) > 2 {
+		return nil, "", errorf("ValidationException", "1 validation error detected: Value at 'routingConfiguration' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1")
+	}
+	var out []store.Route
+	sum, smARN := 0, ""
+	for i, r := range in {
+		if r.VersionARN == "" {
+			return nil, "", errorf("ValidationException", "1 validation error detected: Value null at 'routingConfiguration.%d.member.stateMachineVersionArn' failed to satisfy constraint: Member must not be null", i+1)
+		}
+		if r.Weight == nil {
+			return nil, "", errorf("ValidationException", "1 validation error detected: Value null at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must not be null", i+1)
+		}
+		if *r.Weight < 0 || *r.Weight > 100 {
+			return nil, "", errorf("ValidationException", "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value between 0 and 100", *r.Weight, i+1)
+		}
+		if err := checkVersionARN(r.VersionARN); err != nil {
+			return nil, "", err
+		}
+		base, _, _, _ := arn.Qualified(r.VersionARN)
+		if smARN != "" && base != smARN {
+			return nil, "", errorf("ValidationException", "Routing configuration must contain state machine version ARNs of the same state machine: '%s' and '%s'", smARN, base)
+		}
+		if slices.ContainsFunc(out, func(o store.Route) bool { return o.VersionARN == r.VersionARN }) {
+			return nil, "", errorf("ValidationException", "Routing configuration must contain distinct state machine version ARNs: '%s' is given twice", r.VersionARN)
+		}
+		smARN = base
+		sum += *r.Weight
+		out = append(out, store.Route{VersionARN: r.VersionARN, Weight: *r.Weight})
+	}
+	if sum != 100 {
+		return nil, "", errorf("ValidationException", "Sum of routing configuration weights must be equal to 100, got %d", sum)
+	}
+	return out, smARN, nil
+}
+
+// aliasError maps the store's errors of an alias write to AWS's.
+func aliasError(err error, a string) error {
+	switch {
+	case errors.Is(err, store.ErrLimit):
+		return errorf("ServiceQuotaExceededException", "The maximum number of aliases (%d) of a state machine has been reached", MaxAliases)
+	case errors.Is(err, store.ErrNotFound):
+		return errorf("ResourceNotFound", "Resource not found: %v", errors.Unwrap(err))
+	}
+	return err
+}
+
+// CreateAlias creates an alias of the state machine whose versions the
+// routes name. Creating one that exists with the same description and
+// routes returns it, as AWS does; with others, it is a conflict.
+func (s *Service) CreateAlias(ctx context.Context, name, description string, routes []RouteInput) (*store.Alias, error) {
+	if name == "" || len(name) > 80 || !aliasName.MatchString(name) {
+		return nil, errorf("ValidationException", "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: %s and have length between 1 and 80", name, `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`)
+	}
+	if err := checkDescription("description", description); err != nil {
+		return nil, err
+	}
+	rs, smARN, err := checkRoutes(routes)
+	if err != nil {
+		return nil, err
+	}
+	sm, err := s.GetStateMachine(ctx, smARN)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.versioned(s.store)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	a := &store.Alias{ARN: s.scope().Alias(sm.Name, name), StateMachineARN: sm.ARN, Name: name, Description: description, Routes: rs, Created: now, Updated: now}
+	if err := vs.CreateAlias(ctx, a, MaxAliases); errors.Is(err, store.ErrExists) {
+		old, gerr := vs.GetAlias(ctx, a.ARN)
+		if gerr == nil && old.Description == a.Description && slices.Equal(old.Routes, a.Routes) {
+			return old, nil
+		}
+		return nil, errorf("ConflictException", "Failed to create alias because an alias with the same name and a different routing configuration or description already exists: '%s'", a.ARN)
+	} else if err != nil {
+		return nil, aliasError(err, a.ARN)
+	}
+	return a, nil
+}
+
+// GetAlias returns an alias.
+func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, error) {
+	if err := checkAliasARN(aliasARN); err != nil {
+		return nil, err
+	}
+	vs, err := s.versioned(s.store)
+	if err != nil {
+		return nil, err
+	}
+	a, err := vs.GetAlias(ctx, aliasARN)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
+	}
+	return a, err
+}
+
+// UpdateAlias changes an alias's description (when not nil) and routes
+// (when given).
+func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description *string, routes []RouteInput) (*store.Alias, error) {
+	if description == nil && routes == nil {
+		return nil, errorf("ValidationException", "Either the description or the RoutingConfiguration must be specified")
+	}
+	a, err := s.GetAlias(ctx, aliasARN)
+	if err != nil {
+		return nil, err
+	}
+	if description != nil {
+		if err := checkDescription("description", *description); err != nil {
+			return nil, err
+		}
+		a.Description = *description
+	}
+	if routes != nil {
+		rs, smARN, err := checkRoutes(routes)
+		if err != nil {
+			return nil, err
+		}
+		if smARN != a.StateMachineARN {
+			return nil, errorf("ValidationException", "Routing configuration must contain state machine version ARNs of the alias's state machine '%s', not of '%s'", a.StateMachineARN, smARN)
+		}
+		a.Routes = rs
+	}
+	a.Updated = s.clock.Now()
+	vs, err := s.versioned(s.store)
+	if err != nil {
+		return nil, err
+	}
+	if err := vs.UpdateAlias(ctx, a); err != nil {
+		return nil, aliasError(err, a.ARN)
+	}
+	return a, nil
+}
+
+// DeleteAlias deletes an alias.
+func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
+	if err := checkAliasARN(aliasARN); err != nil {
+		return err
+	}
+	vs, err := s.versioned(s.store)
+	if err != nil {
+		return err
+	}
+	if err := vs.DeleteAlias(ctx, aliasARN); errors.Is(err, store.ErrNotFound) {
+		return errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// ListAliases lists a state machine's aliases by name.
+func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page) ([]*store.Alias, string, error) {
+	if _, _, _, ok := arn.Qualified(smARN); ok {
+		return nil, "", errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': ListStateMachineAliases takes the state machine's ARN", resourceOf(smARN))
+	}
+	if _, err := s.GetStateMachine(ctx, smARN); err != nil {
+		return nil, "", err
+	}
+	vs, err := s.versioned(s.store)
+	if err != nil {
+		return nil, "", err
+	}
+	list, next, err := vs.ListAliases(ctx, smARN, page)
+	if errors.Is(err, store.ErrBadToken) {
+		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+	}
+	return list, next, err
+}
