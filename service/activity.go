@@ -35,7 +35,7 @@ func (s *Service) CreateActivity(ctx context.Context, in ActivityInput) (*store.
 		}
 		return nil, err
 	}
-	if err := s.putSettings(ctx, a.ARN, Settings{Encryption: in.Encryption, Tags: in.Tags}); err != nil {
+	if err := s.cat.putSettings(ctx, a.ARN, Settings{Encryption: in.Encryption, Tags: in.Tags}); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -43,7 +43,7 @@ func (s *Service) CreateActivity(ctx context.Context, in ActivityInput) (*store.
 
 // DescribeActivity returns an activity and its settings.
 func (s *Service) DescribeActivity(ctx context.Context, activityARN string) (*store.Activity, Settings, error) {
-	a, err := s.activity(ctx, activityARN)
+	a, err := s.cat.activity(ctx, activityARN)
 	if err != nil {
 		return nil, Settings{}, err
 	}
@@ -58,13 +58,13 @@ func isActivity(a string) bool {
 }
 
 // activityTags changes (change not nil) and returns an activity's tags.
-func (s *Service) activityTags(ctx context.Context, activityARN string, change func(map[string]string)) (map[string]string, error) {
-	if _, err := s.store.GetActivity(ctx, activityARN); errors.Is(err, store.ErrNotFound) {
+func (cat *catalog) activityTags(ctx context.Context, activityARN string, change func(map[string]string)) (map[string]string, error) {
+	if _, err := cat.store.GetActivity(ctx, activityARN); errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", activityARN)
 	} else if err != nil {
 		return nil, err
 	}
-	st, err := s.Settings(ctx, activityARN)
+	st, err := cat.svc.Settings(ctx, activityARN)
 	if err != nil || change == nil {
 		return st.Tags, err
 	}
@@ -75,15 +75,15 @@ func (s *Service) activityTags(ctx context.Context, activityARN string, change f
 	if err := checkTags(st.Tags); err != nil {
 		return nil, err
 	}
-	return st.Tags, s.putSettings(ctx, activityARN, st)
+	return st.Tags, cat.putSettings(ctx, activityARN, st)
 }
 
 // activity returns an activity.
-func (s *Service) activity(ctx context.Context, arn string) (*store.Activity, error) {
+func (cat *catalog) activity(ctx context.Context, arn string) (*store.Activity, error) {
 	if err := checkARN(arn, "activity"); err != nil {
 		return nil, err
 	}
-	a, err := s.store.GetActivity(ctx, arn)
+	a, err := cat.store.GetActivity(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("ActivityDoesNotExist", "Activity Does Not Exist: '%s'", arn)
 	}
@@ -98,7 +98,7 @@ func (s *Service) DeleteActivity(ctx context.Context, arn string) error {
 	if err := s.store.DeleteActivity(ctx, arn); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return s.putSettings(ctx, arn, Settings{}) // its tags and encryption (version.go)
+	return s.cat.putSettings(ctx, arn, Settings{}) // its tags and encryption (version.go)
 }
 
 // ListActivities lists activities by name.

@@ -12,7 +12,7 @@ import (
 // GetActivityTask waits up to wait (AWS: 60 seconds) for a task of the
 // activity. It returns an empty token when none came.
 func (s *Service) GetActivityTask(ctx context.Context, arn, worker string, wait time.Duration) (token, input string, err error) {
-	if _, err := s.activity(ctx, arn); err != nil {
+	if _, err := s.cat.activity(ctx, arn); err != nil {
 		return "", "", err
 	}
 	return s.run.TakeActivityTask(ctx, arn, worker, wait)

@@ -24,7 +24,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	if err := checkARN(smARN, arn.StateMachine); err != nil {
 		return nil, err
 	}
-	t, err := s.resolve(ctx, smARN, true)
+	t, err := s.cat.resolve(ctx, smARN, true)
 	if err != nil {
 		return nil, err
 	}
@@ -65,12 +65,12 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 			return nil, err
 		}
 	}
-	if err := s.putRef(ctx, s.storeFor(execARN), e.ARN, t, in.TraceHeader); err != nil {
+	if err := s.cat.putRef(ctx, s.cat.storeFor(execARN), e.ARN, t, in.TraceHeader); err != nil {
 		return nil, err
 	}
 	err = s.run.Start(ctx, e, inputVal, sm.Logging)
 	if errors.Is(err, store.ErrExists) {
-		old, gerr := s.storeFor(execARN).GetExecution(ctx, execARN)
+		old, gerr := s.cat.storeFor(execARN).GetExecution(ctx, execARN)
 		if gerr == nil && old.Input == in.Input && (old.Status == string(interp.Running) || in.Again) {
 			return old, nil
 		}
@@ -89,7 +89,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 	if err := checkARN(smARN, arn.StateMachine); err != nil {
 		return nil, err
 	}
-	t, err := s.resolve(ctx, smARN, false)
+	t, err := s.cat.resolve(ctx, smARN, false)
 	if err != nil {
 		return nil, err
 	}
@@ -131,11 +131,11 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 }
 
 // storeFor returns the store that keeps the execution of ARN s.
-func (s *Service) storeFor(execution string) store.Store {
+func (cat *catalog) storeFor(execution string) store.Store {
 	if arn.TypeOf(execution) == arn.Express {
-		return s.express
+		return cat.express
 	}
-	return s.store
+	return cat.store
 }
 
 // DescribeExecution returns an execution.
@@ -143,9 +143,9 @@ func (s *Service) DescribeExecution(ctx context.Context, arn string) (*store.Exe
 	if err := checkARN(arn, "execution"); err != nil {
 		return nil, err
 	}
-	e, err := s.storeFor(arn).GetExecution(ctx, arn)
+	e, err := s.cat.storeFor(arn).GetExecution(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		if c, ok := s.childExecution(ctx, arn); ok {
+		if c, ok := s.cat.childExecution(ctx, arn); ok {
 			return c, nil
 		}
 		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
@@ -158,7 +158,7 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 	if err := checkARN(smARN, arn.StateMachine); err != nil {
 		return nil, "", err
 	}
-	t, err := s.resolve(ctx, smARN, false)
+	t, err := s.cat.resolve(ctx, smARN, false)
 	if err != nil {
 		return nil, "", err
 	}
@@ -202,9 +202,9 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 	if limit <= 0 || limit > 1000 {
 		limit = 1000
 	}
-	evs, err := s.storeFor(arn).Events(ctx, arn, after, limit+1, reverse)
+	evs, err := s.cat.storeFor(arn).Events(ctx, arn, after, limit+1, reverse)
 	if errors.Is(err, store.ErrNotFound) {
-		evs, err = s.childEvents(ctx, arn, after, limit+1, reverse)
+		evs, err = s.cat.childEvents(ctx, arn, after, limit+1, reverse)
 	}
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, "", errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)

@@ -35,7 +35,7 @@ func (s *Service) DescribeMapRun(ctx context.Context, mapRunARN string) (*store.
 	if err != nil {
 		return nil, err
 	}
-	s.notRedrivable(ctx, r)
+	s.cat.notRedrivable(ctx, r)
 	return r, nil
 }
 
@@ -47,15 +47,15 @@ func (s *Service) DescribeMapRun(ctx context.Context, mapRunARN string) (*store.
 // parent, which must be redrivable). A parent still running has left the
 // Map state (caught or retried: a retry starts a new Map Run), so that
 // Map Run is not redriven either.
-func (s *Service) notRedrivable(ctx context.Context, r *store.MapRun) {
+func (cat *catalog) notRedrivable(ctx context.Context, r *store.MapRun) {
 	if r.Status == "RUNNING" {
 		return
 	}
-	parent, err := s.store.GetExecution(ctx, r.ExecutionARN)
+	parent, err := cat.store.GetExecution(ctx, r.ExecutionARN)
 	if err != nil {
 		return
 	}
-	if status, _ := s.redrivable(ctx, parent); status == NotRedrivable {
+	if status, _ := cat.redrivable(ctx, parent); status == NotRedrivable {
 		for _, c := range []*store.MapRunCounts{&r.Executions, &r.Items} {
 			c.FailuresNotRedrivable = c.Failed + c.TimedOut + c.Aborted
 		}
@@ -127,11 +127,11 @@ func isChildARN(executionARN string) bool {
 }
 
 // childExecution returns a Map Run's child execution, for DescribeExecution.
-func (s *Service) childExecution(ctx context.Context, executionARN string) (*store.Execution, bool) {
+func (cat *catalog) childExecution(ctx context.Context, executionARN string) (*store.Execution, bool) {
 	if !isChildARN(executionARN) {
 		return nil, false
 	}
-	ms, ok := s.store.(store.MapRunStore)
+	ms, ok := cat.store.(store.MapRunStore)
 	if !ok {
 		return nil, false
 	}
@@ -139,13 +139,13 @@ func (s *Service) childExecution(ctx context.Context, executionARN string) (*sto
 	if err != nil {
 		return nil, false
 	}
-	c.Definition, c.RoleARN = s.childDefinition(ctx, c)
+	c.Definition, c.RoleARN = cat.childDefinition(ctx, c)
 	return &c.Execution, true
 }
 
 // childEvents reads a page of a child execution's history.
-func (s *Service) childEvents(ctx context.Context, executionARN string, after int64, limit int, reverse bool) ([]store.Event, error) {
-	ms, ok := s.store.(store.MapRunStore)
+func (cat *catalog) childEvents(ctx context.Context, executionARN string, after int64, limit int, reverse bool) ([]store.Event, error) {
+	ms, ok := cat.store.(store.MapRunStore)
 	if !ok || !isChildARN(executionARN) {
 		return nil, store.ErrNotFound
 	}
@@ -214,8 +214,8 @@ func checkStatusFilter(status string) error {
 // childDefinition is the definition AWS gives a Map Run's child execution:
 // the ItemProcessor of the Map state (by Label, else by name) in the parent's
 // definition.
-func (s *Service) childDefinition(ctx context.Context, c *store.ChildExecution) (def, role string) {
-	ms, ok := s.store.(store.MapRunStore)
+func (cat *catalog) childDefinition(ctx context.Context, c *store.ChildExecution) (def, role string) {
+	ms, ok := cat.store.(store.MapRunStore)
 	if !ok {
 		return "", ""
 	}
@@ -223,7 +223,7 @@ func (s *Service) childDefinition(ctx context.Context, c *store.ChildExecution) 
 	if err != nil {
 		return "", ""
 	}
-	parent, err := s.store.GetExecution(ctx, r.ExecutionARN)
+	parent, err := cat.store.GetExecution(ctx, r.ExecutionARN)
 	if err != nil {
 		return "", ""
 	}

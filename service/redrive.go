@@ -50,7 +50,7 @@ func (s *Service) Redrive(ctx context.Context, e *store.Execution) RedriveInfo {
 			info.Count, info.Date = r.Count, r.Date
 		}
 	}
-	info.Status, info.Reason = s.redrivable(ctx, e)
+	info.Status, info.Reason = s.cat.redrivable(ctx, e)
 	return info
 }
 
@@ -75,17 +75,17 @@ func (s *Service) Redrives(ctx context.Context, list []*store.Execution) (map[st
 	return rs, nil
 }
 
-func (s *Service) redrivable(ctx context.Context, e *store.Execution) (status, reason string) {
+func (cat *catalog) redrivable(ctx context.Context, e *store.Execution) (status, reason string) {
 	switch {
 	case e.Status == "RUNNING":
 		return NotRedrivable, reasonRunning
 	case e.Status == "SUCCEEDED":
 		return NotRedrivable, reasonSucceeded
-	case !e.Stopped.IsZero() && s.clock.Now().Sub(e.Stopped) > RedrivePeriod:
+	case !e.Stopped.IsZero() && cat.clock.Now().Sub(e.Stopped) > RedrivePeriod:
 		return NotRedrivable, reasonPeriod
 	case e.Error == interp.ErrRuntime && strings.HasPrefix(e.Cause, historyLimitMessage):
 		return NotRedrivable, reasonHistoryLimit
-	case s.MapRunOf(ctx, e.ARN) != "":
+	case cat.svc.MapRunOf(ctx, e.ARN) != "":
 		return RedrivableByMapRun, ""
 	}
 	return Redrivable, ""
@@ -105,7 +105,7 @@ func (s *Service) RedriveExecution(ctx context.Context, executionARN string) (ti
 	}
 	e, err := s.store.GetExecution(ctx, executionARN)
 	if errors.Is(err, store.ErrNotFound) {
-		if _, child := s.childExecution(ctx, executionARN); child {
+		if _, child := s.cat.childExecution(ctx, executionARN); child {
 			return time.Time{}, errorf("ExecutionNotRedrivable", "A Map Run's child execution is redriven with its parent: '%s'", executionARN)
 		}
 		return time.Time{}, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", executionARN)
@@ -113,7 +113,7 @@ func (s *Service) RedriveExecution(ctx context.Context, executionARN string) (ti
 	if err != nil {
 		return time.Time{}, err
 	}
-	if status, reason := s.redrivable(ctx, e); status != Redrivable {
+	if status, reason := s.cat.redrivable(ctx, e); status != Redrivable {
 		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reason, executionARN)
 	}
 	at, err := s.run.Redrive(ctx, e)

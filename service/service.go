@@ -114,6 +114,20 @@ type Service struct {
 	clock   engine.Clock
 	log     *slog.Logger
 	run     *runner.Runner
+	cat     *catalog
+}
+
+// catalog reads and writes the service's records in its stores, for the
+// operations (Service's methods) that share them: which store keeps an
+// execution, a Map Run's child executions, the version or alias a request
+// resolves to, settings and tags.
+type catalog struct {
+	store   store.Store
+	express store.Store
+	clock   engine.Clock
+	scope   arn.Scope
+	log     *slog.Logger
+	svc     *Service // the operations that check their arguments (GetStateMachine)
 }
 
 // New creates a service. Call its runner's Resume to continue open
@@ -131,6 +145,7 @@ func New(cfg Config) *Service {
 		cfg.Log = slog.Default()
 	}
 	s := &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(keepExpress(cfg.KeepExpress)), clock: cfg.Clock, log: cfg.Log}
+	s.cat = &catalog{store: s.store, express: s.express, clock: s.clock, scope: s.scope(), log: s.log, svc: s}
 	sh, _ := cfg.Store.(store.Shared)
 	s.run = runner.New(runner.Config{Region: cfg.Region, Account: cfg.Account, Store: cfg.Store, Express: s.express, Shared: sh,
 		Invoker: s.invoker, Clock: cfg.Clock, Log: cfg.Log, Budget: cfg.Budget, Observer: cfg.Observer,

@@ -113,8 +113,8 @@ func (s *Service) Settings(ctx context.Context, resource string) (Settings, erro
 	return decodeSettings(text)
 }
 
-func (s *Service) putSettings(ctx context.Context, resource string, st Settings) error {
-	vs, err := s.versioned(s.store)
+func (cat *catalog) putSettings(ctx context.Context, resource string, st Settings) error {
+	vs, err := cat.svc.versioned(cat.store)
 	if err != nil {
 		if st.encode() == "" {
 			return nil // the defaults, which a store without settings gives

@@ -72,7 +72,7 @@ func (s *Service) createStateMachine(ctx context.Context, in StateMachineInput) 
 		}
 		return nil, err
 	}
-	if err := s.putSettings(ctx, sm.ARN, settings); err != nil {
+	if err := s.cat.putSettings(ctx, sm.ARN, settings); err != nil {
 		return nil, err
 	}
 	return sm, nil
@@ -139,7 +139,7 @@ func (s *Service) DeleteStateMachine(ctx context.Context, arn string) error {
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
-	return s.forgetVersions(ctx, arn)
+	return s.cat.forgetVersions(ctx, arn)
 }
 
 // ListStateMachines lists state machines.
@@ -154,10 +154,10 @@ func (s *Service) ListStateMachines(ctx context.Context, page store.Page) ([]*st
 // Tag adds tags to a state machine.
 func (s *Service) Tag(ctx context.Context, arn string, tags map[string]string) error {
 	if isActivity(arn) {
-		_, err := s.activityTags(ctx, arn, func(m map[string]string) { maps.Copy(m, tags) })
+		_, err := s.cat.activityTags(ctx, arn, func(m map[string]string) { maps.Copy(m, tags) })
 		return err
 	}
-	sm, err := s.taggable(ctx, arn)
+	sm, err := s.cat.taggable(ctx, arn)
 	if err != nil {
 		return err
 	}
@@ -176,14 +176,14 @@ func (s *Service) Tag(ctx context.Context, arn string, tags map[string]string) e
 // Untag removes tags from a state machine.
 func (s *Service) Untag(ctx context.Context, arn string, keys []string) error {
 	if isActivity(arn) {
-		_, err := s.activityTags(ctx, arn, func(m map[string]string) {
+		_, err := s.cat.activityTags(ctx, arn, func(m map[string]string) {
 			for _, k := range keys {
 				delete(m, k)
 			}
 		})
 		return err
 	}
-	sm, err := s.taggable(ctx, arn)
+	sm, err := s.cat.taggable(ctx, arn)
 	if err != nil {
 		return err
 	}
@@ -196,17 +196,17 @@ func (s *Service) Untag(ctx context.Context, arn string, keys []string) error {
 // Tags lists a state machine's tags.
 func (s *Service) Tags(ctx context.Context, arn string) (map[string]string, error) {
 	if isActivity(arn) {
-		return s.activityTags(ctx, arn, nil)
+		return s.cat.activityTags(ctx, arn, nil)
 	}
-	sm, err := s.taggable(ctx, arn)
+	sm, err := s.cat.taggable(ctx, arn)
 	if err != nil {
 		return nil, err
 	}
 	return sm.Tags, nil
 }
 
-func (s *Service) taggable(ctx context.Context, arn string) (*store.StateMachine, error) {
-	sm, err := s.store.GetStateMachine(ctx, arn)
+func (cat *catalog) taggable(ctx context.Context, arn string) (*store.StateMachine, error) {
+	sm, err := cat.store.GetStateMachine(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", arn)
 	}
@@ -293,7 +293,7 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in UpdateInput) (*stor
 				return nil, nil, err
 			}
 		}
-		if err := s.putSettings(ctx, sm.ARN, next); err != nil {
+		if err := s.cat.putSettings(ctx, sm.ARN, next); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -325,7 +325,7 @@ func (s *Service) DescribeStateMachine(ctx context.Context, smARN string) (*stor
 	if err != nil {
 		return nil, nil, Settings{}, err
 	}
-	v, err := s.version(ctx, smARN)
+	v, err := s.cat.version(ctx, smARN)
 	if err != nil {
 		return nil, nil, Settings{}, err
 	}

@@ -134,8 +134,8 @@ func (s *Service) DeleteVersion(ctx context.Context, versionARN string) error {
 	return err
 }
 
-func (s *Service) version(ctx context.Context, versionARN string) (*store.Version, error) {
-	vs, err := s.versioned(s.store)
+func (cat *catalog) version(ctx context.Context, versionARN string) (*store.Version, error) {
+	vs, err := cat.svc.versioned(cat.store)
 	if err != nil {
 		return nil, err
 	}
@@ -157,23 +157,23 @@ type target struct {
 // resolve finds what smARN names; an alias is routed to one of its
 // versions by weight (route: a random draw of the service's own, never
 // the interpreter's) or, without route, to its first.
-func (s *Service) resolve(ctx context.Context, smARN string, route bool) (*target, error) {
+func (cat *catalog) resolve(ctx context.Context, smARN string, route bool) (*target, error) {
 	base, _, version, ok := arn.Qualified(smARN)
 	if !ok {
-		sm, err := s.GetStateMachine(ctx, smARN)
+		sm, err := cat.svc.GetStateMachine(ctx, smARN)
 		if err != nil {
 			return nil, err
 		}
 		return &target{sm: sm}, nil
 	}
-	sm, err := s.GetStateMachine(ctx, base)
+	sm, err := cat.svc.GetStateMachine(ctx, base)
 	if err != nil {
 		return nil, err
 	}
 	t := &target{sm: sm}
 	versionARN := smARN
 	if !version {
-		vs, err := s.versioned(s.store)
+		vs, err := cat.svc.versioned(cat.store)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +187,7 @@ func (s *Service) resolve(ctx context.Context, smARN string, route bool) (*targe
 		t.alias = a
 		versionARN = pickRoute(a.Routes, route)
 	}
-	if t.version, err = s.version(ctx, versionARN); err != nil {
+	if t.version, err = cat.version(ctx, versionARN); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -198,7 +198,7 @@ func (s *Service) resolve(ctx context.Context, smARN string, route bool) (*targe
 func (s *Service) ExecutionRefs(ctx context.Context, list ...*store.Execution) (map[string]*store.ExecutionRef, error) {
 	var std, exp []string
 	for _, e := range list {
-		if s.storeFor(e.ARN) == s.express {
+		if s.cat.storeFor(e.ARN) == s.express {
 			exp = append(exp, e.ARN)
 		} else {
 			std = append(std, e.ARN)
@@ -236,8 +236,8 @@ func checkUnqualified(op, smARN string) error {
 
 // forgetVersions removes the versions, aliases and settings of a deleted
 // state machine.
-func (s *Service) forgetVersions(ctx context.Context, smARN string) error {
-	vs, err := s.versioned(s.store)
+func (cat *catalog) forgetVersions(ctx context.Context, smARN string) error {
+	vs, err := cat.svc.versioned(cat.store)
 	if err != nil {
 		return nil // a store without versions has none to forget
 	}
@@ -261,7 +261,7 @@ func (t *target) running() *store.StateMachine {
 // putRef records, before the execution is created, the version and alias
 // it starts from and its trace header; an execution of the state machine
 // itself without a trace header has nothing to record.
-func (s *Service) putRef(ctx context.Context, st store.Store, execARN string, t *target, traceHeader string) error {
+func (cat *catalog) putRef(ctx context.Context, st store.Store, execARN string, t *target, traceHeader string) error {
 	r := &store.ExecutionRef{ExecutionARN: execARN, TraceHeader: traceHeader}
 	if t.version != nil {
 		r.VersionARN = t.version.ARN
@@ -272,7 +272,7 @@ func (s *Service) putRef(ctx context.Context, st store.Store, execARN string, t 
 	if *r == (store.ExecutionRef{ExecutionARN: execARN}) {
 		return nil
 	}
-	vs, err := s.versioned(st)
+	vs, err := cat.svc.versioned(st)
 	if err != nil {
 		return err
 	}
