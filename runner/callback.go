@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
@@ -82,7 +83,7 @@ func (r *Runner) Callback(ctx context.Context, token string, in interp.Input) er
 	arn, _, ok := interp.VerifyToken(key, token)
 	if !ok {
 		// Malformed, made by hand, or signed by another server.
-		return errorf(ErrBadToken, "Invalid Token: 'Invalid token'")
+		return fault.New(fault.ErrBadToken, "Invalid Token: 'Invalid token'")
 	}
 	d := r.driver(arn)
 	if d == nil {
@@ -98,7 +99,7 @@ func (r *Runner) Callback(ctx context.Context, token string, in interp.Input) er
 		// Its task completed, timed out or was cancelled.
 		return errTaskClosed()
 	case errors.Is(err, engine.ErrNoTask):
-		return errorf(ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
+		return fault.New(fault.ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
 	default:
 		return err
 	}
@@ -110,7 +111,7 @@ func (r *Runner) Callback(ctx context.Context, token string, in interp.Input) er
 func (r *Runner) noDriver(ctx context.Context, arn string) error {
 	e, err := r.cfg.Store.GetExecution(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return errorf(ErrNoTask, "Task Does Not Exist: no execution has this token")
+		return fault.New(fault.ErrNoTask, "Task Does Not Exist: no execution has this token")
 	}
 	if err != nil {
 		return fmt.Errorf("reading the execution of a task token: %w", err)
@@ -118,13 +119,13 @@ func (r *Runner) noDriver(ctx context.Context, arn string) error {
 	if e.Status != string(interp.Running) {
 		return errTaskClosed()
 	}
-	return errorf(ErrNoTask, "Task Does Not Exist: the execution of this token is not running in this server")
+	return fault.New(fault.ErrNoTask, "Task Does Not Exist: the execution of this token is not running in this server")
 }
 
 // errTaskClosed is AWS's answer to a token whose task has closed: it
 // completed (the token was used already), timed out or was cancelled.
 func errTaskClosed() error {
-	return errorf(ErrTaskClosed, "Task Timed Out: 'Provided task does not exist anymore'")
+	return fault.New(fault.ErrTaskClosed, "Task Timed Out: 'Provided task does not exist anymore'")
 }
 
 // enqueueActivity offers an activity task to the activity's workers.

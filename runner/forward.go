@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
@@ -141,7 +142,7 @@ func (r *Runner) forward(ctx context.Context, sh store.Shared, execution string,
 	case verdictClosed:
 		return errTaskClosed()
 	case verdictNoTask:
-		return errorf(ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
+		return fault.New(fault.ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
 	case verdictEnded:
 		return r.noDriver(ctx, execution)
 	}
@@ -409,7 +410,7 @@ func (r *Runner) CheckToken(ctx context.Context, token string) error {
 		return err
 	}
 	if _, _, ok := interp.VerifyToken(key, token); !ok {
-		return errorf(ErrBadToken, "Invalid Token: 'Invalid token'")
+		return fault.New(fault.ErrBadToken, "Invalid Token: 'Invalid token'")
 	}
 	return nil
 }
