@@ -106,9 +106,16 @@ type Runner struct {
 	onEnded func(arn string)
 }
 
-// New creates a runner. Store, Express, Invoker, Clock and Log must be
-// set. Call Resume to continue the executions the store has as running.
+// New creates a runner. Store, Express and Invoker must be set; Clock
+// defaults to the real clock and Log to slog's default. Call Resume to
+// continue the executions the store has as running.
 func New(cfg Config) *Runner {
+	if cfg.Clock == nil {
+		cfg.Clock = engine.RealClock{}
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Runner{cfg: cfg, log: cfg.Log, programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{},
 		dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel, polls: make(chan struct{})}
