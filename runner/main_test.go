@@ -1,9 +1,10 @@
 package runner_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stepd/stepd/internal/testlog"
 )
 
-func TestMain(m *testing.M) { testlog.Run(m) }
+func TestMain(m *testing.M) { os.Exit(testlog.Run(m)) }
