@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,13 +43,15 @@ type Config struct {
 	// execution (ABORTED).
 	Journal Journal
 	// Submit makes the response of a task that has a task token (a
-	// .waitForTaskToken integration) only submit it: its token completes
-	// it, through Deliver. When false, the response completes the task (a
-	// mock answers for the whole task, as in Step Functions Local).
+	// .waitForTaskToken integration, or an activity when Activity is nil)
+	// only submit it: its token completes it, through Deliver. When false,
+	// the response completes the task (a mock answers for the whole task,
+	// as in Step Functions Local).
 	Submit bool
-	// Activity, when set, offers a task whose resource is an activity to
-	// its workers instead of invoking it; workers answer through Deliver
-	// (TaskStarted, then the result), or the offer fails through Post.
+	// Activity, when set, offers an activity's task (its request's
+	// Pattern is task.Activity) to its workers instead of invoking it;
+	// workers answer through Deliver (TaskStarted, then the result), or
+	// the offer fails through Post.
 	Activity func(d *Driver, id int64, req *task.Request)
 	// Log receives warnings (nil: slog.Default()).
 	Log *slog.Logger
@@ -681,7 +682,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 					d.tokens = map[string]int64{}
 				}
 				d.tokens[req.TaskToken] = c.ID
-				if d.cfg.Activity != nil && strings.Contains(req.Resource, ":activity:") {
+				if d.cfg.Activity != nil && req.Pattern == task.Activity {
 					d.cfg.Activity(d, c.ID, req)
 					continue
 				}
@@ -703,7 +704,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 			req.ContextObject() // built here: it reads the execution
 			cctx, cancel := context.WithCancelCause(ctx)
 			d.inflight[c.ID] = cancel
-			if req.TaskToken == "" && strings.Contains(req.Resource, ".sync") {
+			if req.Pattern.Job() {
 				req = d.withSubmit(cctx, c.ID, req)
 			}
 			d.running.Add(1)

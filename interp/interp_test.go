@@ -242,3 +242,43 @@ func TestJSONataStatesContext(t *testing.T) {
 		t.Errorf("outputs %q", outs)
 	}
 }
+
+// TestRequestPattern: the request of a Task carries the integration
+// pattern of its Resource (task.Request.Pattern), as first dispatched and
+// as handed out again by Pending after a restart.
+func TestRequestPattern(t *testing.T) {
+	t.Parallel()
+	for resource, want := range map[string]task.Pattern{
+		"arn:aws:states:::lambda:invoke":                            task.RequestResponse,
+		"arn:aws:lambda:us-east-1:123456789012:function:fn":         task.RequestResponse,
+		"arn:aws:states:::aws-sdk:s3:getObject":                     task.RequestResponse,
+		"local-command":                                             task.RequestResponse,
+		"arn:aws:states:::ecs:runTask.sync":                         task.Sync,
+		"arn:aws:states:::states:startExecution.sync:2":             task.Sync2,
+		"arn:aws:states:::sqs:sendMessage.waitForTaskToken":         task.WaitForTaskToken,
+		"arn:aws:states:::aws-sdk:sqs:sendMessage.waitForTaskToken": task.WaitForTaskToken,
+		"arn:aws:states:us-east-1:123456789012:activity:work":       task.Activity,
+		"arn:aws:states:us-east-1:123456789012:activity:work.sync":  task.Activity,
+		"arn:aws:states:::ecs:runTask.sync:3":                       task.RequestResponse, // no pattern AWS knows
+	} {
+		p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"`+resource+`","TimeoutSeconds":60,"End":true}}}`)
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		x, cmds := p.Start(interp.Info{Name: "p", StartTime: now}, value.NewObject(0), now)
+		for name, cmds := range map[string][]interp.Command{"dispatched": cmds, "pending": x.Pending()} {
+			var req *task.Request
+			for _, c := range cmds {
+				if c.Kind == interp.Invoke {
+					req = c.Request
+				}
+			}
+			switch {
+			case req == nil:
+				t.Errorf("%s: %s: no Invoke", resource, name)
+			case req.Pattern != want:
+				t.Errorf("%s: %s: Pattern %v, want %v", resource, name, req.Pattern, want)
+			case (req.TaskToken != "") != (want == task.WaitForTaskToken || want == task.Activity):
+				t.Errorf("%s: %s: TaskToken %q for pattern %v", resource, name, req.TaskToken, want)
+			}
+		}
+	}
+}
