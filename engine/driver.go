@@ -27,7 +27,8 @@ type Journal interface {
 // written, which failed): the driver ends, quietly, without retrying.
 var ErrNotCreated = errors.New("the execution was not created")
 
-// Config configures a Driver.
+// Config configures a Driver, and Run (which uses only Invoker, Clock,
+// Budget and Log).
 type Config struct {
 	Invoker task.Invoker
 	// Clock is the time source. Nil means a virtual clock starting at the

@@ -153,7 +153,7 @@ func TestRunWaitsForStops(t *testing.T) {
 	done := make(chan *interp.Execution, 1)
 	go func() {
 		done <- engine.Run(context.Background(), p, interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e"}, value.NewObject(0),
-			engine.Options{Invoker: inv, Clock: engine.RealClock{}})
+			engine.Config{Invoker: inv, Clock: engine.RealClock{}})
 	}()
 	select {
 	case x := <-done:

@@ -40,7 +40,7 @@ func TestProgramShared(t *testing.T) {
 		go func(g int) {
 			defer wg.Done()
 			in := value.ObjectOf("items", []any{value.Int(int64(g)), value.Int(10)})
-			x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, in, engine.Options{})
+			x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, in, engine.Config{})
 			want := `[[{"sum":` + value.String(value.Int(int64(g))) + `},{"sum":11}]]`
 			if x.Status() != interp.Succeeded || value.String(x.Output()) != want {
 				t.Errorf("goroutine %d: %s %s, want %s", g, x.Status(), value.String(x.Output()), want)
@@ -111,7 +111,7 @@ func TestParallelFailureCancelsSiblings(t *testing.T) {
 		close(cancelled)
 		return task.Result{Error: "Cancelled"}
 	})
-	x := engine.Run(context.Background(), p, interp.Info{Name: "p"}, value.NewObject(0), engine.Options{Invoker: inv})
+	x := engine.Run(context.Background(), p, interp.Info{Name: "p"}, value.NewObject(0), engine.Config{Invoker: inv})
 	if x.Status() != interp.Failed || x.Failure().Error != "Boom" {
 		t.Fatalf("%s %v", x.Status(), x.Failure())
 	}
@@ -225,7 +225,7 @@ func TestJSONataStatesContext(t *testing.T) {
 		"A":{"Type":"Pass","Output":{"name":"{% $states.context.State.Name %}","in":"{% $states.input.v %}"},"Next":"B"},
 		"B":{"Type":"Pass","Output":"{% $keys($states) %}","Next":"C"},
 		"C":{"Type":"Pass","Assign":{"k":"{% $keys($states) %}"},"Output":"{% $states.input %}","End":true}}}`)
-	x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, value.ObjectOf("v", value.Int(1)), engine.Options{})
+	x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, value.ObjectOf("v", value.Int(1)), engine.Config{})
 	want := `["input","context"]`
 	if x.Status() != interp.Succeeded || value.String(x.Output()) != want {
 		t.Fatalf("%s %s, want %s", x.Status(), value.String(x.Output()), want)
