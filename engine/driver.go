@@ -100,12 +100,12 @@ type Driver struct {
 	events   chan event
 	done     chan struct{}
 	inflight map[int64]context.CancelCauseFunc
-	running  sync.WaitGroup // the task goroutines (WaitTasks)
+	running  sync.WaitGroup // the task goroutines (waitTasks)
 	// ready holds the results of tasks whose invoker answered at once
 	// (task.Immediate), called on the driver's goroutine, in order.
 	ready     []event
 	readyHead int // the next of ready to take
-	timers    Timers
+	timers    timerQueue
 	tokens    map[string]int64 // task token -> operation, for tasks that wait for one
 
 	// Parking (Config.Park): ctx is Run's; mu guards parked and wake.
@@ -158,7 +158,7 @@ func New(p *interp.Program, cfg Config) *Driver {
 		queue = 2 // a server's executions mostly wait: keep them small
 	}
 	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelCauseFunc{},
-		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: Timers{Count: cfg.Timers}}
+		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: timerQueue{Count: cfg.Timers}}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -194,7 +194,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	info.Rand = d.rand
 	d.meterInfo(&info)
 	d.arn = info.ExecutionArn
-	first, err := DecodeInput(steps[0].Input)
+	first, err := decodeInput(steps[0].Input)
 	if err != nil {
 		return fmt.Errorf("step 0: %w", err)
 	}
@@ -205,7 +205,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	d.meter.replay(steps[0].At, first.Clock, first.Interrupts)
 	x, _ := d.p.Start(info, input, steps[0].At)
 	for _, st := range steps[1:] {
-		rec, err := DecodeInput(st.Input)
+		rec, err := decodeInput(st.Input)
 		if err != nil {
 			return fmt.Errorf("step %d: %w", st.Seq, err)
 		}
@@ -747,11 +747,11 @@ func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind 
 	d.running.Done() // not deferred: a defer grows the frame
 }
 
-// WaitTasks waits, once the driver has ended, until the invocations it
+// waitTasks waits, once the driver has ended, until the invocations it
 // started have returned or ctx ends: a task the execution withdrew may
 // still be stopping the job it started (a .sync integration), which a
 // process that exits next (stepd run) must let finish.
-func (d *Driver) WaitTasks(ctx context.Context) {
+func (d *Driver) waitTasks(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { d.running.Wait(); close(done) }()
 	if waitingTasks != nil {
@@ -763,7 +763,7 @@ func (d *Driver) WaitTasks(ctx context.Context) {
 	}
 }
 
-// waitingTasks, when set, is called as WaitTasks begins to wait: a test
+// waitingTasks, when set, is called as waitTasks begins to wait: a test
 // hook (export_test.go), so that a test can tell that Run waits for its
 // withdrawn tasks without sleeping. Set it only while no driver runs.
 var waitingTasks func()

@@ -63,7 +63,7 @@ func Run(ctx context.Context, p *interp.Program, info interp.Info, input any, cf
 	// Let withdrawn tasks stop the jobs they started before the caller
 	// (a process about to exit) moves on; bounded, should one not return.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskDrain)
-	d.WaitTasks(wctx)
+	d.waitTasks(wctx)
 	cancel()
 	return d.Execution()
 }

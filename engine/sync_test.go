@@ -135,7 +135,7 @@ func waitSteps(t *testing.T, j *journal, n int) {
 // TestRunWaitsForStops: engine.Run (stepd run) returns only once a task
 // the execution withdrew has returned, so that the job it stops is
 // stopped before the process exits. The task's stop call lasts until Run
-// has begun to wait for it (a hook in WaitTasks tells): a Run that does not
+// has begun to wait for it (a hook in waitTasks tells): a Run that does not
 // wait returns while the task is still stopping.
 func TestRunWaitsForStops(t *testing.T) {
 	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::ecs:runTask.sync","TimeoutSeconds":1,"End":true}}}`)
