@@ -51,9 +51,6 @@ type StateMachine struct {
 	Raw            *value.Object
 }
 
-// State returns the state named name, or nil.
-func (sm *StateMachine) State(name string) *State { return sm.States[name] }
-
 // Field is an optional JSON member kept raw.
 type Field struct {
 	Set   bool
@@ -238,7 +235,6 @@ const (
 	CodeMissingEnd     = "MISSING_END_STATE"
 	CodeDuplicateState = "DUPLICATE_STATE_NAME"
 	CodeInvalidName    = "INVALID_STATE_NAME"
-	CodeInvalidRes     = "INVALID_RESOURCE"
 	// CodeUnsupported marks a field AWS accepts that stepd refuses
 	// because it does not implement it: never silently ignored.
 	CodeUnsupported = "UNSUPPORTED_FEATURE"

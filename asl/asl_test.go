@@ -330,11 +330,11 @@ func TestParseModel(t *testing.T) {
 	if got := strings.Join(sm.Names, ","); got != "M,T,C,W,P,F" {
 		t.Errorf("Names = %s", got)
 	}
-	if sm.State("nope") != nil {
+	if sm.States["nope"] != nil {
 		t.Error("State of an unknown name is not nil")
 	}
 
-	m := sm.State("M")
+	m := sm.States["M"]
 	if m.ItemProcessor == nil || m.ItemProcessor.Pointer != "/States/M/Iterator" || m.ProcessorMode != "INLINE" || m.ItemsPath.Path != "$.items" ||
 		!m.ResultPath.Null || !m.ResultPath.Set || m.InputPath.Set || m.Next != "T" || m.End || m.Pointer != "/States/M" {
 		t.Errorf("map: %+v", m)
@@ -342,11 +342,11 @@ func TestParseModel(t *testing.T) {
 	if v, _ := m.MaxConcurrency.Value.(value.Number); !m.MaxConcurrency.Set || v != "2" {
 		t.Errorf("MaxConcurrency = %+v", m.MaxConcurrency)
 	}
-	if i := m.ItemProcessor.State("I"); i == nil || !i.Result.Set || i.Result.Value != nil || !i.End || i.Pointer != "/States/M/Iterator/States/I" {
+	if i := m.ItemProcessor.States["I"]; i == nil || !i.Result.Set || i.Result.Value != nil || !i.End || i.Pointer != "/States/M/Iterator/States/I" {
 		t.Errorf("iterator state: %+v", i)
 	}
 
-	task := sm.State("T")
+	task := sm.States["T"]
 	if task.Resource != "arn:aws:states:::lambda:invoke" || task.TimeoutSecondsPath != "$.t" || task.TimeoutSeconds.Set || !task.HeartbeatSeconds.Set {
 		t.Errorf("task: %+v", task)
 	}
@@ -366,7 +366,7 @@ func TestParseModel(t *testing.T) {
 		t.Errorf("catch: %+v", c)
 	}
 
-	choice := sm.State("C")
+	choice := sm.States["C"]
 	if len(choice.Choices) != 2 || choice.Default != "F" {
 		t.Fatalf("choice: %+v", choice)
 	}
@@ -385,14 +385,14 @@ func TestParseModel(t *testing.T) {
 		t.Errorf("rule 1 And 1 Not: %+v", n)
 	}
 
-	if w := sm.State("W"); w.SecondsPath != "$.w" || w.Seconds.Set || w.Timestamp.Set {
+	if w := sm.States["W"]; w.SecondsPath != "$.w" || w.Seconds.Set || w.Timestamp.Set {
 		t.Errorf("wait: %+v", w)
 	}
-	p := sm.State("P")
-	if len(p.Branches) != 2 || p.Branches[1].Pointer != "/States/P/Branches/1" || p.Branches[1].State("B").Pointer != "/States/P/Branches/1/States/B" {
+	p := sm.States["P"]
+	if len(p.Branches) != 2 || p.Branches[1].Pointer != "/States/P/Branches/1" || p.Branches[1].States["B"].Pointer != "/States/P/Branches/1/States/B" {
 		t.Errorf("parallel: %+v", p)
 	}
-	if f := sm.State("F"); f.ErrorPath != "$.e" || f.Cause.Value != "C" || f.Error.Set {
+	if f := sm.States["F"]; f.ErrorPath != "$.e" || f.Cause.Value != "C" || f.Error.Set {
 		t.Errorf("fail: %+v", f)
 	}
 }
@@ -463,8 +463,8 @@ func TestChoiceOperators(t *testing.T) {
 		t.Fatalf("%d operators", len(ops))
 	}
 	for _, op := range ops {
-		if !IsOperator(op) {
-			t.Errorf("IsOperator(%s) = false", op)
+		if !operators[op] {
+			t.Errorf("operators[%s] = false", op)
 		}
 		def := `{"StartAt":"C","States":{"C":{"Type":"Choice","Choices":[{"Variable":"$.x","` + op + `":` + good(op) + `,"Next":"C"}]}}}`
 		sm, err := Parse([]byte(def))
@@ -472,7 +472,7 @@ func TestChoiceOperators(t *testing.T) {
 			t.Errorf("%s: %v", op, err)
 			continue
 		}
-		r := sm.State("C").Choices[0]
+		r := sm.States["C"].Choices[0]
 		want, _ := value.Parse([]byte(good(op)))
 		if r.Operator != op || r.Variable != "$.x" || !value.Equal(r.Operand, want) {
 			t.Errorf("%s: rule %+v", op, r)
@@ -484,8 +484,8 @@ func TestChoiceOperators(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"And", "Or", "Not", "Variable", "StringContains", ""} {
-		if IsOperator(name) {
-			t.Errorf("IsOperator(%q) = true", name)
+		if operators[name] {
+			t.Errorf("operators[%q] = true", name)
 		}
 	}
 }

@@ -77,7 +77,7 @@ type parser struct {
 // with the nearest of the known fields as a hint.
 func (p *parser) unsupported(ptr, k string, known map[string]bool) {
 	p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
-	if near := Nearest(k, maps.Keys(known)); near != "" {
+	if near := nearest(k, maps.Keys(known)); near != "" {
 		p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
 	}
 }
@@ -401,7 +401,7 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 	allowed, known := stateFields[st.Type]
 	if !known {
 		p.errorf(ptr+"/Type", CodeSchema, "Instance value (%s) not found in enum (possible values: [\"Task\",\"Pass\",\"Choice\",\"Wait\",\"Succeed\",\"Fail\",\"Parallel\",\"Map\"])", value.String(tv))
-		if near := Nearest(st.Type, maps.Keys(stateFields)); near != "" {
+		if near := nearest(st.Type, maps.Keys(stateFields)); near != "" {
 			p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
 		}
 		return nil
@@ -577,7 +577,7 @@ func (p *parser) wait(st *State, o *value.Object, ptr string) {
 	}
 	if st.Timestamp.Set {
 		s, ok := st.Timestamp.Value.(string)
-		if !ok || !ValidTimestamp(s) && !(st.QueryLanguage == JSONata && isExpr(s)) {
+		if !ok || !validTimestamp(s) && !(st.QueryLanguage == JSONata && isExpr(s)) {
 			p.errorf(ptr+"/Timestamp", CodeSchema, "String does not match RFC3339 timestamp")
 		}
 	}
@@ -685,7 +685,7 @@ func (p *parser) itemBatcher(st *State, ptr string) *ItemBatcher {
 		max  int64
 	}{
 		{"MaxItemsPerBatch", b.MaxItemsPerBatch, b.MaxItemsPerBatchPath, 0},
-		{"MaxInputBytesPerBatch", b.MaxInputBytesPerBatch, b.MaxInputBytesPerBatchPath, MaxBatchBytes},
+		{"MaxInputBytesPerBatch", b.MaxInputBytesPerBatch, b.MaxInputBytesPerBatchPath, maxBatchBytes},
 	} {
 		if l.f.Set && l.path != "" {
 			p.errorf(ptr, CodeSchema, "Only one of '%s' or '%sPath' can be specified", l.name, l.name)
@@ -888,9 +888,9 @@ func (p *parser) resultWriter(st *State, ptr string) *ResultWriter {
 	return w
 }
 
-// MaxBatchBytes is the largest MaxInputBytesPerBatch AWS accepts: a
+// maxBatchBytes is the largest MaxInputBytesPerBatch AWS accepts: a
 // batch is one child execution's input, at most 256 KiB.
-const MaxBatchBytes = 256 * 1024
+const maxBatchBytes = 256 * 1024
 
 func (p *parser) stringList(v any, ptr string) []string {
 	arr, ok := v.([]any)
@@ -1011,9 +1011,6 @@ var operators = func() map[string]bool {
 	}
 	return m
 }()
-
-// IsOperator reports whether name is a Choice comparison operator.
-func IsOperator(name string) bool { return operators[name] }
 
 func (p *parser) choices(st *State, o *value.Object, ptr string) {
 	v, ok := o.Get("Choices")
@@ -1146,7 +1143,7 @@ func (p *parser) operand(r *ChoiceRule, ptr string) {
 		s, ok := v.(string)
 		if !ok {
 			bad("String")
-		} else if !ValidTimestamp(s) {
+		} else if !validTimestamp(s) {
 			p.errorf(ptr, CodeSchema, "String does not match RFC3339 timestamp")
 		}
 	}

@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// Nearest returns the candidate nearest to name in edit distance
+// nearest returns the candidate nearest to name in edit distance
 // (ignoring case), when it is near enough to be a likely misspelling: at
 // most one edit for short names, a third of the name's length for longer
 // ones. Ties go to the alphabetically first candidate; "" when none is
 // near.
-func Nearest(name string, candidates iter.Seq[string]) string {
+func nearest(name string, candidates iter.Seq[string]) string {
 	if len(name) > maxSuggested {
 		return "" // no field is that long; and the distance costs its length
 	}
@@ -32,7 +32,7 @@ func Nearest(name string, candidates iter.Seq[string]) string {
 	return best
 }
 
-// maxSuggested bounds the length of a name Nearest looks at.
+// maxSuggested bounds the length of a name nearest looks at.
 const maxSuggested = 64
 
 // distance is the Levenshtein distance between a and b, in runes.

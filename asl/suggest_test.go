@@ -20,8 +20,8 @@ func TestNearest(t *testing.T) {
 		{"Tpye", ""},  // a transposition is two edits: too many for 4 letters
 		{"Coment", "Comment"},
 	} {
-		if got := Nearest(tt.name, slices.Values(fields)); got != tt.want {
-			t.Errorf("Nearest(%q) = %q, want %q", tt.name, got, tt.want)
+		if got := nearest(tt.name, slices.Values(fields)); got != tt.want {
+			t.Errorf("nearest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

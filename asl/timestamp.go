@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// ValidTimestamp reports whether s is an RFC 3339 timestamp as ASL accepts
+// validTimestamp reports whether s is an RFC 3339 timestamp as ASL accepts
 // it: date and time separated by an uppercase T, and a Z or numeric offset.
-func ValidTimestamp(s string) bool {
+func validTimestamp(s string) bool {
 	if strings.ContainsAny(s, "tz ") {
 		return false
 	}

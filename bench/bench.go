@@ -191,7 +191,7 @@ func prepare(w *Workload) (func(context.Context) *interp.Execution, error) {
 		// Standard execution's 25,000 history events.
 	}
 	return func(ctx context.Context) *interp.Execution {
-		return engine.Run(ctx, p, info, w.Input, engine.Options{Invoker: inv})
+		return engine.Run(ctx, p, info, w.Input, engine.Config{Invoker: inv})
 	}, nil
 }
 

@@ -75,7 +75,7 @@ func RunExecution(ctx context.Context, c *Case) (*Outcome, error) {
 	if execName == "" {
 		execName = strings.NewReplacer(".", "_", " ", "_").Replace(c.Name)
 	}
-	l := &engine.Local{Region: Region, Account: Account, Options: engine.Options{Invoker: inv}}
+	l := &engine.Local{Region: Region, Account: Account, Config: engine.Config{Invoker: inv}}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var branches []interp.Branch

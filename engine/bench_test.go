@@ -80,7 +80,7 @@ func benchRun(b *testing.B, def string, input any, inv task.Invoker) {
 	transitions := 0
 	start := time.Now()
 	for b.Loop() {
-		x := engine.Run(context.Background(), p, info, input, engine.Options{Invoker: inv})
+		x := engine.Run(context.Background(), p, info, input, engine.Config{Invoker: inv})
 		if x.Status() != interp.Succeeded {
 			b.Fatalf("status %s: %v", x.Status(), x.Failure())
 		}

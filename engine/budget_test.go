@@ -91,7 +91,7 @@ func TestEvaluationBudgets(t *testing.T) {
 			if input == nil {
 				input = value.NewObject(0)
 			}
-			x := engine.Run(context.Background(), p, interp.Info{Name: "t", StartTime: time.Unix(1000, 0)}, input, engine.Options{Budget: tc.budget})
+			x := engine.Run(context.Background(), p, interp.Info{Name: "t", StartTime: time.Unix(1000, 0)}, input, engine.Config{Budget: tc.budget})
 			if x.Status() != tc.status {
 				t.Fatalf("status %s (%v), want %s; history %s", x.Status(), x.Failure(), tc.status, types(x))
 			}
@@ -131,7 +131,7 @@ func TestAllocationShared(t *testing.T) {
 			panic(err)
 		}
 		return engine.Run(context.Background(), p, interp.Info{Name: "t", StartTime: time.Unix(1000, 0)}, value.NewObject(0),
-			engine.Options{Budget: engine.Budget{Time: -1, Steps: -1}})
+			engine.Config{Budget: engine.Budget{Time: -1, Steps: -1}})
 	}
 	side := func(exprs ...string) []*interp.Execution {
 		start := make(chan struct{})

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,7 +27,8 @@ type Journal interface {
 // written, which failed): the driver ends, quietly, without retrying.
 var ErrNotCreated = errors.New("the execution was not created")
 
-// Config configures a Driver.
+// Config configures a Driver, and Run (which uses only Invoker, Clock,
+// Budget and Log).
 type Config struct {
 	Invoker task.Invoker
 	// Clock is the time source. Nil means a virtual clock starting at the
@@ -44,13 +44,15 @@ type Config struct {
 	// execution (ABORTED).
 	Journal Journal
 	// Submit makes the response of a task that has a task token (a
-	// .waitForTaskToken integration) only submit it: its token completes
-	// it, through Deliver. When false, the response completes the task (a
-	// mock answers for the whole task, as in Step Functions Local).
+	// .waitForTaskToken integration, or an activity when Activity is nil)
+	// only submit it: its token completes it, through Deliver. When false,
+	// the response completes the task (a mock answers for the whole task,
+	// as in Step Functions Local).
 	Submit bool
-	// Activity, when set, offers a task whose resource is an activity to
-	// its workers instead of invoking it; workers answer through Deliver
-	// (TaskStarted, then the result), or the offer fails through Post.
+	// Activity, when set, offers an activity's task (its request's
+	// Pattern is task.Activity) to its workers instead of invoking it;
+	// workers answer through Deliver (TaskStarted, then the result), or
+	// the offer fails through Post.
 	Activity func(d *Driver, id int64, req *task.Request)
 	// Log receives warnings (nil: slog.Default()).
 	Log *slog.Logger
@@ -110,12 +112,12 @@ type Driver struct {
 	events   chan event
 	done     chan struct{}
 	inflight map[int64]context.CancelCauseFunc
-	running  sync.WaitGroup // the task goroutines (WaitTasks)
+	running  sync.WaitGroup // the task goroutines (waitTasks)
 	// ready holds the results of tasks whose invoker answered at once
 	// (task.Immediate), called on the driver's goroutine, in order.
 	ready     []event
 	readyHead int // the next of ready to take
-	timers    Timers
+	timers    timerQueue
 	tokens    map[string]int64 // task token -> operation, for tasks that wait for one
 
 	// Parking (Config.Park): ctx is Run's; mu guards parked and wake.
@@ -168,7 +170,7 @@ func New(p *interp.Program, cfg Config) *Driver {
 		queue = 2 // a server's executions mostly wait: keep them small
 	}
 	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelCauseFunc{},
-		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: Timers{Count: cfg.Timers}}
+		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: timerQueue{Count: cfg.Timers}}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -204,7 +206,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	info.Rand = d.rand
 	d.meterInfo(&info)
 	d.arn = info.ExecutionArn
-	first, err := DecodeInput(steps[0].Input)
+	first, err := decodeInput(steps[0].Input)
 	if err != nil {
 		return fmt.Errorf("step 0: %w", err)
 	}
@@ -215,7 +217,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	d.meter.replay(steps[0].At, first.Clock, first.Interrupts)
 	x, _ := d.p.Start(info, input, steps[0].At)
 	for _, st := range steps[1:] {
-		rec, err := DecodeInput(st.Input)
+		rec, err := decodeInput(st.Input)
 		if err != nil {
 			return fmt.Errorf("step %d: %w", st.Seq, err)
 		}
@@ -710,7 +712,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 					d.tokens = map[string]int64{}
 				}
 				d.tokens[req.TaskToken] = c.ID
-				if d.cfg.Activity != nil && strings.Contains(req.Resource, ":activity:") {
+				if d.cfg.Activity != nil && req.Pattern == task.Activity {
 					d.cfg.Activity(d, c.ID, req)
 					continue
 				}
@@ -732,7 +734,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 			req.ContextObject() // built here: it reads the execution
 			cctx, cancel := context.WithCancelCause(ctx)
 			d.inflight[c.ID] = cancel
-			if req.TaskToken == "" && strings.Contains(req.Resource, ".sync") {
+			if req.Pattern.Job() {
 				req = d.withSubmit(cctx, c.ID, req)
 			}
 			d.running.Add(1)
@@ -774,11 +776,11 @@ func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind 
 	d.running.Done() // not deferred: a defer grows the frame
 }
 
-// WaitTasks waits, once the driver has ended, until the invocations it
+// waitTasks waits, once the driver has ended, until the invocations it
 // started have returned or ctx ends: a task the execution withdrew may
 // still be stopping the job it started (a .sync integration), which a
 // process that exits next (stepd run) must let finish.
-func (d *Driver) WaitTasks(ctx context.Context) {
+func (d *Driver) waitTasks(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { d.running.Wait(); close(done) }()
 	if waitingTasks != nil {
@@ -790,7 +792,7 @@ func (d *Driver) WaitTasks(ctx context.Context) {
 	}
 }
 
-// waitingTasks, when set, is called as WaitTasks begins to wait: a test
+// waitingTasks, when set, is called as waitTasks begins to wait: a test
 // hook (export_test.go), so that a test can tell that Run waits for its
 // withdrawn tasks without sleeping. Set it only while no driver runs.
 var waitingTasks func()

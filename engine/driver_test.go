@@ -387,7 +387,7 @@ func TestDriverImmediate(t *testing.T) {
 		return task.Result{Output: req.Input}
 	})
 	for run := range 50 {
-		x := engine.Run(context.Background(), p, interp.Info{Name: "imm", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Options{Invoker: inv})
+		x := engine.Run(context.Background(), p, interp.Info{Name: "imm", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Config{Invoker: inv})
 		if x.Status() != interp.Succeeded {
 			t.Fatalf("status %s", x.Status())
 		}
@@ -460,7 +460,7 @@ func TestTaskContextObject(t *testing.T) {
 			inv = task.ImmediateFunc(answer)
 		}
 		arn := "arn:aws:states:us-east-1:123456789012:execution:m:e"
-		x := engine.Run(context.Background(), p, interp.Info{ExecutionArn: arn, Name: "e", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Options{Invoker: inv})
+		x := engine.Run(context.Background(), p, interp.Info{ExecutionArn: arn, Name: "e", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Config{Invoker: inv})
 		if x.Status() != interp.Succeeded {
 			t.Fatalf("immediate %v: status %s", immediate, x.Status())
 		}
@@ -547,7 +547,7 @@ func TestImmediateTaskReusesNothingStale(t *testing.T) {
 		return task.Result{Output: value.ObjectOf("from", req.StateName)}
 	})
 	in, _ := value.Parse([]byte(`{"items":[7]}`))
-	x := engine.Run(context.Background(), p, interp.Info{Name: "e", StartTime: time.Unix(0, 0)}, in, engine.Options{Invoker: inv})
+	x := engine.Run(context.Background(), p, interp.Info{Name: "e", StartTime: time.Unix(0, 0)}, in, engine.Config{Invoker: inv})
 	if x.Status() != interp.Succeeded {
 		t.Fatalf("status %s", x.Status())
 	}

@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/interp"
-	"github.com/stepd/stepd/task"
 )
 
 // Clock tells the time and waits.
@@ -41,34 +40,30 @@ func (RealClock) Now() time.Time { return time.Now() }
 // After waits for d.
 func (RealClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
-// Options configure a run.
-type Options struct {
-	Invoker task.Invoker
-	// Clock is the time source. Nil means a virtual clock starting at the
-	// execution's start time.
-	Clock Clock
-	// Budget bounds each evaluation (zero fields: the defaults).
-	Budget Budget
-}
-
 // Run executes p to completion and returns the finished execution.
 // Cancelling ctx stops the execution (status ABORTED).
-func Run(ctx context.Context, p *interp.Program, info interp.Info, input any, opts Options) *interp.Execution {
+//
+// Of cfg, Run uses Invoker, Clock, Budget and Log, and ignores the rest:
+// Journal, Submit, Activity, Park, OnEnd and Timers serve drivers that
+// others reach while they run (a server's), and Run's driver keeps no
+// journal, takes no input from outside and returns only once the
+// execution has ended.
+func Run(ctx context.Context, p *interp.Program, info interp.Info, input any, cfg Config) *interp.Execution {
 	now := info.StartTime
-	if opts.Clock != nil {
-		now = opts.Clock.Now()
+	if cfg.Clock != nil {
+		now = cfg.Clock.Now()
 		info.StartTime = now
 	} else if now.IsZero() {
 		now = time.Now()
 		info.StartTime = now
 	}
-	d := New(p, Config{Invoker: opts.Invoker, Clock: opts.Clock, Budget: opts.Budget})
+	d := New(p, Config{Invoker: cfg.Invoker, Clock: cfg.Clock, Budget: cfg.Budget, Log: cfg.Log})
 	d.Start(info, input, now)
 	d.Run(ctx)
 	// Let withdrawn tasks stop the jobs they started before the caller
 	// (a process about to exit) moves on; bounded, should one not return.
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskDrain)
-	d.WaitTasks(wctx)
+	d.waitTasks(wctx)
 	cancel()
 	return d.Execution()
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-func run(t *testing.T, def string, inv task.Invoker, opts ...func(*engine.Options)) *interp.Execution {
+func run(t *testing.T, def string, inv task.Invoker, opts ...func(*engine.Config)) *interp.Execution {
 	t.Helper()
 	sm, err := asl.Parse([]byte(def))
 	if err != nil {
@@ -23,7 +23,7 @@ func run(t *testing.T, def string, inv task.Invoker, opts ...func(*engine.Option
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := engine.Options{Invoker: inv}
+	o := engine.Config{Invoker: inv}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -137,7 +137,7 @@ func TestCancelAborts(t *testing.T) {
 		return task.Result{Error: "Cancelled"}
 	})
 	go func() { <-started; cancel() }()
-	x := engine.Run(ctx, p, interp.Info{Name: "t"}, value.NewObject(0), engine.Options{Invoker: inv})
+	x := engine.Run(ctx, p, interp.Info{Name: "t"}, value.NewObject(0), engine.Config{Invoker: inv})
 	if x.Status() != interp.Aborted || !strings.HasSuffix(types(x), "ExecutionAborted") {
 		t.Fatalf("status %s, history %s", x.Status(), types(x))
 	}
@@ -146,7 +146,7 @@ func TestCancelAborts(t *testing.T) {
 func TestRealClockWaits(t *testing.T) {
 	t.Parallel()
 	x := run(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":0,"Next":"P"},"P":{"Type":"Pass","End":true}}}`, nil,
-		func(o *engine.Options) { o.Clock = engine.RealClock{} })
+		func(o *engine.Config) { o.Clock = engine.RealClock{} })
 	if x.Status() != interp.Succeeded {
 		t.Fatalf("status %s", x.Status())
 	}

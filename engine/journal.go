@@ -31,9 +31,6 @@ import (
 // and no random values: legacyKinds freezes that numbering, so reordering
 // interp's constants cannot change what an old record means.
 
-// JournalVersion is the version EncodeInput writes.
-const JournalVersion = 1
-
 // The kind names of version 1. They are part of the stored format: never
 // rename one.
 var kindNames = map[interp.InputKind]string{
@@ -69,8 +66,8 @@ var legacyKinds = map[int]string{
 // startKind names the record of step 0, which has no interpreter input.
 const startKind = "Start"
 
-// Record is a decoded step input.
-type Record struct {
+// record is a decoded step input.
+type record struct {
 	Version int
 	// Start marks the record of step 0 (Input is zero).
 	Start bool
@@ -79,19 +76,14 @@ type Record struct {
 	// in a legacy record.
 	Rand []uint64
 	// Clock and Interrupts hold what the meter reported during the step.
-	Clock      []ClockReading
-	Interrupts []InterruptRecord
+	Clock      []clockReading
+	Interrupts []interruptRecord
 }
 
-// EncodeInput appends the version 1 record of a step to b: in is the
-// interpreter input (nil for step 0, the start) and rand the values drawn
-// during the step.
-func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
-	return encodeRecord(b, in, rand, nil, nil)
-}
-
-// encodeRecord is EncodeInput with what the meter reported.
-func encodeRecord(b []byte, in *interp.Input, rand []uint64, clock []ClockReading, interrupts []InterruptRecord) []byte {
+// encodeRecord appends the version 1 record of a step to b: in is the
+// interpreter input (nil for step 0, the start), rand the values drawn
+// during the step, clock and interrupts what the meter reported.
+func encodeRecord(b []byte, in *interp.Input, rand []uint64, clock []clockReading, interrupts []interruptRecord) []byte {
 	b = append(b, `{"v":1,"kind":"`...)
 	if in == nil {
 		b = append(b, startKind...)
@@ -185,12 +177,12 @@ func appendInputFields(b []byte, in *interp.Input) []byte {
 	return b
 }
 
-// DecodeInput decodes a step's record, of either version. An empty record
+// decodeInput decodes a step's record, of either version. An empty record
 // (step 0 before version 1, or a start that drew nothing) is a Start
 // record without random values.
-func DecodeInput(b []byte) (Record, error) {
+func decodeInput(b []byte) (record, error) {
 	if len(b) == 0 {
-		return Record{Start: true}, nil
+		return record{Start: true}, nil
 	}
 	if f, ok := fastFields(b); ok {
 		return f.record()
@@ -210,11 +202,11 @@ type fields struct {
 	delayMs   int64
 	worker    string
 	rand      []uint64
-	clock     []ClockReading
-	intr      []InterruptRecord
+	clock     []clockReading
+	intr      []interruptRecord
 }
 
-// fastFields decodes a record as EncodeInput writes it — version 1, only
+// fastFields decodes a record as encodeRecord writes it — version 1, only
 // its own members, each of its own type — with value.Parse: no reflection,
 // and the output is parsed once. Anything else (a legacy record, another
 // member, a member of another type, bad JSON) is left to slowFields, whose
@@ -300,12 +292,12 @@ func fastFields(b []byte) (fields, bool) {
 }
 
 // fastClock decodes a record's clock readings: [[call, offset ns], …].
-func fastClock(x any) ([]ClockReading, bool) {
+func fastClock(x any) ([]clockReading, bool) {
 	list, ok := x.([]any)
 	if !ok || len(list) == 0 {
 		return nil, ok
 	}
-	out := make([]ClockReading, len(list))
+	out := make([]clockReading, len(list))
 	for i, r := range list {
 		pair, ok := r.([]any)
 		if !ok || len(pair) != 2 {
@@ -316,19 +308,19 @@ func fastClock(x any) ([]ClockReading, bool) {
 		if !ok1 || !ok2 {
 			return nil, false
 		}
-		out[i] = ClockReading{Call: int(call), Offset: time.Duration(off)}
+		out[i] = clockReading{Call: int(call), Offset: time.Duration(off)}
 	}
 	return out, true
 }
 
 // fastInterrupts decodes a record's interrupted evaluations:
 // [{"eval":n,"stop":true,"error":"…","cause":"…"}, …].
-func fastInterrupts(x any) ([]InterruptRecord, bool) {
+func fastInterrupts(x any) ([]interruptRecord, bool) {
 	list, ok := x.([]any)
 	if !ok || len(list) == 0 {
 		return nil, ok
 	}
-	out := make([]InterruptRecord, len(list))
+	out := make([]interruptRecord, len(list))
 	for i, r := range list {
 		o, ok := r.(*value.Object)
 		if !ok {
@@ -377,7 +369,7 @@ func fastInt(x any) (int64, bool) {
 }
 
 // slowFields decodes a record of either version with encoding/json.
-func slowFields(b []byte) (Record, error) {
+func slowFields(b []byte) (record, error) {
 	var raw struct {
 		V       *int            `json:"v"`
 		Kind    json.RawMessage `json:"kind"`
@@ -397,40 +389,40 @@ func slowFields(b []byte) (Record, error) {
 		} `json:"interrupts"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return Record{}, fmt.Errorf("decoding a step input: %w", err)
+		return record{}, fmt.Errorf("decoding a step input: %w", err)
 	}
 	f := fields{id: raw.ID, errName: raw.Error, cause: raw.Cause, delayMs: raw.DelayMs, worker: raw.Worker}
 	switch {
 	case raw.V == nil:
 		var n int
 		if err := json.Unmarshal(raw.Kind, &n); err != nil {
-			return Record{}, fmt.Errorf("decoding a legacy step input: kind %s: %w", raw.Kind, err)
+			return record{}, fmt.Errorf("decoding a legacy step input: kind %s: %w", raw.Kind, err)
 		}
 		if f.kind = legacyKinds[n]; f.kind == "" {
-			return Record{}, fmt.Errorf("decoding a legacy step input: unknown kind %d", n)
+			return record{}, fmt.Errorf("decoding a legacy step input: unknown kind %d", n)
 		}
 	case *raw.V == 1:
 		f.version = 1
 		if err := json.Unmarshal(raw.Kind, &f.kind); err != nil {
-			return Record{}, fmt.Errorf("decoding a step input: kind %s: %w", raw.Kind, err)
+			return record{}, fmt.Errorf("decoding a step input: kind %s: %w", raw.Kind, err)
 		}
 		f.rand = raw.Rand
 		if f.rand == nil {
 			f.rand = []uint64{}
 		}
 		for _, c := range raw.Clock {
-			f.clock = append(f.clock, ClockReading{Call: int(c[0]), Offset: time.Duration(c[1])})
+			f.clock = append(f.clock, clockReading{Call: int(c[0]), Offset: time.Duration(c[1])})
 		}
 		for _, r := range raw.Intr {
-			f.intr = append(f.intr, InterruptRecord{Eval: r.Eval, Interrupt: interp.Interrupt{Stop: r.Stop, Name: r.Error, Cause: r.Cause}})
+			f.intr = append(f.intr, interruptRecord{Eval: r.Eval, Interrupt: interp.Interrupt{Stop: r.Stop, Name: r.Error, Cause: r.Cause}})
 		}
 	default:
-		return Record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
+		return record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
 	}
 	if len(raw.Output) > 0 {
 		v, err := value.Parse(raw.Output)
 		if err != nil {
-			return Record{}, fmt.Errorf("decoding a step input's output: %w", err)
+			return record{}, fmt.Errorf("decoding a step input's output: %w", err)
 		}
 		f.output, f.hasOutput = v, true
 	}
@@ -438,15 +430,15 @@ func slowFields(b []byte) (Record, error) {
 }
 
 // record makes the record of decoded fields.
-func (f *fields) record() (Record, error) {
-	rec := Record{Version: f.version, Rand: f.rand, Clock: f.clock, Interrupts: f.intr}
+func (f *fields) record() (record, error) {
+	rec := record{Version: f.version, Rand: f.rand, Clock: f.clock, Interrupts: f.intr}
 	if f.kind == startKind && f.version > 0 {
 		rec.Start = true
 		return rec, nil
 	}
 	kind, ok := kindsByName[f.kind]
 	if !ok {
-		return Record{}, fmt.Errorf("decoding a step input: unknown kind %q", f.kind)
+		return record{}, fmt.Errorf("decoding a step input: unknown kind %q", f.kind)
 	}
 	in := interp.Input{Kind: kind, ID: f.id}
 	switch kind {
@@ -462,7 +454,7 @@ func (f *fields) record() (Record, error) {
 	case interp.UpdateMapRun:
 		args, ok := f.output.(*value.Object)
 		if !ok {
-			return Record{}, fmt.Errorf("decoding a step input: an UpdateMapRun without its request")
+			return record{}, fmt.Errorf("decoding a step input: an UpdateMapRun without its request")
 		}
 		in.Args = args
 	}

@@ -66,8 +66,8 @@ func TestEncodedRecordsDecodeFast(t *testing.T) {
 	}
 	// With the meter's clock readings and interrupted evaluations.
 	b := encodeRecord(nil, &interp.Input{Kind: interp.TimerFired, ID: 2}, nil,
-		[]ClockReading{{Call: 1, Offset: 3 * time.Millisecond}},
-		[]InterruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "E", Cause: "c \"q\""}}, {Eval: 2, Interrupt: interp.Interrupt{Cause: "budget"}}})
+		[]clockReading{{Call: 1, Offset: 3 * time.Millisecond}},
+		[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "E", Cause: "c \"q\""}}, {Eval: 2, Interrupt: interp.Interrupt{Cause: "budget"}}})
 	f, ok := fastFields(b)
 	if !ok {
 		t.Fatalf("%s does not take the fast path", b)
@@ -79,7 +79,7 @@ func TestEncodedRecordsDecodeFast(t *testing.T) {
 	}
 }
 
-func sameRecord(a, b Record) bool {
+func sameRecord(a, b record) bool {
 	ao, bo := a.Input.Result.Output, b.Input.Result.Output
 	a.Input.Result.Output, b.Input.Result.Output = nil, nil
 	return value.Equal(ao, bo) && reflect.DeepEqual(a, b)

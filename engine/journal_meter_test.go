@@ -13,24 +13,24 @@ import (
 func TestJournalMeterGolden(t *testing.T) {
 	for _, tt := range []struct {
 		in         *interp.Input
-		clock      []ClockReading
-		interrupts []InterruptRecord
+		clock      []clockReading
+		interrupts []interruptRecord
 		stored     string
 	}{
-		{nil, []ClockReading{{Call: 1, Offset: 3400125000}}, nil,
+		{nil, []clockReading{{Call: 1, Offset: 3400125000}}, nil,
 			`{"v":1,"kind":"Start","clock":[[1,3400125000]]}`},
-		{&interp.Input{Kind: interp.TimerFired, ID: 2}, []ClockReading{{Call: 0, Offset: time.Millisecond}, {Call: 4, Offset: 2 * time.Second}},
-			[]InterruptRecord{{Eval: 3, Interrupt: interp.Interrupt{Cause: "the evaluation exceeded its budget of 100 steps."}}},
+		{&interp.Input{Kind: interp.TimerFired, ID: 2}, []clockReading{{Call: 0, Offset: time.Millisecond}, {Call: 4, Offset: 2 * time.Second}},
+			[]interruptRecord{{Eval: 3, Interrupt: interp.Interrupt{Cause: "the evaluation exceeded its budget of 100 steps."}}},
 			`{"v":1,"kind":"TimerFired","id":2,"clock":[[0,1000000],[4,2000000000]],"interrupts":[{"eval":3,"cause":"the evaluation exceeded its budget of 100 steps."}]}`},
 		{&interp.Input{Kind: interp.TaskDone, ID: 5, Result: interp.Input{}.Result}, nil,
-			[]InterruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "Halt", Cause: "a \"stop\""}}},
+			[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "Halt", Cause: "a \"stop\""}}},
 			`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}]}`},
 	} {
 		got := string(encodeRecord(nil, tt.in, nil, tt.clock, tt.interrupts))
 		if got != tt.stored {
 			t.Errorf("encoded\n%s\nwant\n%s", got, tt.stored)
 		}
-		rec, err := DecodeInput([]byte(tt.stored))
+		rec, err := decodeInput([]byte(tt.stored))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestMeterClockless(t *testing.T) {
 		t.Fatal("a meter without a clock is not clockless")
 	}
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	m.replay(at, []ClockReading{{Call: 0, Offset: time.Second}}, nil)
+	m.replay(at, []clockReading{{Call: 0, Offset: time.Second}}, nil)
 	if m.Clockless() {
 		t.Fatal("a replaying meter is clockless")
 	}

@@ -13,7 +13,9 @@ import (
 type Local struct {
 	Region  string // default arn.DefaultRegion
 	Account string // default arn.DefaultAccount
-	Options
+	// Config configures each run, as for Run (which ignores the fields
+	// that serve a server's drivers).
+	Config
 }
 
 // Execution describes one execution to run.
@@ -61,5 +63,5 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 	} else {
 		info.MaxEvents = interp.MaxStandardEvents
 	}
-	return Run(ctx, p, info, e.Input, l.Options), nil
+	return Run(ctx, p, info, e.Input, l.Config), nil
 }

@@ -57,17 +57,17 @@ func (b Budget) resolved() Budget {
 	return b
 }
 
-// ClockReading is a time the meter reported for an event during a step:
+// clockReading is a time the meter reported for an event during a step:
 // the Call-th reading of the step (counting from 0), Offset after the
 // step's time. Only readings that moved the time are kept.
-type ClockReading struct {
+type clockReading struct {
 	Call   int
 	Offset time.Duration
 }
 
-// InterruptRecord is an evaluation that was interrupted during a step:
+// interruptRecord is an evaluation that was interrupted during a step:
 // the Eval-th of the step (counting from 0), and why.
-type InterruptRecord struct {
+type interruptRecord struct {
 	Eval int
 	interp.Interrupt
 }
@@ -91,12 +91,12 @@ type meter struct {
 	nows  int       // readings in this step
 	evals int       // evaluations begun in this step
 
-	readings   []ClockReading
-	interrupts []InterruptRecord
+	readings   []clockReading
+	interrupts []interruptRecord
 
 	replaying        bool
-	scriptReadings   []ClockReading
-	scriptInterrupts []InterruptRecord
+	scriptReadings   []clockReading
+	scriptInterrupts []interruptRecord
 
 	ev evalCtx // the evaluation running (evaluations do not nest)
 }
@@ -112,14 +112,14 @@ func (m *meter) step(at time.Time) {
 
 // take returns what the step recorded; the slices are reused by the next
 // step.
-func (m *meter) take() ([]ClockReading, []InterruptRecord) {
+func (m *meter) take() ([]clockReading, []interruptRecord) {
 	r, i := m.readings, m.interrupts
 	m.readings, m.interrupts = m.readings[:0], m.interrupts[:0]
 	return r, i
 }
 
 // replay makes the next step report what rec recorded, at its time at.
-func (m *meter) replay(at time.Time, readings []ClockReading, interrupts []InterruptRecord) {
+func (m *meter) replay(at time.Time, readings []clockReading, interrupts []interruptRecord) {
 	m.step(at)
 	m.replaying, m.scriptReadings, m.scriptInterrupts = true, readings, interrupts
 }
@@ -149,7 +149,7 @@ func (m *meter) Now() time.Time {
 	}
 	m.last = t
 	if m.record {
-		m.readings = append(m.readings, ClockReading{Call: k, Offset: t.Sub(m.at)})
+		m.readings = append(m.readings, clockReading{Call: k, Offset: t.Sub(m.at)})
 	}
 	return t
 }
@@ -185,7 +185,7 @@ func (m *meter) End() *interp.Interrupt {
 	k := m.evals
 	m.evals++
 	if c.hit != nil && m.record && !m.replaying {
-		m.interrupts = append(m.interrupts, InterruptRecord{Eval: k, Interrupt: *c.hit})
+		m.interrupts = append(m.interrupts, interruptRecord{Eval: k, Interrupt: *c.hit})
 	}
 	return c.hit
 }

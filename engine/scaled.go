@@ -26,11 +26,11 @@ func (c *ScaledClock) At(real time.Time) time.Time {
 }
 
 // After waits for d of the clock's time.
-func (c *ScaledClock) After(d time.Duration) <-chan time.Time { return time.After(c.Real(d)) }
+func (c *ScaledClock) After(d time.Duration) <-chan time.Time { return time.After(c.scale(d)) }
 
-// Real is the real time that d of the clock's time takes, rounded up so
+// scale is the real time that d of the clock's time takes, rounded up so
 // that the clock has reached d when it has passed.
-func (c *ScaledClock) Real(d time.Duration) time.Duration {
+func (c *ScaledClock) scale(d time.Duration) time.Duration {
 	if d <= 0 {
 		return 0
 	}

@@ -135,7 +135,7 @@ func waitSteps(t *testing.T, j *journal, n int) {
 // TestRunWaitsForStops: engine.Run (stepd run) returns only once a task
 // the execution withdrew has returned, so that the job it stops is
 // stopped before the process exits. The task's stop call lasts until Run
-// has begun to wait for it (a hook in WaitTasks tells): a Run that does not
+// has begun to wait for it (a hook in waitTasks tells): a Run that does not
 // wait returns while the task is still stopping.
 func TestRunWaitsForStops(t *testing.T) {
 	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::ecs:runTask.sync","TimeoutSeconds":1,"End":true}}}`)
@@ -153,7 +153,7 @@ func TestRunWaitsForStops(t *testing.T) {
 	done := make(chan *interp.Execution, 1)
 	go func() {
 		done <- engine.Run(context.Background(), p, interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e"}, value.NewObject(0),
-			engine.Options{Invoker: inv, Clock: engine.RealClock{}})
+			engine.Config{Invoker: inv, Clock: engine.RealClock{}})
 	}()
 	select {
 	case x := <-done:

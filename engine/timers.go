@@ -6,24 +6,24 @@ import (
 	"time"
 )
 
-// Timers is a queue of timers by due time (then id), for engines that
+// timerQueue is a queue of timers by due time (then id), for engines that
 // carry out the interpreter's StartTimer and CancelTimer commands.
-type Timers struct {
+type timerQueue struct {
 	h    timerHeap
 	byID map[int64]*timer
-	// Count, when set, is kept equal to the timers queued in every Timers
+	// Count, when set, is kept equal to the timers queued in every timerQueue
 	// that shares it (a metric: one atomic add per timer, no lock).
 	Count *atomic.Int64
 }
 
-func (t *Timers) count(n int64) {
+func (t *timerQueue) count(n int64) {
 	if t.Count != nil {
 		t.Count.Add(n)
 	}
 }
 
 // Add schedules timer id at the given time.
-func (t *Timers) Add(id int64, at time.Time) {
+func (t *timerQueue) Add(id int64, at time.Time) {
 	if t.byID == nil {
 		t.byID = map[int64]*timer{}
 	}
@@ -34,7 +34,7 @@ func (t *Timers) Add(id int64, at time.Time) {
 }
 
 // Remove withdraws timer id, if it is queued.
-func (t *Timers) Remove(id int64) {
+func (t *timerQueue) Remove(id int64) {
 	if tm, ok := t.byID[id]; ok {
 		heap.Remove(&t.h, tm.index)
 		delete(t.byID, id)
@@ -43,17 +43,17 @@ func (t *Timers) Remove(id int64) {
 }
 
 // Clear withdraws every timer (a driver that ends or is abandoned).
-func (t *Timers) Clear() {
+func (t *timerQueue) Clear() {
 	t.count(-int64(len(t.h)))
 	t.h = t.h[:0]
 	clear(t.byID)
 }
 
 // Len returns the number of queued timers.
-func (t *Timers) Len() int { return len(t.h) }
+func (t *timerQueue) Len() int { return len(t.h) }
 
 // Next returns the earliest timer without removing it.
-func (t *Timers) Next() (id int64, at time.Time, ok bool) {
+func (t *timerQueue) Next() (id int64, at time.Time, ok bool) {
 	if len(t.h) == 0 {
 		return 0, time.Time{}, false
 	}
@@ -61,7 +61,7 @@ func (t *Timers) Next() (id int64, at time.Time, ok bool) {
 }
 
 // Pop removes and returns the earliest timer.
-func (t *Timers) Pop() (id int64, at time.Time) {
+func (t *timerQueue) Pop() (id int64, at time.Time) {
 	tm := heap.Pop(&t.h).(*timer)
 	delete(t.byID, tm.id)
 	t.count(-1)

@@ -32,10 +32,10 @@ type Event struct {
 	// (e.g. ParallelStateStarted).
 	DetailsName string
 	Details     *value.Object
-	// TextMembers marks the members of Details (bit i for the i-th) that
+	// textMembers marks the members of Details (bit i for the i-th) that
 	// hold a value AWS gives as its JSON text, like a Text but without
 	// boxing one (see MarkText).
-	TextMembers uint32
+	textMembers uint32
 	// Form, when set, stands for Details: the details are Form's members
 	// with the values in Vals, kept in the event rather than in an object
 	// of their own (the most frequent events are built this way).
@@ -73,7 +73,7 @@ func (e *Event) formVal(i int, j *int) any {
 // text.
 func (e *Event) members() (*value.Object, uint32) {
 	if e.Form == nil {
-		return e.Details, e.TextMembers
+		return e.Details, e.textMembers
 	}
 	o := value.NewObject(len(e.Form.Keys))
 	j := 0
@@ -88,7 +88,7 @@ func (e *Event) members() (*value.Object, uint32) {
 func (e *Event) MarkText(k string) {
 	for i, kk := range e.Details.Keys() {
 		if kk == k && i < 32 {
-			e.TextMembers |= 1 << i
+			e.textMembers |= 1 << i
 		}
 	}
 }
@@ -256,7 +256,7 @@ func (e *Event) AppendJSON(dst []byte, withTimestamp bool) []byte {
 			}
 			dst = append(dst, '}')
 		} else {
-			dst = appendDetails(dst, e.Details, e.TextMembers)
+			dst = appendDetails(dst, e.Details, e.textMembers)
 		}
 	}
 	return append(dst, '}')

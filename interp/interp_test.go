@@ -40,7 +40,7 @@ func TestProgramShared(t *testing.T) {
 		go func(g int) {
 			defer wg.Done()
 			in := value.ObjectOf("items", []any{value.Int(int64(g)), value.Int(10)})
-			x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, in, engine.Options{})
+			x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, in, engine.Config{})
 			want := `[[{"sum":` + value.String(value.Int(int64(g))) + `},{"sum":11}]]`
 			if x.Status() != interp.Succeeded || value.String(x.Output()) != want {
 				t.Errorf("goroutine %d: %s %s, want %s", g, x.Status(), value.String(x.Output()), want)
@@ -111,7 +111,7 @@ func TestParallelFailureCancelsSiblings(t *testing.T) {
 		close(cancelled)
 		return task.Result{Error: "Cancelled"}
 	})
-	x := engine.Run(context.Background(), p, interp.Info{Name: "p"}, value.NewObject(0), engine.Options{Invoker: inv})
+	x := engine.Run(context.Background(), p, interp.Info{Name: "p"}, value.NewObject(0), engine.Config{Invoker: inv})
 	if x.Status() != interp.Failed || x.Failure().Error != "Boom" {
 		t.Fatalf("%s %v", x.Status(), x.Failure())
 	}
@@ -225,7 +225,7 @@ func TestJSONataStatesContext(t *testing.T) {
 		"A":{"Type":"Pass","Output":{"name":"{% $states.context.State.Name %}","in":"{% $states.input.v %}"},"Next":"B"},
 		"B":{"Type":"Pass","Output":"{% $keys($states) %}","Next":"C"},
 		"C":{"Type":"Pass","Assign":{"k":"{% $keys($states) %}"},"Output":"{% $states.input %}","End":true}}}`)
-	x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, value.ObjectOf("v", value.Int(1)), engine.Options{})
+	x := engine.Run(context.Background(), p, interp.Info{Name: "x"}, value.ObjectOf("v", value.Int(1)), engine.Config{})
 	want := `["input","context"]`
 	if x.Status() != interp.Succeeded || value.String(x.Output()) != want {
 		t.Fatalf("%s %s, want %s", x.Status(), value.String(x.Output()), want)
@@ -240,5 +240,45 @@ func TestJSONataStatesContext(t *testing.T) {
 	}
 	if len(outs) != 3 || outs[0] != `{"name":"A","in":1}` {
 		t.Errorf("outputs %q", outs)
+	}
+}
+
+// TestRequestPattern: the request of a Task carries the integration
+// pattern of its Resource (task.Request.Pattern), as first dispatched and
+// as handed out again by Pending after a restart.
+func TestRequestPattern(t *testing.T) {
+	t.Parallel()
+	for resource, want := range map[string]task.Pattern{
+		"arn:aws:states:::lambda:invoke":                            task.RequestResponse,
+		"arn:aws:lambda:us-east-1:123456789012:function:fn":         task.RequestResponse,
+		"arn:aws:states:::aws-sdk:s3:getObject":                     task.RequestResponse,
+		"local-command":                                             task.RequestResponse,
+		"arn:aws:states:::ecs:runTask.sync":                         task.Sync,
+		"arn:aws:states:::states:startExecution.sync:2":             task.Sync2,
+		"arn:aws:states:::sqs:sendMessage.waitForTaskToken":         task.WaitForTaskToken,
+		"arn:aws:states:::aws-sdk:sqs:sendMessage.waitForTaskToken": task.WaitForTaskToken,
+		"arn:aws:states:us-east-1:123456789012:activity:work":       task.Activity,
+		"arn:aws:states:us-east-1:123456789012:activity:work.sync":  task.Activity,
+		"arn:aws:states:::ecs:runTask.sync:3":                       task.RequestResponse, // no pattern AWS knows
+	} {
+		p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"`+resource+`","TimeoutSeconds":60,"End":true}}}`)
+		now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		x, cmds := p.Start(interp.Info{Name: "p", StartTime: now}, value.NewObject(0), now)
+		for name, cmds := range map[string][]interp.Command{"dispatched": cmds, "pending": x.Pending()} {
+			var req *task.Request
+			for _, c := range cmds {
+				if c.Kind == interp.Invoke {
+					req = c.Request
+				}
+			}
+			switch {
+			case req == nil:
+				t.Errorf("%s: %s: no Invoke", resource, name)
+			case req.Pattern != want:
+				t.Errorf("%s: %s: Pattern %v, want %v", resource, name, req.Pattern, want)
+			case (req.TaskToken != "") != (want == task.WaitForTaskToken || want == task.Activity):
+				t.Errorf("%s: %s: TaskToken %q for pattern %v", resource, name, req.TaskToken, want)
+			}
+		}
 	}
 }

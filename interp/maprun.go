@@ -112,9 +112,6 @@ func (x *Execution) TakeMapRuns() ([]*MapRun, []*ChildExecution) {
 	return runs, out
 }
 
-// MapRuns returns every Map Run the execution started, in order.
-func (x *Execution) MapRuns() []*MapRun { return x.mapRuns }
-
 func (x *Execution) touchRun(r *MapRun) {
 	if !r.dirty {
 		r.dirty = true

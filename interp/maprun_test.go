@@ -53,7 +53,7 @@ func TestMapRunChildren(t *testing.T) {
 			conc = fmt.Sprintf(`"MaxConcurrency":%d,`, tc.conc)
 		}
 		p := compile(t, fmt.Sprintf(mapRunDef, tc.tolerated, conc))
-		x := engine.Run(context.Background(), p, info, in, engine.Options{})
+		x := engine.Run(context.Background(), p, info, in, engine.Config{})
 		if x.Status() != tc.status {
 			t.Fatalf("tolerated %d: status %s, want %s (%+v)", tc.tolerated, x.Status(), tc.status, x.Failure())
 		}

@@ -52,11 +52,11 @@ type state struct {
 	// name and resource are Name and Resource as values for event
 	// details, boxed once rather than for every event.
 	name, resource any
-	// A Task's resource, parsed once: what its events name, and whether it
-	// waits for a task token (an activity or .waitForTaskToken).
-	rinfo                     resourceInfo
-	lambdaFn, token, activity bool
-	task                      int // the index of a Task state in its Program
+	// A Task's resource, parsed once: what its events name, and its
+	// integration pattern.
+	rinfo    resourceInfo
+	lambdaFn bool
+	task     int // the index of a Task state in its Program
 }
 
 type catcher struct {
@@ -108,7 +108,6 @@ func compileMachine(sm *asl.StateMachine) (*machine, error) {
 		s := &state{State: st, enteredEvent: st.Type + "StateEntered", exitedEvent: st.Type + "StateExited", name: st.Name, resource: st.Resource}
 		if st.Type == "Task" {
 			s.rinfo, s.lambdaFn = parseResource(st.Resource)
-			s.token, s.activity = needsToken(st.Resource), isActivity(st.Resource)
 		}
 		m.states[name] = s
 	}

@@ -18,7 +18,10 @@ import (
 type resourceInfo struct {
 	resource     string // for events: "invoke", or the full ARN for Lambda functions
 	resourceType string // "lambda", "dynamodb", ...
-	pattern      string // "", "sync", "sync:2", "waitForTaskToken"
+	// pattern is the integration pattern: it goes with every request of
+	// the state (task.Request.Pattern), and an activity or a
+	// .waitForTaskToken integration waits for a task token.
+	pattern task.Pattern
 	// resource and resourceType as values for event details, boxed once.
 	resourceV, resourceTypeV any
 }
@@ -42,12 +45,6 @@ func isActivity(res string) bool {
 		part[i], res = res[:j], res[j+1:]
 	}
 	return part[2] == "states" && part[5] == "activity"
-}
-
-// needsToken reports whether a Task waits for its task token to come back:
-// activities and the .waitForTaskToken integration pattern.
-func needsToken(res string) bool {
-	return isActivity(res) || strings.HasSuffix(res, ".waitForTaskToken")
 }
 
 // newToken returns the next task token of the execution: the execution
@@ -111,9 +108,24 @@ func (x *Execution) Issued(token string) bool {
 	return ok && arn == x.info.ExecutionArn && n <= x.tokens
 }
 
+// parseResource parses a Task's Resource: what its events name, whether
+// it is a Lambda function ARN, and its integration pattern.
 func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
+	ri, lambdaFn = parseService(res)
+	switch {
+	case isActivity(res):
+		ri.pattern = task.Activity
+	case strings.HasSuffix(res, ".waitForTaskToken"):
+		ri.pattern = task.WaitForTaskToken
+	}
+	return ri.boxed(), lambdaFn
+}
+
+// parseService parses what a Task's events name: the resource and its type,
+// with the .sync patterns of a service integration.
+func parseService(res string) (ri resourceInfo, lambdaFn bool) {
 	if strings.HasPrefix(res, "arn:aws:lambda:") || strings.Contains(res, ":lambda:") && strings.Contains(res, ":function:") {
-		return resourceInfo{resource: res, resourceType: "lambda"}.boxed(), true
+		return resourceInfo{resource: res, resourceType: "lambda"}, true
 	}
 	// arn:aws:states:::service:action[.pattern]
 	parts := strings.SplitN(res, ":", 7)
@@ -127,12 +139,16 @@ func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 		if len(parts) == 7 && parts[5] != "" {
 			svc, action = parts[5], parts[6]
 		}
-		pattern := ""
+		pattern := task.RequestResponse
 		if i := strings.Index(action, ".sync"); i >= 0 {
-			pattern = action[i+1:]
+			switch action[i:] {
+			case ".sync":
+				pattern = task.Sync
+			case ".sync:2":
+				pattern = task.Sync2
+			}
 			action = action[:i]
 		} else if i := strings.Index(action, ".waitForTaskToken"); i >= 0 {
-			pattern = "waitForTaskToken"
 			action = action[:i]
 		}
 		if svc == "aws-sdk" {
@@ -140,9 +156,9 @@ func parseResource(res string) (ri resourceInfo, lambdaFn bool) {
 				svc, action = "aws-sdk:"+action[:j], action[j+1:]
 			}
 		}
-		return resourceInfo{resource: action, resourceType: svc, pattern: pattern}.boxed(), false
+		return resourceInfo{resource: action, resourceType: svc, pattern: pattern}, false
 	}
-	return resourceInfo{resource: res, resourceType: ""}.boxed(), false
+	return resourceInfo{resource: res, resourceType: ""}, false
 }
 
 // runTask runs a Task state: it asks the engine to invoke the resource
@@ -178,9 +194,9 @@ func (th *thread) prepareToken() {
 	if th.run.retryCount > 0 {
 		*t = taskRun{} // a new attempt (begin zeroed the first one's)
 	}
-	if th.cur.token {
+	if p := th.cur.rinfo.pattern; p == task.WaitForTaskToken || p == task.Activity {
 		t.token = th.x.newToken()
-		t.activity = th.cur.activity
+		t.activity = p == task.Activity
 	}
 }
 
@@ -242,6 +258,9 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	// barriers).
 	req := &t.taskOp.request
 	req.Resource, req.StateName, req.StateMachineName = st.Resource, st.Name, x.info.StateMachineName
+	if ri.pattern != task.RequestResponse {
+		req.Pattern = ri.pattern
+	}
 	if x.info.TestCase != "" {
 		req.TestCase = x.info.TestCase
 	}

@@ -8,10 +8,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"hash"
-	"maps"
 	"math"
 	mrand "math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -36,11 +34,6 @@ func def(name string, min, max int, eval func(c *Call, args []any) (any, error))
 
 func defRandom(name string, min, max int, eval func(c *Call, args []any, src Rand) (any, error)) {
 	functions[name] = &function{name: name, min: min, max: max, random: eval}
-}
-
-// Names returns the names of the 18 intrinsic functions, sorted.
-func Names() []string {
-	return slices.Sorted(maps.Keys(functions))
 }
 
 // Limits AWS applies.

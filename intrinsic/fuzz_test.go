@@ -54,10 +54,10 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(%q) ok but its String %q fails: %v", in, c.String(), err)
 		}
-		if describe(c) != describe(c2) || !slices.Equal(c.Paths(), c2.Paths()) {
+		if describe(c) != describe(c2) || !slices.Equal(paths(c), paths(c2)) {
 			t.Fatalf("Parse(%q) and Parse(String()) differ: %s / %s", in, describe(c), describe(c2))
 		}
-		for _, p := range c.Paths() {
+		for _, p := range paths(c) {
 			if !strings.HasPrefix(p, "$") || !strings.Contains(in, p) {
 				t.Fatalf("Parse(%q): bad path %q", in, p)
 			}
@@ -67,7 +67,7 @@ func FuzzParse(f *testing.F) {
 		for _, v := range []any{nil, value.Int(2), "a,b", []any{value.Int(1)}, value.ObjectOf("k", "v")} {
 			_, err := c.Eval(nullResolver{v})
 			var ie *Error
-			if err != nil && (!errors.As(err, &ie) || ie.Name != ErrorName || ie.Cause == "") {
+			if err != nil && (!errors.As(err, &ie) || ie.Name != errorName || ie.Cause == "") {
 				t.Fatalf("Eval(%q) with %s: %T %v, want an *Error", in, value.String(v), err, err)
 			}
 		}

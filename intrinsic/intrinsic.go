@@ -6,9 +6,9 @@
 // single quotes (with \' \{ \} \\ escapes), numbers, true/false/null, paths
 // ($..., $$...) and variable references ($name...), and nested calls. Paths
 // are resolved at evaluation time through a Resolver supplied by the
-// interpreter (Call.Paths lists them for precompiling). Run-time failures
-// are *Error values with the ASL error name States.IntrinsicFailure; a path
-// the Resolver cannot resolve comes back as a *PathError.
+// interpreter. Run-time failures are *Error values with the ASL error name
+// States.IntrinsicFailure; a path the Resolver cannot resolve comes back
+// as a *PathError.
 //
 // Behaviour follows the AWS documentation and the recorded conformance
 // cases: non-integer numeric arguments of ArrayPartition, ArrayRange,
@@ -108,35 +108,19 @@ const (
 // String returns the call as written.
 func (c *Call) String() string { return c.text }
 
-// Paths returns the path arguments of the call and its nested calls, in
-// order, as written: "$.a", "$$.Execution.Id", "$var.field", "$". Callers
-// may precompile them for their Resolver.
-func (c *Call) Paths() []string {
-	var out []string
-	for _, a := range c.Args {
-		switch a.Kind {
-		case ArgPath:
-			out = append(out, a.Path)
-		case ArgCall:
-			out = append(out, a.Call.Paths()...)
-		}
-	}
-	return out
-}
-
 // IsCall reports whether s, the value of a "x.$" field, is an intrinsic
 // function call rather than a path: whether it starts with "States.".
 func IsCall(s string) bool {
 	return strings.HasPrefix(strings.TrimSpace(s), "States.")
 }
 
-// ErrorName is the ASL error name of every run-time failure of a call.
-const ErrorName = "States.IntrinsicFailure"
+// errorName is the ASL error name of every run-time failure of a call.
+const errorName = "States.IntrinsicFailure"
 
 // Error is a run-time failure of a call: the ASL error States.IntrinsicFailure
 // with a cause text.
 type Error struct {
-	Name  string // always ErrorName
+	Name  string // always "States.IntrinsicFailure"
 	Cause string
 }
 
@@ -146,7 +130,7 @@ func (e *Error) Error() string { return e.Cause }
 func (e *Error) CauseText() string { return e.Cause }
 
 func failf(format string, args ...any) *Error {
-	return &Error{Name: ErrorName, Cause: fmt.Sprintf(format, args...)}
+	return &Error{Name: errorName, Cause: fmt.Sprintf(format, args...)}
 }
 
 // SyntaxError is a malformed call, an unknown function or a wrong number of

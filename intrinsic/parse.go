@@ -7,9 +7,9 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-// MaxDepth is how deeply calls may nest in one field: AWS allows up to 10
+// maxDepth is how deeply calls may nest in one field: AWS allows up to 10
 // nested intrinsic functions.
-const MaxDepth = 10
+const maxDepth = 10
 
 // Parse parses an intrinsic function call such as
 //
@@ -59,8 +59,8 @@ func (p *parser) peek() byte {
 
 func (p *parser) call(depth int) (*Call, error) {
 	start := p.pos
-	if depth > MaxDepth {
-		return nil, p.errf("intrinsic functions nest more than " + strconv.Itoa(MaxDepth) + " levels deep")
+	if depth > maxDepth {
+		return nil, p.errf("intrinsic functions nest more than " + strconv.Itoa(maxDepth) + " levels deep")
 	}
 	for p.pos < len(p.src) && (isIdent(p.src[p.pos]) || p.src[p.pos] == '.') {
 		p.pos++

@@ -28,30 +28,30 @@ func (e *TemplateError) Cause(field string) string {
 	where := e.FieldPath(field)
 	switch {
 	case e.Undefined:
-		return UndefinedCause(e.Expr, where)
+		return undefinedCause(e.Expr, where)
 	case errors.Is(e.Err, errUnsupported):
-		return UnsupportedCause(e.Expr, where)
+		return unsupportedCause(e.Expr, where)
 	}
-	return ErrorCause(e.Expr, where, e.Err)
+	return errorCause(e.Expr, where, e.Err)
 }
 
-// UndefinedCause is the cause for an expression that returned nothing:
+// undefinedCause is the cause for an expression that returned nothing:
 // "The JSONata expression '$x' specified for the field 'Output' returned
 // nothing (undefined)."
-func UndefinedCause(expr, field string) string {
+func undefinedCause(expr, field string) string {
 	return fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned nothing (undefined).", expr, field)
 }
 
-// ErrorCause is the cause for an expression that failed: "The JSONata
+// errorCause is the cause for an expression that failed: "The JSONata
 // expression '$f()' specified for the field 'Output' threw an error during
 // evaluation. T1006: Attempted to invoke a non-function".
-func ErrorCause(expr, field string, err error) string {
+func errorCause(expr, field string, err error) string {
 	return fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' threw an error during evaluation. %s", expr, field, err.Error())
 }
 
-// UnsupportedCause is the cause for an expression whose result has no JSON
+// unsupportedCause is the cause for an expression whose result has no JSON
 // form (a function).
-func UnsupportedCause(expr, field string) string {
+func unsupportedCause(expr, field string) string {
 	return fmt.Sprintf("The JSONata expression '%s' specified for the field '%s' returned an unsupported result type.", expr, field)
 }
 

@@ -27,7 +27,7 @@ func TestDistinct(t *testing.T) {
 		{`($distinct := function($x){"mine"}; $distinct([1,1]))`, `"mine"`},
 	}
 	for _, tt := range tests {
-		got, ok, err := MustCompile(tt.expr).Eval(context.Background(), input, nil)
+		got, ok, err := mustCompile(tt.expr).Eval(context.Background(), input, nil)
 		if err != nil {
 			t.Errorf("Eval(%s): %v", tt.expr, err)
 			continue
@@ -57,7 +57,7 @@ func TestDistinctInterruptible(t *testing.T) {
 	}
 	b.WriteString("]")
 	many, small := parse(t, b.String()), parse(t, `[{"id":1},{"id":2}]`)
-	x := MustCompile(`$count($distinct($))`)
+	x := mustCompile(`$count($distinct($))`)
 	shallow := &stopAfter{Context: context.Background()}
 	shallow.n.Store(1 << 62)
 	if _, _, err := x.Eval(shallow, small, nil); err != nil {

@@ -77,9 +77,6 @@ type Options struct {
 	Rand Rand
 }
 
-// AWSFunctions lists the functions Step Functions adds to JSONata.
-var AWSFunctions = []string{"partition", "range", "hash", "random", "uuid", "parse"}
-
 func sigError(fn string, i int) error {
 	return &Error{Code: "T0410", Token: fn, Message: fmt.Sprintf("Argument %d of function %q does not match function signature", i+1, fn)}
 }

@@ -3,8 +3,8 @@
 // github.com/recolabs/gnata and the only package in stepd that imports it.
 //
 // AWS's environment differs from plain JSONata: $eval is disabled, and
-// $partition, $range, $hash, $random, $uuid and $parse are added (see
-// AWSFunctions). Values cross the boundary without a JSON round trip:
+// $partition, $range, $hash, $random, $uuid and $parse are added.
+// Values cross the boundary without a JSON round trip:
 // objects keep their key order, numbers keep their text until arithmetic
 // turns them into doubles, and results come back as stepd values with
 // JSONata's "undefined" reported apart from null.
@@ -32,8 +32,8 @@ import (
 	"github.com/recolabs/gnata"
 )
 
-// Expr is a compiled expression. It is safe for concurrent use.
-type Expr struct {
+// expression is a compiled expression. It is safe for concurrent use.
+type expression struct {
 	src   string
 	e     *gnata.Expression
 	funcs []string // AWS's functions src names, bound for each evaluation
@@ -65,8 +65,8 @@ func (e *Error) Error() string {
 	return e.Message
 }
 
-// Compile compiles an expression.
-func Compile(src string) (x *Expr, err error) {
+// compile compiles an expression.
+func compile(src string) (x *expression, err error) {
 	defer func() {
 		// gnata recovers evaluation panics but not parser ones.
 		if p := recover(); p != nil {
@@ -80,41 +80,14 @@ func Compile(src string) (x *Expr, err error) {
 	if err != nil {
 		return nil, wrapErr(err)
 	}
-	return &Expr{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
+	return &expression{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
 		concat: rewriteConcat(e), str: mentions(src, stringName), distinct: mentions(src, distinctName),
 		match: gnataMatch.IsValid() && mentions(src, matchName), split: gnataSplit != nil && mentions(src, splitName)}, nil
 }
 
-// MustCompile is Compile for expressions known to be valid; it panics on
-// an error.
-func MustCompile(src string) *Expr {
-	x, err := Compile(src)
-	if err != nil {
-		panic(fmt.Sprintf("jsonata: %q: %v", src, err))
-	}
-	return x
-}
-
-// Source returns the expression text.
-func (x *Expr) Source() string { return x.src }
-
-// Eval evaluates the expression with the given input (the context value $)
-// and variables (keyed by name without the $), all stepd values, in AWS's
-// function environment. A nil input is no input ($ is undefined), which is
-// how Step Functions evaluates its fields. ok is false when the result is
-// JSONata's undefined.
-func (x *Expr) Eval(ctx context.Context, input any, vars map[string]any) (result any, ok bool, err error) {
-	return x.eval(ctx, input, input != nil, vars, true, Options{})
-}
-
-// EvalWith is Eval with options (the source of random values).
-func (x *Expr) EvalWith(ctx context.Context, input any, vars map[string]any, o Options) (result any, ok bool, err error) {
-	return x.eval(ctx, input, input != nil, vars, true, o)
-}
-
 // eval evaluates with an explicit input (hasInput false: undefined) in
 // AWS's environment (aws) or plain JSONata's.
-func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool, o Options) (any, bool, error) {
+func (x *expression) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool, o Options) (any, bool, error) {
 	var c converter
 	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any
@@ -136,7 +109,7 @@ func (x *Expr) eval(ctx context.Context, input any, hasInput bool, vars map[stri
 }
 
 // run evaluates with gnata values and converts the result back.
-func (x *Expr) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
+func (x *expression) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
 	if x.concat || x.str || x.distinct || x.match || x.split {
 		s := &serialiser{ctx: ctx}
 		if x.concat {

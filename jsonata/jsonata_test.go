@@ -14,6 +14,24 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
+// mustCompile is compile for expressions known to be valid; it panics on
+// an error.
+func mustCompile(src string) *expression {
+	x, err := compile(src)
+	if err != nil {
+		panic(fmt.Sprintf("jsonata: %q: %v", src, err))
+	}
+	return x
+}
+
+// Eval evaluates the expression with the given input (the context value $)
+// and variables (keyed by name without the $), all stepd values, in AWS's
+// function environment, as a field does. A nil input is no input ($ is
+// undefined). ok is false when the result is JSONata's undefined.
+func (x *expression) Eval(ctx context.Context, input any, vars map[string]any) (result any, ok bool, err error) {
+	return x.eval(ctx, input, input != nil, vars, true, Options{})
+}
+
 func parse(t testing.TB, s string) any {
 	t.Helper()
 	v, err := value.ParseString(s)
@@ -91,9 +109,9 @@ func TestEval(t *testing.T) {
 		{`$map([1,2], function($v){$v * 2})`, `[2,4]`},
 	}
 	for _, tt := range tests {
-		x, err := Compile(tt.expr)
+		x, err := compile(tt.expr)
 		if err != nil {
-			t.Errorf("Compile(%s): %v", tt.expr, err)
+			t.Errorf("compile(%s): %v", tt.expr, err)
 			continue
 		}
 		got, ok, err := x.Eval(context.Background(), input, vars)
@@ -113,7 +131,7 @@ func TestEval(t *testing.T) {
 
 func TestUUIDFormat(t *testing.T) {
 	t.Parallel()
-	x := MustCompile(`$uuid()`)
+	x := mustCompile(`$uuid()`)
 	re := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	for range 20 {
 		v, _, err := x.Eval(context.Background(), nil, nil)
@@ -128,12 +146,12 @@ func TestUUIDFormat(t *testing.T) {
 func TestInputIdentity(t *testing.T) {
 	t.Parallel()
 	in := parse(t, testInput).(*value.Object)
-	got, _, err := MustCompile(`$`).Eval(context.Background(), in, nil)
+	got, _, err := mustCompile(`$`).Eval(context.Background(), in, nil)
 	if err != nil || got != any(in) {
 		t.Errorf("$ returned %p (%v), want the input %p", got, err, in)
 	}
 	order, _ := in.Get("order")
-	got, _, err = MustCompile(`$x.order`).Eval(context.Background(), nil, map[string]any{"x": in})
+	got, _, err = mustCompile(`$x.order`).Eval(context.Background(), nil, map[string]any{"x": in})
 	if err != nil || got != order {
 		t.Errorf("$x.order returned a copy (%v)", err)
 	}
@@ -166,9 +184,9 @@ func TestEvalErrors(t *testing.T) {
 		{`$error('boom')`, "D3137", "D3137: boom"},
 	}
 	for _, tt := range tests {
-		x, err := Compile(tt.expr)
+		x, err := compile(tt.expr)
 		if err != nil {
-			t.Errorf("Compile(%s): %v", tt.expr, err)
+			t.Errorf("compile(%s): %v", tt.expr, err)
 			continue
 		}
 		_, _, err = x.Eval(context.Background(), nil, nil)
@@ -193,20 +211,20 @@ func TestCompileErrors(t *testing.T) {
 		{`{`, "", ""}, // some code; gnata's choice
 	}
 	for _, tt := range tests {
-		_, err := Compile(tt.expr)
+		_, err := compile(tt.expr)
 		var e *Error
 		if !errors.As(err, &e) {
-			t.Errorf("Compile(%s) error = %v, want an *Error", tt.expr, err)
+			t.Errorf("compile(%s) error = %v, want an *Error", tt.expr, err)
 			continue
 		}
 		if tt.code == "" {
 			if !isCode(e.Code) {
-				t.Errorf("Compile(%s) error %v has no code", tt.expr, err)
+				t.Errorf("compile(%s) error %v has no code", tt.expr, err)
 			}
 			continue
 		}
 		if e.Code != tt.code || e.Token != tt.token {
-			t.Errorf("Compile(%s) = code %q token %q (%v), want %q %q", tt.expr, e.Code, e.Token, err, tt.code, tt.token)
+			t.Errorf("compile(%s) = code %q token %q (%v), want %q %q", tt.expr, e.Code, e.Token, err, tt.code, tt.token)
 		}
 	}
 }
@@ -217,7 +235,7 @@ func TestUnsupportedResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tp.Eval(context.Background(), nil)
+	_, err = tp.EvalWith(context.Background(), nil, Options{})
 	var te *TemplateError
 	if !errors.As(err, &te) {
 		t.Fatalf("error = %v, want a TemplateError", err)
@@ -233,7 +251,7 @@ func TestUnsupportedResult(t *testing.T) {
 // an evaluation that does not look at its context.)
 func TestContextCancel(t *testing.T) {
 	t.Parallel()
-	x := MustCompile(`($f := function($n){$n > 1e12 ? $n : $f($n + 1)}; $f(0))`)
+	x := mustCompile(`($f := function($n){$n > 1e12 ? $n : $f($n + 1)}; $f(0))`)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -267,7 +285,7 @@ func TestConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				v, err := tp.Eval(context.Background(), map[string]any{"states": states, "i": value.Int(int64(g*100 + i))})
+				v, err := tp.EvalWith(context.Background(), map[string]any{"states": states, "i": value.Int(int64(g*100 + i))}, Options{})
 				if err != nil {
 					errs <- err
 					return
@@ -304,8 +322,8 @@ func TestIsExpression(t *testing.T) {
 		{"plain", false},
 	}
 	for _, tt := range tests {
-		if got := IsExpression(tt.s); got != tt.want {
-			t.Errorf("IsExpression(%q) = %v, want %v", tt.s, got, tt.want)
+		if got := isExpression(tt.s); got != tt.want {
+			t.Errorf("isExpression(%q) = %v, want %v", tt.s, got, tt.want)
 		}
 	}
 }
@@ -333,7 +351,7 @@ func TestTemplate(t *testing.T) {
 			t.Errorf("ParseTemplate(%s): %v", tt.tmpl, err)
 			continue
 		}
-		got, err := tp.Eval(context.Background(), vars)
+		got, err := tp.EvalWith(context.Background(), vars, Options{})
 		if err != nil {
 			t.Errorf("Eval(%s): %v", tt.tmpl, err)
 			continue
@@ -351,7 +369,7 @@ func TestTemplateLiteralShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := tp.Eval(context.Background(), nil)
+	got, err := tp.EvalWith(context.Background(), nil, Options{})
 	if err != nil || got != lit {
 		t.Errorf("a template without expressions should evaluate to itself: %v", err)
 	}
@@ -386,7 +404,7 @@ func TestTemplateErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseTemplate(%s): %v", tt.tmpl, err)
 		}
-		_, err = tp.Eval(context.Background(), vars)
+		_, err = tp.EvalWith(context.Background(), vars, Options{})
 		var te *TemplateError
 		if !errors.As(err, &te) {
 			t.Errorf("Eval(%s) error = %v, want a TemplateError", tt.tmpl, err)
@@ -448,7 +466,7 @@ func FuzzTemplate(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		_, _ = tp.Eval(ctx, vars)
+		_, _ = tp.EvalWith(ctx, vars, Options{})
 	})
 }
 
@@ -458,11 +476,11 @@ func FuzzCompile(f *testing.F) {
 	}
 	input := value.ObjectOf("a", value.ObjectOf("b", []any{value.Int(1)}))
 	f.Fuzz(func(t *testing.T, src string) {
-		x, err := Compile(src)
+		x, err := compile(src)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
-				t.Fatalf("Compile(%q) error %T is not an *Error", src, err)
+				t.Fatalf("compile(%q) error %T is not an *Error", src, err)
 			}
 			return
 		}
@@ -490,7 +508,7 @@ func BenchmarkTransform1000(b *testing.B) {
 	vars := map[string]any{"states": value.ObjectOf("input", items(1000))}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tp.Eval(context.Background(), vars); err != nil {
+		if _, err := tp.EvalWith(context.Background(), vars, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -509,7 +527,7 @@ func BenchmarkSmallExpr(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tp.Eval(context.Background(), vars); err != nil {
+		if _, err := tp.EvalWith(context.Background(), vars, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

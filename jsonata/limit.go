@@ -2,24 +2,24 @@ package jsonata
 
 import "fmt"
 
-// MaxNesting is the deepest nesting of parentheses, brackets and braces an
+// maxNesting is the deepest nesting of parentheses, brackets and braces an
 // expression may have. gnata's parser takes time that grows with the square
 // of the nesting depth (100,000 nested parentheses took 12 s), so deeper
 // expressions are refused before they reach it; no expression written by
 // hand comes near the limit.
-const MaxNesting = 200
+const maxNesting = 200
 
 // checkNesting scans src once, skipping string literals, quoted names and
-// comments, and reports an expression nested deeper than MaxNesting.
+// comments, and reports an expression nested deeper than maxNesting.
 func checkNesting(src string) error {
 	depth := 0
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; c {
 		case '(', '[', '{':
 			depth++
-			if depth > MaxNesting {
+			if depth > maxNesting {
 				return &Error{Code: "S0201", Token: string(c), Message: fmt.Sprintf(
-					"Syntax error: the expression nests more than %d levels of parentheses, brackets and braces (at offset %d)", MaxNesting, i)}
+					"Syntax error: the expression nests more than %d levels of parentheses, brackets and braces (at offset %d)", maxNesting, i)}
 			}
 		case ')', ']', '}':
 			if depth > 0 {

@@ -27,7 +27,7 @@ func TestMatch(t *testing.T) {
 		{`$string($match("ab", /b/))`, `"{\"match\":\"b\",\"index\":1,\"groups\":[]}"`},
 	}
 	for _, tt := range tests {
-		got, ok, err := MustCompile(tt.expr).Eval(context.Background(), nil, nil)
+		got, ok, err := mustCompile(tt.expr).Eval(context.Background(), nil, nil)
 		if err != nil {
 			t.Errorf("Eval(%s): %v", tt.expr, err)
 			continue
@@ -46,7 +46,7 @@ func TestMatch(t *testing.T) {
 		{`$match("a", /a/, "x")`, "T0410"},
 		{`$match("a")`, "D3006"},
 	} {
-		_, _, err := MustCompile(tt.expr).Eval(context.Background(), nil, nil)
+		_, _, err := mustCompile(tt.expr).Eval(context.Background(), nil, nil)
 		var e *Error
 		if !errors.As(err, &e) || e.Code != tt.code {
 			t.Errorf("Eval(%s) error %v, want %s", tt.expr, err, tt.code)
@@ -59,7 +59,7 @@ func TestMatch(t *testing.T) {
 // quadratic, without asking it anything).
 func TestMatchInterruptible(t *testing.T) {
 	t.Parallel()
-	x := MustCompile(`$count($match($, /./))`)
+	x := mustCompile(`$count($match($, /./))`)
 	shallow := &stopAfter{Context: context.Background()}
 	shallow.n.Store(1 << 62)
 	if _, _, err := x.Eval(shallow, "ab", nil); err != nil {

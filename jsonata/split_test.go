@@ -26,7 +26,7 @@ func TestSplit(t *testing.T) {
 		{`($split := function($s, $p){"mine"}; $split("a", ","))`, `"mine"`},
 	}
 	for _, tt := range tests {
-		got, ok, err := MustCompile(tt.expr).Eval(context.Background(), nil, nil)
+		got, ok, err := mustCompile(tt.expr).Eval(context.Background(), nil, nil)
 		if err != nil {
 			t.Errorf("Eval(%s): %v", tt.expr, err)
 			continue
@@ -44,7 +44,7 @@ func TestSplit(t *testing.T) {
 		{`$split("a", ",", -1)`, "D3020"},
 		{`$split("a", ",", "x")`, "T0410"},
 	} {
-		_, _, err := MustCompile(tt.expr).Eval(context.Background(), nil, nil)
+		_, _, err := mustCompile(tt.expr).Eval(context.Background(), nil, nil)
 		var e *Error
 		if !errors.As(err, &e) || e.Code != tt.code {
 			t.Errorf("Eval(%s) error %v, want %s", tt.expr, err, tt.code)
@@ -56,7 +56,7 @@ func TestSplit(t *testing.T) {
 // the parts (gnata's made them all in one call).
 func TestSplitInterruptible(t *testing.T) {
 	t.Parallel()
-	x := MustCompile(`$count($split($, ""))`)
+	x := mustCompile(`$count($split($, ""))`)
 	shallow := &stopAfter{Context: context.Background()}
 	shallow.n.Store(1 << 62)
 	if _, _, err := x.Eval(shallow, "ab", nil); err != nil {

@@ -39,9 +39,9 @@ func TestStringify(t *testing.T) {
 		{`o.z[1].$string()`, `"{\"y\":null}"`},
 	}
 	for _, tt := range tests {
-		x, err := Compile(tt.expr)
+		x, err := compile(tt.expr)
 		if err != nil {
-			t.Errorf("Compile(%s): %v", tt.expr, err)
+			t.Errorf("compile(%s): %v", tt.expr, err)
 			continue
 		}
 		got, ok, err := x.Eval(context.Background(), input, nil)
@@ -63,7 +63,7 @@ func TestStringify(t *testing.T) {
 		{`$string(1, 2)`, "T0410"},
 		{`$string(1, true, 3)`, "T0410"},
 	} {
-		_, _, err := MustCompile(tt.expr).Eval(context.Background(), nil, nil)
+		_, _, err := mustCompile(tt.expr).Eval(context.Background(), nil, nil)
 		var e *Error
 		if !errors.As(err, &e) || e.Code != tt.code {
 			t.Errorf("Eval(%s) error %v, want %s", tt.expr, err, tt.code)
@@ -97,7 +97,7 @@ func TestStringifyInterruptible(t *testing.T) {
 	t.Parallel()
 	deep := deepObject(t, 10_000)
 	for _, src := range []string{`$string($)`, `$ & ""`, `"" & $`, `$string($, true)`} {
-		x := MustCompile(src)
+		x := mustCompile(src)
 		// The calls a shallow input makes: the evaluation's own.
 		shallow := &stopAfter{Context: context.Background()}
 		shallow.n.Store(1 << 62)
@@ -120,7 +120,7 @@ func TestStringifyDeep(t *testing.T) {
 	t.Parallel()
 	const depth = 10_000
 	want := strings.Repeat(`{"a":`, depth) + "1" + strings.Repeat("}", depth)
-	got, _, err := MustCompile(`$string($) & $`).Eval(context.Background(), deepObject(t, depth), nil)
+	got, _, err := mustCompile(`$string($) & $`).Eval(context.Background(), deepObject(t, depth), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestStringifyDeep(t *testing.T) {
 
 func BenchmarkStringifyDeep(b *testing.B) {
 	deep := deepObject(b, 10_000)
-	x := MustCompile(`$string($)`)
+	x := mustCompile(`$string($)`)
 	for b.Loop() {
 		if _, _, err := x.Eval(context.Background(), deep, nil); err != nil {
 			b.Fatal(err)
@@ -145,30 +145,30 @@ func FuzzStringify(f *testing.F) {
 	f.Add(`{"a":[1,2.5,{"b":null}],"c":"\u0001\"x"}`)
 	f.Add(`[[[[]]],{}]`)
 	f.Add(`1e400`)
-	compact, pretty := MustCompile(`$string($)`), MustCompile(`$string($, true)`)
+	compact, pretty := mustCompile(`$string($)`), mustCompile(`$string($, true)`)
 	f.Fuzz(func(t *testing.T, src string) {
 		v, err := value.ParseString(src)
 		if err != nil || v == nil { // nil: no input, for Eval
 			return
 		}
-		for _, x := range []*Expr{compact, pretty} {
+		for _, x := range []*expression{compact, pretty} {
 			r, ok, err := x.Eval(context.Background(), v, nil)
 			if err != nil {
 				var e *Error
 				if !errors.As(err, &e) || e.Code != "D1001" && e.Code != "D3001" {
-					t.Fatalf("%s of %s: %v", x.Source(), src, err)
+					t.Fatalf("%s of %s: %v", x.src, src, err)
 				}
 				continue
 			}
 			s, isString := r.(string)
 			if !ok || !isString {
-				t.Fatalf("%s of %s = %v", x.Source(), src, r)
+				t.Fatalf("%s of %s = %v", x.src, src, r)
 			}
 			if _, isString := v.(string); isString {
 				continue
 			}
 			if _, err := value.ParseString(s); err != nil {
-				t.Fatalf("%s of %s = %s: not JSON: %v", x.Source(), src, s, err)
+				t.Fatalf("%s of %s = %s: not JSON: %v", x.src, src, s, err)
 			}
 		}
 	})
@@ -184,7 +184,7 @@ func BenchmarkConcatSmall(b *testing.B) {
 	vars := map[string]any{"x": value.Int(41), "y": parse(b, `{"a":[1,2]}`)}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tp.Eval(context.Background(), vars); err != nil {
+		if _, err := tp.EvalWith(context.Background(), vars, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -160,7 +160,7 @@ func (c *suiteCase) run() (bool, string) {
 				done <- outcome{err: fmt.Errorf("panic: %v", p)}
 			}
 		}()
-		x, err := Compile(c.expr)
+		x, err := compile(c.expr)
 		if err != nil {
 			done <- outcome{err: err}
 			return

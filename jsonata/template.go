@@ -10,9 +10,9 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-// IsExpression reports whether s is a JSONata expression string: it starts
+// isExpression reports whether s is a JSONata expression string: it starts
 // with "{%" and ends with "%}".
-func IsExpression(s string) bool {
+func isExpression(s string) bool {
 	return len(s) >= 4 && strings.HasPrefix(s, "{%") && strings.HasSuffix(s, "%}")
 }
 
@@ -23,7 +23,7 @@ func IsExpression(s string) bool {
 type Template struct {
 	kind  tkind
 	lit   any
-	expr  *Expr
+	expr  *expression
 	keys  []string
 	subs  []*Template
 	whole string   // the source of a whole-field expression
@@ -62,15 +62,6 @@ func (e *TemplateError) Error() string {
 		return fmt.Sprintf("jsonata: the expression '%s'%s returned an unsupported result type", e.Expr, where)
 	}
 	return fmt.Sprintf("jsonata: the expression '%s'%s failed: %v", e.Expr, where, e.Err)
-}
-
-// Message returns the JSONata error text ("T1006: Attempted to invoke a
-// non-function").
-func (e *TemplateError) Message() string {
-	if e.Err == nil {
-		return ""
-	}
-	return e.Err.Error()
 }
 
 func (e *TemplateError) Unwrap() error { return e.Err }
@@ -130,11 +121,11 @@ func (e *SyntaxError) Unwrap() error { return e.Err }
 func parseTemplate(v any, path string) (*Template, error) {
 	switch x := v.(type) {
 	case string:
-		if !IsExpression(x) {
+		if !isExpression(x) {
 			return &Template{kind: tLiteral, lit: x}, nil
 		}
 		src := strings.TrimSpace(x[2 : len(x)-2])
-		e, err := Compile(src)
+		e, err := compile(src)
 		if err != nil {
 			return nil, &SyntaxError{Path: path, Expr: src, Err: err}
 		}
@@ -190,16 +181,11 @@ func (t *Template) Source() string {
 	return value.String(t.lit)
 }
 
-// Eval evaluates the template with the given variables (keyed by name
-// without the $; Step Functions binds "states" and the workflow
-// variables). Expressions see no context value ($ is undefined). An
-// expression that returns nothing is an error, as in AWS Step Functions,
-// also inside an object or array.
-func (t *Template) Eval(ctx context.Context, vars map[string]any) (any, error) {
-	return t.EvalWith(ctx, vars, Options{})
-}
-
-// EvalWith is Eval with options (the source of random values).
+// EvalWith evaluates the template with the given variables (keyed by
+// name without the $; Step Functions binds "states" and the workflow
+// variables) and options (the source of random values). Expressions see
+// no context value ($ is undefined). An expression that returns nothing is
+// an error, as in AWS Step Functions, also inside an object or array.
 func (t *Template) EvalWith(ctx context.Context, vars map[string]any, o Options) (any, error) {
 	if t.kind == tLiteral {
 		return t.lit, nil

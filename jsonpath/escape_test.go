@@ -65,7 +65,7 @@ func TestEscapedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := p.Normalized(-1); got != "$['\uFFFDA\uFFFDé']" {
+	if got := p.normalized(-1); got != "$['\uFFFDA\uFFFDé']" {
 		t.Errorf("Normalized = %q", got)
 	}
 }

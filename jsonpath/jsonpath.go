@@ -124,12 +124,9 @@ func (p *Path) Context() bool { return p.context }
 // last segment, name unions.
 func (p *Path) Definite() bool { return p.definite }
 
-// IsRoot reports whether the path is "$" (or "$$") alone.
-func (p *Path) IsRoot() bool { return len(p.segs) == 0 }
-
-// IsReference reports whether the path is a reference path: only member
+// isReference reports whether the path is a reference path: only member
 // names and single indexes. Unlike CompileReference it accepts "$$" paths.
-func (p *Path) IsReference() bool {
+func (p *Path) isReference() bool {
 	for i := range p.segs {
 		if k := p.segs[i].kind; k != segName && k != segIndex {
 			return false
@@ -138,10 +135,10 @@ func (p *Path) IsReference() bool {
 	return true
 }
 
-// Normalized returns the first n segments of the path in Jayway's bracket
+// normalized returns the first n segments of the path in Jayway's bracket
 // notation, e.g. $['a']['b'][0]; n < 0 or beyond the end means all of them.
 // Paths on the Context object are rendered from "$" as well.
-func (p *Path) Normalized(n int) string {
+func (p *Path) normalized(n int) string {
 	if n < 0 || n > len(p.segs) {
 		n = len(p.segs)
 	}
@@ -245,9 +242,9 @@ type Error struct {
 	Found any
 }
 
-// Reason returns Jayway's message without the "Invalid path" prefix, e.g.
+// reason returns Jayway's message without the "Invalid path" prefix, e.g.
 // "No results for path: $['a']".
-func (e *Error) Reason() string {
+func (e *Error) reason() string {
 	switch e.Kind {
 	case MissingProperty:
 		return "Missing property in path " + e.Normalized
@@ -274,20 +271,20 @@ func foundName(v any) string {
 
 // Error returns AWS's text: "Invalid path '<path>' : <reason>".
 func (e *Error) Error() string {
-	return "Invalid path '" + e.Path + "' : " + e.Reason()
+	return "Invalid path '" + e.Path + "' : " + e.reason()
 }
 
 func (p *Path) fail(kind ErrorKind, n int, s *segment, found any) *Error {
 	e := &Error{Path: p.text, Kind: kind, Found: found}
 	switch kind {
 	case NoResults:
-		e.Normalized = p.Normalized(-1)
+		e.Normalized = p.normalized(-1)
 	case MissingProperty:
-		e.Normalized = p.Normalized(n + 1)
+		e.Normalized = p.normalized(n + 1)
 	case MultiProperty:
-		e.Normalized = p.Normalized(n) + s.fragment(", ")
+		e.Normalized = p.normalized(n) + s.fragment(", ")
 	default:
-		e.Normalized = p.Normalized(n)
+		e.Normalized = p.normalized(n)
 	}
 	if s != nil {
 		e.Fragment = s.fragment(",")

@@ -157,8 +157,8 @@ func TestGetRoot(t *testing.T) {
 		if err != nil || got != root {
 			t.Errorf("Get(%q) = %v, %v; want the root itself", path, got, err)
 		}
-		if !p.IsRoot() || p.Context() != (path == "$$") {
-			t.Errorf("%q: IsRoot %v Context %v", path, p.IsRoot(), p.Context())
+		if len(p.segs) != 0 || p.Context() != (path == "$$") {
+			t.Errorf("%q: %d segments, Context %v", path, len(p.segs), p.Context())
 		}
 	}
 }
@@ -202,8 +202,8 @@ func TestGetErrors(t *testing.T) {
 		if pe.Error() != tt.want || pe.Kind != tt.kind {
 			t.Errorf("Get(%q) error = %q (kind %d), want %q (kind %d)", tt.path, pe.Error(), pe.Kind, tt.want, tt.kind)
 		}
-		if pe.Path != tt.path || !strings.HasSuffix(pe.Error(), pe.Reason()) {
-			t.Errorf("Get(%q): Path %q, Reason %q", tt.path, pe.Path, pe.Reason())
+		if pe.Path != tt.path || !strings.HasSuffix(pe.Error(), pe.reason()) {
+			t.Errorf("Get(%q): Path %q, Reason %q", tt.path, pe.Path, pe.reason())
 		}
 	}
 	// Multi-property check is lenient when the union only meets non-objects.
@@ -246,7 +246,7 @@ func TestNormalized(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := p.Normalized(tt.n); got != tt.want {
+		if got := p.normalized(tt.n); got != tt.want {
 			t.Errorf("Normalized(%q, %d) = %s, want %s", tt.path, tt.n, got, tt.want)
 		}
 	}
@@ -309,7 +309,7 @@ func TestCompileReference(t *testing.T) {
 	t.Parallel()
 	for _, path := range []string{"$", "$.a", "$.a.b[0]", "$['a b'][-1]", "$.a-b"} {
 		p, err := CompileReference(path)
-		if err != nil || !p.IsReference() {
+		if err != nil || !p.isReference() {
 			t.Errorf("CompileReference(%q) = %v", path, err)
 		}
 	}
@@ -332,19 +332,19 @@ func TestCompileReference(t *testing.T) {
 			t.Errorf("CompileReference(%q) = %v, want a *SyntaxError containing %q", tt.path, err, tt.msg)
 		}
 	}
-	if p := MustCompile("$$.Map.Item.Value"); !p.IsReference() || !p.Context() {
+	if p := mustCompile("$$.Map.Item.Value"); !p.isReference() || !p.Context() {
 		t.Error("$$.Map.Item.Value should be a Context reference path")
 	}
 }
 
-func TestMustCompilePanics(t *testing.T) {
-	t.Parallel()
-	defer func() {
-		if recover() == nil {
-			t.Error("MustCompile did not panic")
-		}
-	}()
-	MustCompile("nope")
+// mustCompile is Compile for paths known to be valid; it panics on an
+// error.
+func mustCompile(path string) *Path {
+	p, err := Compile(path)
+	if err != nil {
+		panic(err)
+	}
+	return p
 }
 
 func TestDefinite(t *testing.T) {
@@ -431,7 +431,7 @@ func TestSetErrors(t *testing.T) {
 			t.Errorf("Set(%s, %s) error = %v (%+v), want %q with reason containing %q", tt.in, tt.path, err, se, tt.want, tt.reason)
 		}
 	}
-	p := MustCompile("$.a[*]")
+	p := mustCompile("$.a[*]")
 	if _, err := p.Set(value.NewObject(0), 1); err == nil {
 		t.Error("Set with a wildcard path succeeded")
 	}
@@ -439,7 +439,7 @@ func TestSetErrors(t *testing.T) {
 
 func TestGetAllocs(t *testing.T) {
 	root := mustDoc(t)
-	p := MustCompile("$.store.book[3].title")
+	p := mustCompile("$.store.book[3].title")
 	if n := testing.AllocsPerRun(100, func() {
 		if _, err := p.Get(root); err != nil {
 			t.Fatal(err)
@@ -482,7 +482,7 @@ func FuzzCompile(f *testing.F) {
 				t.Fatalf("Get(%q): error %T", path, err)
 			}
 		}
-		_ = p.Normalized(-1)
+		_ = p.normalized(-1)
 		if rp, err := CompileReference(path); err == nil {
 			before := value.String(root)
 			_, _ = rp.Set(root, true)
@@ -508,7 +508,7 @@ func BenchmarkGet(b *testing.B) {
 		{"$..price", store},
 		{"$.store.book[?(@.price > 10 && @.category == 'fiction')].title", store},
 	} {
-		p := MustCompile(bc.path)
+		p := mustCompile(bc.path)
 		b.Run(bc.path, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

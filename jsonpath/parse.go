@@ -50,8 +50,7 @@ func Compile(path string) (*Path, error) {
 
 // CompileReference parses a reference path: "$" followed by member names and
 // single array indexes only, as AWS requires for ResultPath. It rejects
-// Context object paths ("$$"); use Compile and IsReference for fields that
-// accept them.
+// Context object paths ("$$").
 func CompileReference(path string) (*Path, error) {
 	p, err := Compile(path)
 	if err != nil {
@@ -68,16 +67,6 @@ func CompileReference(path string) (*Path, error) {
 		}
 	}
 	return p, nil
-}
-
-// MustCompile is Compile that panics on error, for paths known when the
-// program is written.
-func MustCompile(path string) *Path {
-	p, err := Compile(path)
-	if err != nil {
-		panic(err)
-	}
-	return p
 }
 
 type compiler struct {

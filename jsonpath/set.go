@@ -21,12 +21,13 @@ func (e *SetError) Error() string {
 }
 
 // Set returns a copy of root with v placed at the path, which must be a
-// reference path (see IsReference). "$" returns v. Only the containers along
-// the path are copied; root is never modified. A missing or null member
-// before the last one is created as an object. Setting a member of a
-// non-object, or an index of a non-array or past its end, is a *SetError.
+// reference path (only member names and single indexes). "$" returns v.
+// Only the containers along the path are copied; root is never modified. A
+// missing or null member before the last one is created as an object.
+// Setting a member of a non-object, or an index of a non-array or past its
+// end, is a *SetError.
 func (p *Path) Set(root, v any) (any, error) {
-	if !p.IsReference() {
+	if !p.isReference() {
 		return nil, &SetError{Path: p.text, Input: root, Reason: "not a reference path"}
 	}
 	out, reason := p.set(root, 0, v)
@@ -49,7 +50,7 @@ func (p *Path) set(cur any, i int, v any) (any, string) {
 		case nil:
 			o = value.NewObject(1)
 		default:
-			return nil, fmt.Sprintf("cannot set member '%s' of %s at %s", s.name, value.KindOf(cur), p.Normalized(i))
+			return nil, fmt.Sprintf("cannot set member '%s' of %s at %s", s.name, value.KindOf(cur), p.normalized(i))
 		}
 		child, _ := o.Get(s.name)
 		nv, reason := p.set(child, i+1, v)
@@ -60,11 +61,11 @@ func (p *Path) set(cur any, i int, v any) (any, string) {
 	}
 	a, ok := cur.([]any)
 	if !ok {
-		return nil, fmt.Sprintf("cannot set index %d of %s at %s", s.index, foundName(cur), p.Normalized(i))
+		return nil, fmt.Sprintf("cannot set index %d of %s at %s", s.index, foundName(cur), p.normalized(i))
 	}
 	j := normIndex(s.index, len(a))
 	if j < 0 {
-		return nil, fmt.Sprintf("index %d is out of bounds of the array at %s (length %d)", s.index, p.Normalized(i), len(a))
+		return nil, fmt.Sprintf("index %d is out of bounds of the array at %s (length %d)", s.index, p.normalized(i), len(a))
 	}
 	nv, reason := p.set(a[j], i+1, v)
 	if reason != "" {

@@ -31,7 +31,6 @@ func (s *Service) withNested(parent *store.Execution, inv task.Invoker) task.Inv
 }
 
 func (s *Service) startNested(ctx context.Context, parent *store.Execution, req *task.Request) task.Result {
-	pattern := strings.TrimPrefix(req.Resource, startExecutionResource)
 	params, _ := req.Input.(*value.Object)
 	arnV, _ := params.Get("StateMachineArn")
 	smARN, _ := arnV.(string)
@@ -68,7 +67,7 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
 	started := value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))
-	if pattern != ".sync" && pattern != ".sync:2" {
+	if !req.Pattern.Job() {
 		return task.Result{Output: started}
 	}
 	if req.Submit != nil && req.Submitted == nil {
@@ -85,7 +84,7 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
-	desc := describeValue(done, pattern == ".sync:2")
+	desc := describeValue(done, req.Pattern == task.Sync2)
 	if done.Status != "SUCCEEDED" {
 		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
 	}

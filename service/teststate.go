@@ -170,7 +170,7 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	x := engine.Run(ctx, p, info, input, engine.Options{Invoker: inv, Budget: s.cfg.Budget})
+	x := engine.Run(ctx, p, info, input, engine.Config{Invoker: inv, Budget: s.cfg.Budget})
 	out := x.TestOutcome()
 	return &out, nil
 }

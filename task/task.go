@@ -1,7 +1,7 @@
 // Package task defines how the interpreter's Task states reach the code that
-// does the work: a Request describing one invocation (its Context object
-// built on first read, Submit and Submitted for a .sync job that outlives a
-// restart), its Result, and the Invoker interface that serves it, with
+// does the work: a Request describing one invocation (its integration
+// Pattern, its Context object built on first read, Submit and Submitted for
+// a .sync job that outlives a restart), its Result, and the Invoker interface that serves it, with
 // InvokerFunc; Immediate and ImmediateFunc for invokers that answer at once
 // on the engine's goroutine; ErrCancelled, the cause of a withdrawn task's
 // context; Partial for invokers that serve only some requests, and Router,
@@ -24,6 +24,7 @@ package task
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -33,6 +34,11 @@ type Request struct {
 	// "arn:aws:states:::lambda:invoke" or
 	// "arn:aws:lambda:us-east-1:111111111111:function:fn".
 	Resource string
+	// Pattern is the integration pattern the Resource names, as the
+	// interpreter parsed it: what is decided by the pattern (an activity
+	// offered to its workers, a .sync job's Submit, a callback's token) is
+	// decided by this field, never by reading Resource again.
+	Pattern Pattern
 	// StateName is the name of the Task state.
 	StateName string
 	// StateMachineName is the name of the state machine (used to pick a
@@ -67,6 +73,63 @@ type Request struct {
 	// end. It does not wait for the record to be committed.
 	Submit func(output any)
 }
+
+// Pattern is a Task's service integration pattern: how its state waits for
+// the work it asks for.
+type Pattern uint8
+
+// The integration patterns.
+const (
+	// RequestResponse: the call's answer is the task's result. Lambda
+	// function ARNs, resources of no pattern and requests built for other
+	// uses (a Map's ItemReader) are request-response. The zero value.
+	RequestResponse Pattern = iota
+	// Sync (".sync"): the call starts a job and the task waits for it to
+	// end; its result is the job as the service describes it then.
+	Sync
+	// Sync2 (".sync:2"): as Sync, the result's JSON text fields given as
+	// JSON values.
+	Sync2
+	// WaitForTaskToken (".waitForTaskToken"): the call hands the task's
+	// token on and the task waits for the token to come back.
+	WaitForTaskToken
+	// Activity: the resource is an activity ARN; a worker takes the task
+	// and answers it by its token.
+	Activity
+)
+
+// String names the pattern: "request-response", ".sync", ".sync:2",
+// ".waitForTaskToken" or "activity".
+func (p Pattern) String() string {
+	switch p {
+	case RequestResponse:
+		return "request-response"
+	case Activity:
+		return "activity"
+	}
+	if s := p.Suffix(); s != "" {
+		return s
+	}
+	return "Pattern(" + strconv.Itoa(int(p)) + ")"
+}
+
+// Suffix is what ends a resource of the pattern: ".sync", ".sync:2" or
+// ".waitForTaskToken"; empty for RequestResponse and Activity.
+func (p Pattern) Suffix() string {
+	switch p {
+	case Sync:
+		return ".sync"
+	case Sync2:
+		return ".sync:2"
+	case WaitForTaskToken:
+		return ".waitForTaskToken"
+	}
+	return ""
+}
+
+// Job reports whether the pattern starts a job and waits for it to end
+// (Sync or Sync2).
+func (p Pattern) Job() bool { return p == Sync || p == Sync2 }
 
 // ErrCancelled is the cause (context.Cause) of an invocation's context
 // when the state no longer needs its result: the state timed out, a

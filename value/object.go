@@ -133,26 +133,6 @@ func (o *Object) Set(k string, v any) {
 	}
 }
 
-// Delete removes the member k. Only call it on an object you are building.
-func (o *Object) Delete(k string) {
-	i := o.find(k)
-	if i < 0 {
-		return
-	}
-	o.size.Store(0)
-	o.keys = append(o.keys[:i], o.keys[i+1:]...)
-	o.vals = append(o.vals[:i], o.vals[i+1:]...)
-	if o.idx != nil {
-		o.idx = nil
-		if len(o.keys) > indexThreshold {
-			o.idx = make(map[string]int, len(o.keys)*2)
-			for j, kk := range o.keys {
-				o.idx[kk] = j
-			}
-		}
-	}
-}
-
 // Clone returns a shallow copy that may be modified.
 func (o *Object) Clone() *Object {
 	c := NewObject(len(o.keys) + 1)

@@ -348,9 +348,9 @@ func toValidUTF8(s string) string {
 	return string(b)
 }
 
-// Position returns the 1-based line and column (in bytes) of offset off
+// position returns the 1-based line and column (in bytes) of offset off
 // in data.
-func Position(data []byte, off int) (line, col int) {
+func position(data []byte, off int) (line, col int) {
 	line, col = 1, 1
 	for i := 0; i < off && i < len(data); i++ {
 		if data[i] == '\n' {
@@ -383,6 +383,6 @@ func Locate(file string, data []byte, err error) error {
 	if !errors.As(err, &se) {
 		return err
 	}
-	line, col := Position(data, se.Offset)
+	line, col := position(data, se.Offset)
 	return &FileError{File: file, Line: line, Col: col, Err: se}
 }

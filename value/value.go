@@ -63,14 +63,14 @@ func (n Number) IsInteger() bool {
 // Float returns a Number for f, formatted as JavaScript's Number.prototype.toString
 // formats it (shortest round-trip digits; exponent form below 1e-6 and from 1e21).
 func Float(f float64) Number {
-	return Number(FormatFloat(f))
+	return Number(formatFloat(f))
 }
 
 // Int returns a Number for i.
 func Int(i int64) Number { return Number(strconv.FormatInt(i, 10)) }
 
-// FormatFloat formats f as JavaScript does.
-func FormatFloat(f float64) string {
+// formatFloat formats f as JavaScript does.
+func formatFloat(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "NaN"

@@ -166,7 +166,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "stepd run: %v\n", err)
 		return exitUsage
 	}
-	l := &engine.Local{Region: f.region, Account: f.account, Options: engine.Options{Invoker: inv, Budget: b}}
+	l := &engine.Local{Region: f.region, Account: f.account, Config: engine.Config{Invoker: inv, Budget: b}}
 	if f.realTime {
 		l.Clock = engine.RealClock{}
 	}

@@ -120,7 +120,12 @@ var optimizedActions = map[string]bool{
 	"athena:startQueryExecution": true,
 }
 
-func parseResource(resource string) (call, bool) {
+// parseResource parses a request's Resource, whose integration pattern
+// (task.Request.Pattern) is p: the service and action it names, and
+// whether it waits for its token or, for a job, for the job's end. It
+// refuses what stepd does not call: .sync for an action that runs no job,
+// .sync:2, activities.
+func parseResource(resource string, p task.Pattern) (call, bool) {
 	rest, ok := strings.CutPrefix(resource, "arn:aws:states:::")
 	if !ok {
 		return call{}, false
@@ -139,13 +144,25 @@ func parseResource(resource string) (call, bool) {
 		}
 		c = call{service: svc, action: action, optimized: true}
 	}
-	if a, ok := strings.CutSuffix(c.action, ".waitForTaskToken"); ok {
-		c.action, c.wait = a, true
-	} else if a, ok := strings.CutSuffix(c.action, ".sync"); ok && c.optimized && jobs[c.service+":"+a] != nil {
-		c.action, c.sync = a, true
+	if suffix := p.Suffix(); suffix != "" {
+		if c.action, ok = strings.CutSuffix(c.action, suffix); !ok {
+			return call{}, false
+		}
+	}
+	switch p {
+	case task.RequestResponse:
+	case task.WaitForTaskToken:
+		c.wait = true
+	case task.Sync:
+		if !c.optimized || jobs[c.service+":"+c.action] == nil {
+			return call{}, false
+		}
+		c.sync = true
+	default:
+		return call{}, false
 	}
 	if strings.Contains(c.action, ".") || strings.Contains(c.action, ":") {
-		return call{}, false // .sync and other patterns
+		return call{}, false // another pattern's suffix
 	}
 	if c.optimized && !optimizedActions[c.service+":"+c.action] {
 		return call{}, false
@@ -156,7 +173,7 @@ func parseResource(resource string) (call, bool) {
 // Serves reports whether the request is an AWS SDK or optimized
 // integration with an embedded model.
 func (a *Invoker) Serves(req *task.Request) bool {
-	c, ok := parseResource(req.Resource)
+	c, ok := parseResource(req.Resource, req.Pattern)
 	if !ok {
 		return false
 	}
@@ -166,7 +183,7 @@ func (a *Invoker) Serves(req *task.Request) bool {
 
 // Invoke calls the service.
 func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
-	c, ok := parseResource(req.Resource)
+	c, ok := parseResource(req.Resource, req.Pattern)
 	if !ok {
 		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("the resource %s of state %q is not an AWS SDK or optimized integration stepd calls", req.Resource, req.StateName)}
 	}

@@ -61,7 +61,18 @@ func call(t *testing.T, inv task.Invoker, resource, params string) task.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return inv.Invoke(context.Background(), &task.Request{Resource: resource, StateName: "T", Input: in})
+	return inv.Invoke(context.Background(), &task.Request{Resource: resource, Pattern: patternOf(resource), StateName: "T", Input: in})
+}
+
+// patternOf is the integration pattern that ends resource, which the
+// interpreter gives its requests (task.Request.Pattern).
+func patternOf(resource string) task.Pattern {
+	for _, p := range []task.Pattern{task.Sync, task.Sync2, task.WaitForTaskToken} {
+		if strings.HasSuffix(resource, p.Suffix()) {
+			return p
+		}
+	}
+	return task.RequestResponse
 }
 
 func ok(t *testing.T, r task.Result) *value.Object {
@@ -292,11 +303,14 @@ func TestBadParameters(t *testing.T) {
 			t.Errorf("%s: %s: %s", resource, r.Error, r.Cause)
 		}
 	}
-	if inv.Serves(&task.Request{Resource: "arn:aws:states:::aws-sdk:dynamodb:doIt"}) || inv.Serves(&task.Request{Resource: "arn:aws:states:::dynamodb:putItem.sync"}) || !inv.Serves(&task.Request{Resource: "arn:aws:states:::ecs:runTask.sync"}) {
+	if inv.Serves(&task.Request{Resource: "arn:aws:states:::aws-sdk:dynamodb:doIt"}) || inv.Serves(&task.Request{Resource: "arn:aws:states:::dynamodb:putItem.sync", Pattern: task.Sync}) || !inv.Serves(&task.Request{Resource: "arn:aws:states:::ecs:runTask.sync", Pattern: task.Sync}) {
 		t.Error("Serves an unknown action or a .sync that is not a job's, or not ecs:runTask.sync")
 	}
-	if !inv.Serves(&task.Request{Resource: "arn:aws:states:::aws-sdk:ec2:describeInstances"}) || !inv.Serves(&task.Request{Resource: "arn:aws:states:::sqs:sendMessage.waitForTaskToken"}) {
+	if !inv.Serves(&task.Request{Resource: "arn:aws:states:::aws-sdk:ec2:describeInstances"}) || !inv.Serves(&task.Request{Resource: "arn:aws:states:::sqs:sendMessage.waitForTaskToken", Pattern: task.WaitForTaskToken}) {
 		t.Error("does not serve ec2:describeInstances or sqs:sendMessage.waitForTaskToken")
+	}
+	if inv.Serves(&task.Request{Resource: "arn:aws:states:::ecs:runTask.sync"}) || inv.Serves(&task.Request{Resource: "arn:aws:states:::ecs:runTask.sync:2", Pattern: task.Sync2}) || inv.Serves(&task.Request{Resource: "arn:aws:states:::ecs:runTask", Pattern: task.Sync}) {
+		t.Error("Serves a resource whose suffix is not its request's pattern, or .sync:2")
 	}
 	// No answer: a clear cause, as States.TaskFailed.
 	wantFailure(t, call(t, inv, "arn:aws:states:::aws-sdk:dynamodb:listTables", `{}`), "States.TaskFailed", "dynamodb:listTables: Unable to execute HTTP request: ")

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/value"
 )
@@ -44,13 +45,14 @@ func FuzzResponse(f *testing.F) {
 // FuzzRequest builds requests from arbitrary resources and parameters:
 // never a panic.
 func FuzzRequest(f *testing.F) {
-	f.Add("arn:aws:states:::aws-sdk:s3:putObject", `{"Bucket":"b","Key":"a/b c","Body":{"x":1},"Metadata":{"k":"v"}}`)
-	f.Add("arn:aws:states:::dynamodb:putItem", `{"TableName":"t","Item":{"id":{"S":"1"}}}`)
-	f.Add("arn:aws:states:::sns:publish.waitForTaskToken", `{"TopicArn":"t","Message":{"a":[1]}}`)
-	f.Add("arn:aws:states:::aws-sdk:ec2:describeInstances", `{"Filters":[{"Name":"n","Values":["v"]}]}`)
-	f.Add("arn:aws:states:::aws-sdk:s3:putBucketTagging", `{"Bucket":"b","Tagging":{"TagSet":[{"Key":"k","Value":"v"}]}}`)
-	f.Fuzz(func(t *testing.T, resource, params string) {
-		c, ok := parseResource(resource)
+	f.Add("arn:aws:states:::aws-sdk:s3:putObject", uint8(task.RequestResponse), `{"Bucket":"b","Key":"a/b c","Body":{"x":1},"Metadata":{"k":"v"}}`)
+	f.Add("arn:aws:states:::dynamodb:putItem", uint8(task.RequestResponse), `{"TableName":"t","Item":{"id":{"S":"1"}}}`)
+	f.Add("arn:aws:states:::sns:publish.waitForTaskToken", uint8(task.WaitForTaskToken), `{"TopicArn":"t","Message":{"a":[1]}}`)
+	f.Add("arn:aws:states:::aws-sdk:ec2:describeInstances", uint8(task.RequestResponse), `{"Filters":[{"Name":"n","Values":["v"]}]}`)
+	f.Add("arn:aws:states:::aws-sdk:s3:putBucketTagging", uint8(task.RequestResponse), `{"Bucket":"b","Tagging":{"TagSet":[{"Key":"k","Value":"v"}]}}`)
+	f.Add("arn:aws:states:::ecs:runTask.sync", uint8(task.Sync), `{"Cluster":"c","TaskDefinition":"d"}`)
+	f.Fuzz(func(t *testing.T, resource string, pattern uint8, params string) {
+		c, ok := parseResource(resource, task.Pattern(pattern))
 		if !ok {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/value"
 )
@@ -13,7 +14,7 @@ import (
 // with the answer as its cause, as recorded
 // (services.events_task_service.put_events_no_source).
 func TestPutEvents(t *testing.T) {
-	c, ok := parseResource("arn:aws:states:::events:putEvents")
+	c, ok := parseResource("arn:aws:states:::events:putEvents", task.RequestResponse)
 	if !ok {
 		t.Fatal("events:putEvents not served")
 	}

@@ -102,7 +102,7 @@ func runReaderCases(t *testing.T, reg task.Invoker, bucket string, skip map[stri
 			}
 			info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineName: "sm",
 				StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			x := engine.Run(context.Background(), p, info, in, engine.Options{Invoker: reg})
+			x := engine.Run(context.Background(), p, info, in, engine.Config{Invoker: reg})
 			got := value.String(x.Output())
 			if f := x.Failure(); f != nil {
 				got = fmt.Sprintf("%s %s %s", x.Status(), f.Error, f.Cause)
@@ -219,7 +219,7 @@ func runWriterCase(t *testing.T, reg task.Invoker, bucket string) {
 	}
 	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineName: "sm",
 		StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	x := engine.Run(context.Background(), p, info, value.ObjectOf("prefix", "runs/"), engine.Options{Invoker: reg})
+	x := engine.Run(context.Background(), p, info, value.ObjectOf("prefix", "runs/"), engine.Config{Invoker: reg})
 	if f := x.Failure(); f != nil {
 		t.Fatalf("%s %s: %s", x.Status(), f.Error, f.Cause)
 	}
