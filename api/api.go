@@ -21,7 +21,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,6 +32,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
@@ -139,7 +139,7 @@ type apiError struct {
 func (e *apiError) Error() string { return e.code + ": " + e.message }
 
 func validation(format string, args ...any) error {
-	return &apiError{status: 400, code: "ValidationException", message: fmt.Sprintf(format, args...)}
+	return fault.New(fault.ErrValidation, format, args...)
 }
 
 // ServeHTTP implements http.Handler. Each request is logged at debug
@@ -257,15 +257,7 @@ func writeJSON(w io.Writer, v any) {
 
 // writeError answers err in AWS's shape and returns its code.
 func writeError(w http.ResponseWriter, err error) string {
-	var ae *apiError
-	var se *service.Error
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &se):
-		ae = &apiError{status: 400, code: se.Code, message: se.Message}
-	default:
-		ae = &apiError{status: 500, code: "InternalFailure", message: err.Error()}
-	}
+	ae := answerOf(err)
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Header().Set("x-amzn-RequestId", uuid.New())
 	w.Header().Set("X-Amzn-Errortype", ae.code)

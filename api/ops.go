@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/validate"
@@ -395,7 +396,7 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	if e.Type == "EXPRESS" && mapRun == "" && ctx.Value(expressDetailsKey{}) == nil {
 		// As AWS: an Express execution is described only when a Map Run
 		// dispatched it.
-		return nil, &apiError{status: 400, code: "InvalidArn", message: "Invalid Arn: 'Resource type not valid in this context: express'"}
+		return nil, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: express'")
 	}
 	out := executionOutput(e)
 	refs, err := h.refsOf(ctx, e)
