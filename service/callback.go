@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
@@ -58,7 +59,7 @@ func (s *Service) DescribeActivity(ctx context.Context, arn string) (*store.Acti
 	}
 	a, err := s.store.GetActivity(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ActivityDoesNotExist", "Activity Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrActivityNotFound, "Activity Does Not Exist: '%s'", arn)
 	}
 	return a, err
 }
@@ -78,7 +79,7 @@ func (s *Service) DeleteActivity(ctx context.Context, arn string) error {
 func (s *Service) ListActivities(ctx context.Context, page store.Page) ([]*store.Activity, string, error) {
 	list, next, err := s.store.ListActivities(ctx, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -127,14 +128,14 @@ func (s *Service) SendTaskSuccess(ctx context.Context, token, output string) err
 		return err
 	}
 	if _, _, ok := interp.VerifyToken(key, token); !ok {
-		return errorf("InvalidToken", "Invalid Token: 'Invalid token'")
+		return fault.New(fault.ErrBadToken, "Invalid Token: 'Invalid token'")
 	}
 	v, err := value.ParseString(output)
 	if err != nil {
-		return errorf("InvalidOutput", "Invalid Output: '%v'", err)
+		return fault.New(fault.ErrInvalidOutput, "Invalid Output: '%v'", err)
 	}
 	if len(output) > maxPayload {
-		return errorf("InvalidOutput", "Invalid Output: the output exceeds the maximum size of 262144 bytes")
+		return fault.New(fault.ErrInvalidOutput, "Invalid Output: the output exceeds the maximum size of 262144 bytes")
 	}
 	return s.callback(ctx, token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: v}})
 }
@@ -160,7 +161,7 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 	arn, _, ok := interp.VerifyToken(key, token)
 	if !ok {
 		// Malformed, made by hand, or signed by another server.
-		return errorf("InvalidToken", "Invalid Token: 'Invalid token'")
+		return fault.New(fault.ErrBadToken, "Invalid Token: 'Invalid token'")
 	}
 	d := s.driver(arn)
 	if d == nil {
@@ -176,7 +177,7 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 		// Its task completed, timed out or was cancelled.
 		return errTaskClosed()
 	case errors.Is(err, engine.ErrNoTask):
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+		return fault.New(fault.ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
 	default:
 		return err
 	}
@@ -188,7 +189,7 @@ func (s *Service) callback(ctx context.Context, token string, in interp.Input) e
 func (s *Service) noDriver(ctx context.Context, arn string) error {
 	e, err := s.store.GetExecution(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: no execution has this token")
+		return fault.New(fault.ErrNoTask, "Task Does Not Exist: no execution has this token")
 	}
 	if err != nil {
 		return fmt.Errorf("reading the execution of a task token: %w", err)
@@ -196,11 +197,11 @@ func (s *Service) noDriver(ctx context.Context, arn string) error {
 	if e.Status != string(interp.Running) {
 		return errTaskClosed()
 	}
-	return errorf("TaskDoesNotExist", "Task Does Not Exist: the execution of this token is not running in this server")
+	return fault.New(fault.ErrNoTask, "Task Does Not Exist: the execution of this token is not running in this server")
 }
 
 // errTaskClosed is AWS's answer to a token whose task has closed: it
 // completed (the token was used already), timed out or was cancelled.
 func errTaskClosed() error {
-	return errorf("TaskTimedOut", "Task Timed Out: 'Provided task does not exist anymore'")
+	return fault.New(fault.ErrTaskClosed, "Task Timed Out: 'Provided task does not exist anymore'")
 }

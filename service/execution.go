@@ -12,6 +12,7 @@ import (
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
@@ -50,7 +51,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		in.Input = "{}"
 	}
 	if testCase != "" && s.cfg.Mocks == nil {
-		return nil, errorf("ValidationException", "test case %q named, but no mock configuration is loaded (SFN_MOCK_CONFIG)", testCase)
+		return nil, fault.New(fault.ErrValidation, "test case %q named, but no mock configuration is loaded (SFN_MOCK_CONFIG)", testCase)
 	}
 	express := sm.Type == "EXPRESS"
 	execARN := s.scope().Execution(sm.Name, in.Name)
@@ -59,7 +60,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	}
 	p, err := s.program(sm.Definition)
 	if err != nil {
-		return nil, errorf("InvalidDefinition", "%v", err)
+		return nil, fault.New(fault.ErrInvalidDefinition, "%v", err)
 	}
 	e := &store.Execution{ARN: execARN, Name: in.Name, StateMachineARN: sm.ARN, StateMachineName: sm.Name, Definition: sm.Definition,
 		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
@@ -109,7 +110,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 			if gerr == nil && old.Input == in.Input && (old.Status == string(interp.Running) || in.Again) {
 				return old, nil
 			}
-			return nil, errorf("ExecutionAlreadyExists", "Execution Already Exists: '%s'", execARN)
+			return nil, fault.New(fault.ErrExecutionExists, "Execution Already Exists: '%s'", execARN)
 		}
 		return nil, err
 	}
@@ -143,7 +144,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 		return nil, err
 	}
 	if t.sm.Type != "EXPRESS" {
-		return nil, errorf("StateMachineTypeNotSupported", "This operation is not supported by this type of state machine")
+		return nil, fault.New(fault.ErrTypeNotSupported, "This operation is not supported by this type of state machine")
 	}
 	e, err := s.StartExecution(ctx, in)
 	if err != nil {
@@ -194,7 +195,7 @@ func (s *Service) newEagerDriver(e *store.Execution, p *interp.Program, st store
 	if e.TestCase != "" && s.cfg.Mocks != nil {
 		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
 		if err != nil {
-			return nil, nil, errorf("ValidationException", "%v", err)
+			return nil, nil, fault.New(fault.ErrValidation, "%v", err)
 		}
 		inv = m
 	}
@@ -622,7 +623,7 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 		if sh := s.shared(arn); sh != nil {
 			return s.stopElsewhere(ctx, sh, arn, errName, cause)
 		}
-		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", arn)
 	}
 	// The stop interrupts an evaluation running meanwhile; the answer
 	// waits until the execution has ended (its end committed), so that
@@ -654,7 +655,7 @@ func (s *Service) DescribeExecution(ctx context.Context, arn string) (*store.Exe
 		if c, ok := s.childExecution(ctx, arn); ok {
 			return c, nil
 		}
-		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", arn)
 	}
 	return e, err
 }
@@ -672,7 +673,7 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 	switch status {
 	case "", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE":
 	default:
-		return nil, "", errorf("ValidationException", "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
+		return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
 	}
 	st := s.store
 	if sm.Type == "EXPRESS" {
@@ -688,7 +689,7 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 		list, next, err = vs.ListExecutionsOf(ctx, smARN, status, page)
 	}
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -702,7 +703,7 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 	var after int64
 	if token != "" {
 		if _, err := fmt.Sscanf(token, "%d", &after); err != nil || after <= 0 {
-			return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", token)
+			return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", token)
 		}
 	}
 	if limit <= 0 || limit > 1000 {
@@ -713,7 +714,7 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 		evs, err = s.childEvents(ctx, arn, after, limit+1, reverse)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, "", errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+		return nil, "", fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", arn)
 	}
 	if err != nil {
 		return nil, "", err

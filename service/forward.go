@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
@@ -142,7 +143,7 @@ func (s *Service) forward(ctx context.Context, sh store.Shared, execution string
 	case verdictClosed:
 		return errTaskClosed()
 	case verdictNoTask:
-		return errorf("TaskDoesNotExist", "Task Does Not Exist: no task is waiting for this token")
+		return fault.New(fault.ErrNoTask, "Task Does Not Exist: no task is waiting for this token")
 	case verdictEnded:
 		return s.noDriver(ctx, execution)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
 )
@@ -100,20 +101,20 @@ func (s *Service) RedriveExecution(ctx context.Context, executionARN string) (ti
 		return time.Time{}, err
 	}
 	if a, err := arn.Parse(executionARN); err == nil && a.Type == arn.Express {
-		return time.Time{}, errorf("ExecutionNotRedrivable", "Execution of type EXPRESS cannot be redriven: '%s'", executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "Execution of type EXPRESS cannot be redriven: '%s'", executionARN)
 	}
 	e, err := s.store.GetExecution(ctx, executionARN)
 	if errors.Is(err, store.ErrNotFound) {
 		if _, child := s.childExecution(ctx, executionARN); child {
-			return time.Time{}, errorf("ExecutionNotRedrivable", "A Map Run's child execution is redriven with its parent: '%s'", executionARN)
+			return time.Time{}, fault.New(fault.ErrNotRedrivable, "A Map Run's child execution is redriven with its parent: '%s'", executionARN)
 		}
-		return time.Time{}, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", executionARN)
+		return time.Time{}, fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", executionARN)
 	}
 	if err != nil {
 		return time.Time{}, err
 	}
 	if status, reason := s.redrivable(ctx, e); status != Redrivable {
-		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reason, executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "%s: '%s'", reason, executionARN)
 	}
 	if err := s.gone(ctx, executionARN); err != nil {
 		return time.Time{}, err
@@ -128,13 +129,13 @@ func (s *Service) RedriveExecution(ctx context.Context, executionARN string) (ti
 	}
 	ok, err := d.Redrive(ctx)
 	if errors.Is(err, store.ErrConflict) {
-		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reasonRunning, executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "%s: '%s'", reasonRunning, executionARN)
 	}
 	if err != nil {
 		return time.Time{}, err
 	}
 	if !ok {
-		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reasonHistoryLimit, executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "%s: '%s'", reasonHistoryLimit, executionARN)
 	}
 	s.putMapRuns(ctx, s.store, d.Execution())
 	n, at := d.Execution().RedriveCount()

@@ -34,6 +34,7 @@ import (
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/execlog"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/store"
@@ -247,7 +248,7 @@ func (s *Service) scope() arn.Scope { return arn.Scope{Region: s.cfg.Region, Acc
 // execution or activity, with AWS's codes and messages.
 func checkName(name string) error {
 	if e := validate.CheckName("name", name); e != nil {
-		return errorf(e.Code, "%s", e.Message)
+		return memberError(e)
 	}
 	return nil
 }
@@ -255,7 +256,7 @@ func checkName(name string) error {
 // checkDefinitionLength applies AWS's 1 MiB limit to a definition.
 func checkDefinitionLength(def string) error {
 	if e := validate.CheckDefinitionLength("definition", def); e != nil {
-		return errorf(e.Code, "%s", e.Message)
+		return memberError(e)
 	}
 	return nil
 }
@@ -307,10 +308,10 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 		in.Type = validate.Standard
 	}
 	if in.Type != validate.Standard && in.Type != validate.Express {
-		return nil, errorf("ValidationException", "1 validation error detected: Value '%s' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]", in.Type)
+		return nil, fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]", in.Type)
 	}
 	if r := validate.Definition([]byte(in.Definition), in.Type); !r.OK() {
-		return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
+		return nil, fault.New(fault.ErrInvalidDefinition, "%s", validate.Message(r.Diagnostics))
 	}
 	if err := checkRole(in.RoleARN); err != nil {
 		return nil, err
@@ -338,7 +339,7 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 					return old, nil
 				}
 			}
-			return nil, errorf("StateMachineAlreadyExists", "State Machine Already Exists: '%s'", sm.ARN)
+			return nil, fault.New(fault.ErrStateMachineExists, "State Machine Already Exists: '%s'", sm.ARN)
 		}
 		return nil, err
 	}
@@ -350,10 +351,10 @@ func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) 
 
 func checkRole(arn string) error {
 	if arn == "" {
-		return errorf("ValidationException", "1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
 	}
 	if !strings.HasPrefix(arn, "arn:") || strings.Count(arn, ":") < 5 {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", arn)
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", arn)
 	}
 	return nil
 }
@@ -362,7 +363,7 @@ func checkRole(arn string) error {
 func checkARN(s, resource string) error {
 	a, err := arn.Parse(s)
 	if err != nil || a.Service != "states" || len(a.Names) == 0 || a.Type != resource && !(resource == arn.Execution && a.Type == arn.Express) {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
 	}
 	return nil
 }
@@ -382,7 +383,7 @@ func (s *Service) GetStateMachine(ctx context.Context, arn string) (*store.State
 	}
 	sm, err := s.store.GetStateMachine(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", arn)
 	}
 	return sm, err
 }
@@ -400,7 +401,7 @@ func (s *Service) UpdateStateMachineLogging(ctx context.Context, arn, definition
 		return nil, err
 	}
 	if definition == "" && role == "" && logging == nil {
-		return nil, errorf("MissingRequiredParameter", "Either the definition, the roleArn or the LoggingConfiguration must be specified")
+		return nil, fault.New(fault.ErrMissingParameter, "Either the definition, the roleArn or the LoggingConfiguration must be specified")
 	}
 	if logging != nil {
 		if err := logging.check(); err != nil {
@@ -413,7 +414,7 @@ func (s *Service) UpdateStateMachineLogging(ctx context.Context, arn, definition
 			return nil, err
 		}
 		if r := validate.Definition([]byte(definition), sm.Type); !r.OK() {
-			return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
+			return nil, fault.New(fault.ErrInvalidDefinition, "%s", validate.Message(r.Diagnostics))
 		}
 		sm.Definition = definition
 	}
@@ -448,7 +449,7 @@ func (s *Service) DeleteStateMachine(ctx context.Context, arn string) error {
 func (s *Service) ListStateMachines(ctx context.Context, page store.Page) ([]*store.StateMachine, string, error) {
 	list, next, err := s.store.ListStateMachines(ctx, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -510,7 +511,7 @@ func (s *Service) Tags(ctx context.Context, arn string) (map[string]string, erro
 func (s *Service) taggable(ctx context.Context, arn string) (*store.StateMachine, error) {
 	sm, err := s.store.GetStateMachine(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", arn)
+		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", arn)
 	}
 	return sm, err
 }
@@ -536,11 +537,11 @@ func parseInput(text string) (any, error) {
 		text = "{}"
 	}
 	if e := validate.CheckInputSize(text); e != nil {
-		return nil, errorf(e.Code, "%s", e.Message)
+		return nil, memberError(e)
 	}
 	v, err := value.ParseString(text)
 	if err != nil {
-		return nil, errorf("InvalidExecutionInput", "Invalid State Machine Execution Input: '%v'", err)
+		return nil, fault.New(fault.ErrInvalidInput, "Invalid State Machine Execution Input: '%v'", err)
 	}
 	return v, nil
 }

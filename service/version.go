@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/store"
 )
@@ -108,14 +109,14 @@ func CheckEncryption(e *Encryption) error {
 	switch e.Type {
 	case "AWS_OWNED_KEY":
 		if e.KmsKeyID != "" || e.ReusePeriod != 0 {
-			return errorf("ValidationException", "kmsKeyId and kmsDataKeyReusePeriodSeconds may only be given with type CUSTOMER_MANAGED_KMS_KEY")
+			return fault.New(fault.ErrValidation, "kmsKeyId and kmsDataKeyReusePeriodSeconds may only be given with type CUSTOMER_MANAGED_KMS_KEY")
 		}
 	case "CUSTOMER_MANAGED_KMS_KEY":
-		return errorf("InvalidEncryptionConfiguration", "encryptionConfiguration: type CUSTOMER_MANAGED_KMS_KEY is not supported by stepd, which has no KMS to encrypt with a customer's key; use AWS_OWNED_KEY")
+		return fault.New(fault.ErrInvalidEncryption, "encryptionConfiguration: type CUSTOMER_MANAGED_KMS_KEY is not supported by stepd, which has no KMS to encrypt with a customer's key; use AWS_OWNED_KEY")
 	case "":
-		return errorf("ValidationException", "1 validation error detected: Value null at 'encryptionConfiguration.type' failed to satisfy constraint: Member must not be null")
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'encryptionConfiguration.type' failed to satisfy constraint: Member must not be null")
 	default:
-		return errorf("ValidationException", "1 validation error detected: Value '%s' at 'encryptionConfiguration.type' failed to satisfy constraint: Member must satisfy enum value set: [CUSTOMER_MANAGED_KMS_KEY, AWS_OWNED_KEY]", e.Type)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'encryptionConfiguration.type' failed to satisfy constraint: Member must satisfy enum value set: [CUSTOMER_MANAGED_KMS_KEY, AWS_OWNED_KEY]", e.Type)
 	}
 	return nil
 }
@@ -125,7 +126,7 @@ func CheckEncryption(e *Encryption) error {
 func (s *Service) versioned(st store.Store) (store.Versioned, error) {
 	v, ok := st.(store.Versioned)
 	if !ok {
-		return nil, errorf("ValidationException", "this store (%T) keeps no versions, aliases or settings", st)
+		return nil, fault.New(fault.ErrValidation, "this store (%T) keeps no versions, aliases or settings", st)
 	}
 	return v, nil
 }
@@ -156,7 +157,7 @@ func (s *Service) putSettings(ctx context.Context, resource string, st Settings)
 
 func checkDescription(field, d string) error {
 	if len(d) > maxDescription {
-		return errorf("ValidationException", "1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, maxDescription)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, maxDescription)
 	}
 	return nil
 }
@@ -165,7 +166,7 @@ func checkDescription(field, d string) error {
 // CreateStateMachine) and, when in.Publish, publishes its first version.
 func (s *Service) CreateStateMachinePublished(ctx context.Context, in StateMachineInput) (*store.StateMachine, *store.Version, error) {
 	if in.VersionDescription != "" && !in.Publish {
-		return nil, nil, errorf("ValidationException", "versionDescription may only be given when publish is true")
+		return nil, nil, fault.New(fault.ErrValidation, "versionDescription may only be given when publish is true")
 	}
 	if err := checkDescription("versionDescription", in.VersionDescription); err != nil {
 		return nil, nil, err
@@ -194,17 +195,17 @@ type UpdateInput struct {
 // revision, so that publishing again is idempotent.
 func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*store.StateMachine, *store.Version, error) {
 	if _, _, _, ok := arn.Qualified(in.ARN); ok {
-		return nil, nil, errorf("ValidationException", "UpdateStateMachine takes the state machine's ARN, not a version's or an alias's: '%s'", in.ARN)
+		return nil, nil, fault.New(fault.ErrValidation, "UpdateStateMachine takes the state machine's ARN, not a version's or an alias's: '%s'", in.ARN)
 	}
 	sm, err := s.GetStateMachine(ctx, in.ARN)
 	if err != nil {
 		return nil, nil, err
 	}
 	if in.Definition == "" && in.RoleARN == "" && in.Tracing == nil && in.Encryption == nil && in.Logging == nil {
-		return nil, nil, errorf("MissingRequiredParameter", "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
+		return nil, nil, fault.New(fault.ErrMissingParameter, "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
 	}
 	if in.VersionDescription != "" && !in.Publish {
-		return nil, nil, errorf("ValidationException", "versionDescription may only be given when publish is true")
+		return nil, nil, fault.New(fault.ErrValidation, "versionDescription may only be given when publish is true")
 	}
 	if err := checkDescription("versionDescription", in.VersionDescription); err != nil {
 		return nil, nil, err
@@ -257,7 +258,7 @@ func (s *Service) UpdateStateMachineWith(ctx context.Context, in UpdateInput) (*
 // version, as AWS does. revisionID, when given, must be the current one.
 func (s *Service) PublishVersion(ctx context.Context, smARN, revisionID, description string) (*store.Version, error) {
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return nil, errorf("ValidationException", "PublishStateMachineVersion takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
+		return nil, fault.New(fault.ErrValidation, "PublishStateMachineVersion takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
 	}
 	if err := checkDescription("description", description); err != nil {
 		return nil, err
@@ -267,7 +268,7 @@ func (s *Service) PublishVersion(ctx context.Context, smARN, revisionID, descrip
 		return nil, err
 	}
 	if revisionID != "" && revisionID != sm.RevisionID && !(revisionID == initialRevision && sm.Updated.Equal(sm.Created)) {
-		return nil, errorf("ConflictException", "Failed to publish the State Machine version: the current revision id '%s' of state machine '%s' does not match the revision id '%s' given", sm.RevisionID, sm.ARN, revisionID)
+		return nil, fault.New(fault.ErrConflict, "Failed to publish the State Machine version: the current revision id '%s' of state machine '%s' does not match the revision id '%s' given", sm.RevisionID, sm.ARN, revisionID)
 	}
 	return s.publish(ctx, sm, description)
 }
@@ -286,9 +287,9 @@ func (s *Service) publish(ctx context.Context, sm *store.StateMachine, descripti
 	got, _, err := vs.PublishVersion(ctx, v, MaxVersions)
 	switch {
 	case errors.Is(err, store.ErrLimit):
-		return nil, errorf("ServiceQuotaExceededException", "The maximum number of versions (%d) of state machine '%s' has been reached: delete versions with DeleteStateMachineVersion", MaxVersions, sm.ARN)
+		return nil, fault.New(fault.ErrQuota, "The maximum number of versions (%d) of state machine '%s' has been reached: delete versions with DeleteStateMachineVersion", MaxVersions, sm.ARN)
 	case errors.Is(err, store.ErrNotFound):
-		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", sm.ARN)
+		return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", sm.ARN)
 	}
 	return got, err
 }
@@ -299,7 +300,7 @@ func (s *Service) ListVersions(ctx context.Context, smARN string, page store.Pag
 		return nil, "", err
 	}
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return nil, "", errorf("ValidationException", "ListStateMachineVersions takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
+		return nil, "", fault.New(fault.ErrValidation, "ListStateMachineVersions takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
 	}
 	vs, err := s.versioned(s.store)
 	if err != nil {
@@ -307,7 +308,7 @@ func (s *Service) ListVersions(ctx context.Context, smARN string, page store.Pag
 	}
 	list, next, err := vs.ListVersions(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -318,7 +319,7 @@ func checkVersionARN(a string) error {
 		return err
 	}
 	if _, _, version, ok := arn.Qualified(a); !ok || !version {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine version's ARN", resourceOf(a))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine version's ARN", resourceOf(a))
 	}
 	return nil
 }
@@ -329,7 +330,7 @@ func checkAliasARN(a string) error {
 		return err
 	}
 	if _, _, version, ok := arn.Qualified(a); !ok || version {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine alias's ARN", resourceOf(a))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine alias's ARN", resourceOf(a))
 	}
 	return nil
 }
@@ -361,7 +362,7 @@ func (s *Service) DeleteVersion(ctx context.Context, versionARN string) error {
 				}
 			}
 		}
-		return errorf("ConflictException", "Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [%s]", strings.Join(users, ", "))
+		return fault.New(fault.ErrConflict, "Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [%s]", strings.Join(users, ", "))
 	}
 	return err
 }
@@ -381,7 +382,7 @@ func (s *Service) DescribeStateMachine(ctx context.Context, smARN string) (*stor
 		return sm, nil, st, err
 	}
 	if !version {
-		return nil, nil, Settings{}, errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': describe an alias with DescribeStateMachineAlias", resourceOf(smARN))
+		return nil, nil, Settings{}, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': describe an alias with DescribeStateMachineAlias", resourceOf(smARN))
 	}
 	sm, err := s.GetStateMachine(ctx, base)
 	if err != nil {
@@ -402,7 +403,7 @@ func (s *Service) version(ctx context.Context, versionARN string) (*store.Versio
 	}
 	v, err := vs.GetVersion(ctx, versionARN)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", versionARN)
+		return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", versionARN)
 	}
 	return v, err
 }
@@ -440,7 +441,7 @@ func (s *Service) resolve(ctx context.Context, smARN string, route bool) (*targe
 		}
 		a, err := vs.GetAlias(ctx, smARN)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", smARN)
+			return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", smARN)
 		}
 		if err != nil {
 			return nil, err
@@ -511,36 +512,36 @@ type RouteInput struct {
 // the state machine they belong to.
 func checkRoutes(in []RouteInput) ([]store.Route, string, error) {
 	if len(in) < 1 || len(in) > 2 {
-		return nil, "", errorf("ValidationException", "1 validation error detected: Value at 'routingConfiguration' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1")
+		return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value at 'routingConfiguration' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1")
 	}
 	var out []store.Route
 	sum, smARN := 0, ""
 	for i, r := range in {
 		if r.VersionARN == "" {
-			return nil, "", errorf("ValidationException", "1 validation error detected: Value null at 'routingConfiguration.%d.member.stateMachineVersionArn' failed to satisfy constraint: Member must not be null", i+1)
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'routingConfiguration.%d.member.stateMachineVersionArn' failed to satisfy constraint: Member must not be null", i+1)
 		}
 		if r.Weight == nil {
-			return nil, "", errorf("ValidationException", "1 validation error detected: Value null at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must not be null", i+1)
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must not be null", i+1)
 		}
 		if *r.Weight < 0 || *r.Weight > 100 {
-			return nil, "", errorf("ValidationException", "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value between 0 and 100", *r.Weight, i+1)
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value between 0 and 100", *r.Weight, i+1)
 		}
 		if err := checkVersionARN(r.VersionARN); err != nil {
 			return nil, "", err
 		}
 		base, _, _, _ := arn.Qualified(r.VersionARN)
 		if smARN != "" && base != smARN {
-			return nil, "", errorf("ValidationException", "Routing configuration must contain state machine version ARNs of the same state machine: '%s' and '%s'", smARN, base)
+			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs of the same state machine: '%s' and '%s'", smARN, base)
 		}
 		if slices.ContainsFunc(out, func(o store.Route) bool { return o.VersionARN == r.VersionARN }) {
-			return nil, "", errorf("ValidationException", "Routing configuration must contain distinct state machine version ARNs: '%s' is given twice", r.VersionARN)
+			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain distinct state machine version ARNs: '%s' is given twice", r.VersionARN)
 		}
 		smARN = base
 		sum += *r.Weight
 		out = append(out, store.Route{VersionARN: r.VersionARN, Weight: *r.Weight})
 	}
 	if sum != 100 {
-		return nil, "", errorf("ValidationException", "Sum of routing configuration weights must be equal to 100, got %d", sum)
+		return nil, "", fault.New(fault.ErrValidation, "Sum of routing configuration weights must be equal to 100, got %d", sum)
 	}
 	return out, smARN, nil
 }
@@ -549,9 +550,9 @@ func checkRoutes(in []RouteInput) ([]store.Route, string, error) {
 func aliasError(err error, a string) error {
 	switch {
 	case errors.Is(err, store.ErrLimit):
-		return errorf("ServiceQuotaExceededException", "The maximum number of aliases (%d) of a state machine has been reached", MaxAliases)
+		return fault.New(fault.ErrQuota, "The maximum number of aliases (%d) of a state machine has been reached", MaxAliases)
 	case errors.Is(err, store.ErrNotFound):
-		return errorf("ResourceNotFound", "Resource not found: %v", errors.Unwrap(err))
+		return fault.New(fault.ErrResourceNotFound, "Resource not found: %v", errors.Unwrap(err))
 	}
 	return err
 }
@@ -561,7 +562,7 @@ func aliasError(err error, a string) error {
 // routes returns it, as AWS does; with others, it is a conflict.
 func (s *Service) CreateAlias(ctx context.Context, name, description string, routes []RouteInput) (*store.Alias, error) {
 	if name == "" || len(name) > 80 || !aliasName.MatchString(name) {
-		return nil, errorf("ValidationException", "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: %s and have length between 1 and 80", name, `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`)
+		return nil, fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: %s and have length between 1 and 80", name, `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`)
 	}
 	if err := checkDescription("description", description); err != nil {
 		return nil, err
@@ -585,7 +586,7 @@ func (s *Service) CreateAlias(ctx context.Context, name, description string, rou
 		if gerr == nil && old.Description == a.Description && slices.Equal(old.Routes, a.Routes) {
 			return old, nil
 		}
-		return nil, errorf("ConflictException", "Failed to create alias because an alias with the same name and a different routing configuration or description already exists: '%s'", a.ARN)
+		return nil, fault.New(fault.ErrConflict, "Failed to create alias because an alias with the same name and a different routing configuration or description already exists: '%s'", a.ARN)
 	} else if err != nil {
 		return nil, aliasError(err, a.ARN)
 	}
@@ -603,7 +604,7 @@ func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, 
 	}
 	a, err := vs.GetAlias(ctx, aliasARN)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
+		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
 	}
 	return a, err
 }
@@ -612,7 +613,7 @@ func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, 
 // (when given).
 func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description *string, routes []RouteInput) (*store.Alias, error) {
 	if description == nil && routes == nil {
-		return nil, errorf("ValidationException", "Either the description or the RoutingConfiguration must be specified")
+		return nil, fault.New(fault.ErrValidation, "Either the description or the RoutingConfiguration must be specified")
 	}
 	a, err := s.GetAlias(ctx, aliasARN)
 	if err != nil {
@@ -630,7 +631,7 @@ func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description 
 			return nil, err
 		}
 		if smARN != a.StateMachineARN {
-			return nil, errorf("ValidationException", "Routing configuration must contain state machine version ARNs of the alias's state machine '%s', not of '%s'", a.StateMachineARN, smARN)
+			return nil, fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs of the alias's state machine '%s', not of '%s'", a.StateMachineARN, smARN)
 		}
 		a.Routes = rs
 	}
@@ -655,7 +656,7 @@ func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 		return err
 	}
 	if err := vs.DeleteAlias(ctx, aliasARN); errors.Is(err, store.ErrNotFound) {
-		return errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
+		return fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
 	} else if err != nil {
 		return err
 	}
@@ -665,7 +666,7 @@ func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 // ListAliases lists a state machine's aliases by name.
 func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page) ([]*store.Alias, string, error) {
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return nil, "", errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': ListStateMachineAliases takes the state machine's ARN", resourceOf(smARN))
+		return nil, "", fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': ListStateMachineAliases takes the state machine's ARN", resourceOf(smARN))
 	}
 	if _, err := s.GetStateMachine(ctx, smARN); err != nil {
 		return nil, "", err
@@ -676,7 +677,7 @@ func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page
 	}
 	list, next, err := vs.ListAliases(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -684,11 +685,11 @@ func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page
 // checkTraceHeader applies AWS's constraints on a trace header.
 func checkTraceHeader(h string) error {
 	if len(h) > maxTraceHeader {
-		return errorf("ValidationException", "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must have length less than or equal to %d", maxTraceHeader)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must have length less than or equal to %d", maxTraceHeader)
 	}
 	for _, c := range h {
 		if c > 127 {
-			return errorf("ValidationException", "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must satisfy regular expression pattern: \\p{ASCII}*")
+			return fault.New(fault.ErrValidation, "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must satisfy regular expression pattern: \\p{ASCII}*")
 		}
 	}
 	return nil
@@ -697,11 +698,11 @@ func checkTraceHeader(h string) error {
 // checkTags applies AWS's limits on a resource's tags.
 func checkTags(tags map[string]string) error {
 	if len(tags) > maxTags {
-		return errorf("TooManyTags", "Too many tags: a resource may have at most %d tags", maxTags)
+		return fault.New(fault.ErrTooManyTags, "Too many tags: a resource may have at most %d tags", maxTags)
 	}
 	for k, v := range tags {
 		if k == "" || len(k) > 128 || len(v) > 256 {
-			return errorf("ValidationException", "1 validation error detected: tag key '%s' must have length between 1 and 128 and its value at most 256", k)
+			return fault.New(fault.ErrValidation, "1 validation error detected: tag key '%s' must have length between 1 and 128 and its value at most 256", k)
 		}
 	}
 	return nil
@@ -759,7 +760,7 @@ func isActivity(a string) bool {
 // activityTags changes (change not nil) and returns an activity's tags.
 func (s *Service) activityTags(ctx context.Context, activityARN string, change func(map[string]string)) (map[string]string, error) {
 	if _, err := s.store.GetActivity(ctx, activityARN); errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", activityARN)
+		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", activityARN)
 	} else if err != nil {
 		return nil, err
 	}
@@ -781,7 +782,7 @@ func (s *Service) activityTags(ctx context.Context, activityARN string, change f
 // takes a state machine's.
 func checkUnqualified(op, smARN string) error {
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return errorf("ValidationException", "%s takes the state machine's ARN, not a version's or an alias's: '%s'", op, smARN)
+		return fault.New(fault.ErrValidation, "%s takes the state machine's ARN, not a version's or an alias's: '%s'", op, smARN)
 	}
 	return nil
 }
