@@ -46,10 +46,7 @@ var wireErrors = map[error]wireError{
 // err with; ok is false when err has no condition of package fault (the
 // API answers it as an InternalFailure).
 func AWSError(err error) (code, message string, ok bool) {
-	kind, message, ok := fault.Of(err)
-	if !ok {
-		return "", "", false
-	}
+	message, kind := fault.Of(err)
 	w, ok := wireErrors[kind]
 	return w.code, message, ok
 }
@@ -61,7 +58,7 @@ func answerOf(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	if kind, message, ok := fault.Of(err); ok {
+	if message, kind := fault.Of(err); kind != nil {
 		if w, ok := wireErrors[kind]; ok {
 			return &apiError{status: w.status, code: w.code, message: message}
 		}

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/stepd/stepd/api"
@@ -28,11 +27,11 @@ func CheckTestState(ctx context.Context, c *Case) *Result {
 	defer svc.Close()
 	out, err := svc.TestState(ctx, in)
 	resp := value.NewObject(6)
-	var se *service.Error
+	code, message, rejected := api.AWSError(err)
 	switch {
-	case errors.As(err, &se):
-		resp.Set("error", se.Code)
-		resp.Set("message", se.Message)
+	case rejected:
+		resp.Set("error", code)
+		resp.Set("message", message)
 	case err != nil:
 		r.Err = err
 		return r

@@ -4,9 +4,9 @@
 // out, and open executions resume after a restart), and Express executions
 // that run in memory.
 //
-// Errors are *Error values carrying the AWS error code (e.g.
-// StateMachineDoesNotExist, ExecutionAlreadyExists, InvalidDefinition) so
-// that the API layer can answer in AWS's shape.
+// Errors that a caller can tell apart are conditions of package fault
+// (errors.Is(err, fault.ErrStateMachineNotFound)) with the message AWS
+// answers with; the API layer answers them with AWS's codes.
 //
 // It also holds activities, versions and aliases, Map Runs and redrives,
 // TestState, callbacks by task token, nested executions (.sync children),
@@ -44,20 +44,6 @@ import (
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
-
-// Error is a service error with an AWS error code.
-type Error struct {
-	Code    string // e.g. "StateMachineDoesNotExist"
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-func (e *Error) Unwrap() error { return e.Err }
-
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
 
 // Config configures a Service.
 type Config struct {
@@ -213,9 +199,6 @@ func (s *Service) tokenKey(ctx context.Context) ([]byte, error) {
 	}
 	return s.key, nil
 }
-
-// Region returns the configured region.
-func (s *Service) Region() string { return s.cfg.Region }
 
 // ReleaseMemory asks the store to free the memory its caches hold, when
 // it can (the SQLite store's page caches), for a server gone idle.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 )
 
@@ -47,12 +48,11 @@ func TestTestStateMockValidation(t *testing.T) {
 				m.Result = &tt.result
 			}
 			_, err := svc.TestState(context.Background(), service.TestStateInput{Definition: tt.definition, Mock: m})
-			var se *service.Error
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("TestState: %v", err)
 			case tt.want == "":
-			case !errors.As(err, &se) || se.Code != "ValidationException" || se.Message != tt.want:
+			case !errors.Is(err, fault.ErrValidation) || err.Error() != tt.want:
 				t.Fatalf("TestState error %v, want ValidationException: %s", err, tt.want)
 			}
 		})

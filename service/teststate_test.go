@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -93,8 +92,7 @@ func TestTestStateCorpus(t *testing.T) {
 			code, _ := exp.Get("error")
 			msg, _ := exp.Get("message")
 			_, err := svc.TestState(context.Background(), in)
-			var se *service.Error
-			if !errors.As(err, &se) || se.Code != code || se.Message != msg {
+			if gotCode, gotMsg, ok := api.AWSError(err); !ok || gotCode != code || gotMsg != msg {
 				t.Logf("%s: rejection %v, want %v: %v", filepath.Base(f), err, code, msg)
 				continue
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/console"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/metrics"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
@@ -358,11 +359,10 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 			in.RoleARN = scope.Role("stepd-" + in.Name)
 		}
 		sm, err := svc.CreateStateMachine(ctx, in)
-		var se *service.Error
-		if errors.As(err, &se) && se.Code == "StateMachineAlreadyExists" {
+		if errors.Is(err, fault.ErrStateMachineExists) {
 			old, gerr := svc.GetStateMachine(ctx, scope.StateMachine(in.Name))
 			if gerr != nil {
-				return fmt.Errorf("%s: %w", d.source, gerr)
+				return fmt.Errorf("%s: %w", d.source, coded(gerr))
 			}
 			if old.Type != in.Type {
 				return fmt.Errorf("%s: the state machine %s exists with type %s, and a type cannot change: delete it first", d.source, in.Name, old.Type)
@@ -380,11 +380,21 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", d.source, err)
+			return fmt.Errorf("%s: %w", d.source, coded(err))
 		}
 		log.Info("loaded a state machine", "file", d.source, "arn", sm.ARN, "type", sm.Type)
 	}
 	return nil
+}
+
+// coded puts the AWS error code of a service error before its message, as
+// stepd's commands show it ("InvalidDefinition: Invalid State Machine
+// Definition: ..."); other errors are left as they are.
+func coded(err error) error {
+	if code, _, ok := api.AWSError(err); ok {
+		return fmt.Errorf("%s: %w", code, err)
+	}
+	return err
 }
 
 // claimEvery is how often a node of a shared store claims the executions

@@ -74,7 +74,7 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	defer svc.Close()
 	out, err := svc.TestState(ctx, req)
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
+		fmt.Fprintf(stderr, "stepd test-state: %v\n", coded(err))
 		return exitUsage
 	}
 	resp := value.NewObject(6)
