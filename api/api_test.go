@@ -22,6 +22,7 @@ import (
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/awsmodel"
 )
 
 const role = "arn:aws:iam::123456789012:role/stepd-test"
@@ -33,7 +34,7 @@ const role = "arn:aws:iam::123456789012:role/stepd-test"
 // and returns the service and the server's URL.
 func newServer(t *testing.T, st store.Store, inv task.Invoker) (*service.Service, string) {
 	t.Helper()
-	svc := service.New(service.Config{Store: st, Invoker: inv})
+	svc := service.New(service.Config{Store: st, Invoker: inv, MockResults: awsmodel.CheckResult})
 	srv := httptest.NewServer(api.New(svc, nil))
 	t.Cleanup(func() {
 		srv.Close()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/value"
 )
@@ -23,7 +24,7 @@ func CheckTestState(ctx context.Context, c *Case) *Result {
 			in.Invoker, _ = cfg.Invoker("", "")
 		}
 	}
-	svc := service.New(service.Config{Region: Region, Account: Account})
+	svc := service.New(service.Config{Region: Region, Account: Account, MockResults: awsmodel.CheckResult})
 	defer svc.Close()
 	out, err := svc.TestState(ctx, in)
 	resp := value.NewObject(6)

@@ -193,7 +193,7 @@ func (s *Service) newDriver(e *store.Execution, p *interp.Program, st store.Stor
 func (s *Service) newEagerDriver(e *store.Execution, p *interp.Program, st store.Store, logs *logSetup, eagerly bool) (*engine.Driver, *eager, error) {
 	inv := s.withNested(e, s.cfg.Invoker)
 	if e.TestCase != "" && s.cfg.Mocks != nil {
-		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
+		m, err := s.cfg.Mocks(e.StateMachineName, e.TestCase)
 		if err != nil {
 			return nil, nil, fault.New(fault.ErrValidation, "%v", err)
 		}

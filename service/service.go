@@ -16,7 +16,9 @@
 //
 // It must not import scheduler or api, which build on it, nor metrics or
 // notify, which cmd/stepd hooks in (Observer, the store's outbox), nor the
-// layers above (conformance, bench, cmd/stepd).
+// layers above (conformance, bench, cmd/stepd), nor any task backend (the
+// packages under task/: Config takes what it needs of them as functions,
+// Mocks and MockResults); of package task itself it uses the Invoker.
 package service
 
 import (
@@ -40,7 +42,6 @@ import (
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
@@ -54,9 +55,15 @@ type Config struct {
 	// Invoker serves Task states (mocks are added per execution from
 	// Mocks when a test case is named).
 	Invoker task.Invoker
-	// Mocks is an AWS Step Functions Local mock configuration, used when
-	// StartExecution names "stateMachineArn#TestCase".
-	Mocks *mock.Config
+	// Mocks, when set, gives the mocked Task states of a test case of a
+	// state machine, used when StartExecution names
+	// "stateMachineArn#TestCase": an AWS Step Functions Local mock
+	// configuration's (task/mock's Config.Invoker).
+	Mocks func(stateMachine, testCase string) (task.Invoker, error)
+	// MockResults, when set, checks TestState's mocked Task results
+	// against the output shapes of the AWS APIs the Task states call
+	// (task/awsmodel's CheckResult); without it they are not checked.
+	MockResults MockResultCheck
 	// Clock defaults to the real clock.
 	Clock engine.Clock
 	Log   *slog.Logger

@@ -12,7 +12,6 @@ import (
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/value"
 )
 
@@ -96,7 +95,7 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 	if states, _ := machine.Get("States"); !hasMember(states, name) {
 		return nil, fault.New(fault.ErrValidation, "State not found in definition")
 	}
-	if err := checkTestRequest(in, machine, name); err != nil {
+	if err := checkTestRequest(in, machine, name, s.cfg.MockResults); err != nil {
 		return nil, err
 	}
 	machine = withTargets(machine)
@@ -267,7 +266,7 @@ func nestedMachine(machine *value.Object, name string) *value.Object {
 // mocks on states that take none, Map and Parallel states without one,
 // mocks that cannot answer the state, and Context objects with fields the
 // Context object does not have.
-func checkTestRequest(in TestStateInput, machine *value.Object, name string) error {
+func checkTestRequest(in TestStateInput, machine *value.Object, name string, check MockResultCheck) error {
 	states, _ := machine.Get("States")
 	so, _ := states.(*value.Object)
 	stV, _ := so.Get(name)
@@ -276,7 +275,9 @@ func checkTestRequest(in TestStateInput, machine *value.Object, name string) err
 	typ, _ := typV.(string)
 	m := in.Mock
 	if m != nil {
-		if _, err := awsmodel.ParseMode(m.FieldValidationMode); err != nil {
+		switch m.FieldValidationMode {
+		case "", "STRICT", "PRESENT", "NONE":
+		default:
 			return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'mock.fieldValidationMode' failed to satisfy constraint: Member must satisfy enum value set: [STRICT, PRESENT, NONE]", m.FieldValidationMode)
 		}
 		if m.Result != nil && m.ErrorOutput {
@@ -327,39 +328,49 @@ func checkTestRequest(in TestStateInput, machine *value.Object, name string) err
 	if m != nil && m.Result != nil && typ == "Task" {
 		res, _ := st.Get("Resource")
 		resource, _ := res.(string)
-		if err := checkMockResult(resource, *m.Result, m.FieldValidationMode); err != nil {
+		if err := checkMockResult(check, resource, *m.Result, m.FieldValidationMode); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkMockResult checks a mocked Task result against the output shape of
-// the service API the resource calls, as AWS does in the mode given (see
-// awsmodel). Results of resources without a model pass. The mode has
-// been checked already.
-func checkMockResult(resource, result, mode string) error {
-	md, err := awsmodel.ParseMode(mode)
-	if err != nil {
-		return fmt.Errorf("checking the mocked result: %w", err)
-	}
-	shape, ok, err := awsmodel.ResultShape(resource)
-	if err != nil {
-		return fmt.Errorf("checking the mocked result: %w", err)
-	}
-	if !ok || md == awsmodel.None {
+// MockResultCheck checks result (a value of package value), mocked in
+// TestState for a Task state that calls resource, against the output
+// shape of the AWS API it calls, in the field validation mode given
+// (STRICT, PRESENT or NONE; empty is STRICT). It returns nil when the
+// result conforms, when the mode is NONE and when it knows no shape for
+// the resource; a MockMismatch for a result that does not conform; any
+// other error when it cannot check. task/awsmodel's CheckResult is one.
+type MockResultCheck func(resource, mode string, result any) error
+
+// MockMismatch is what a MockResultCheck returns for a result that does
+// not conform: Member names the first member that does not ("" for the
+// result itself), and Error says what is wrong with it, as AWS words it.
+type MockMismatch interface {
+	error
+	Member() string
+}
+
+// checkMockResult checks a mocked Task result with check, as AWS does in
+// the mode given (which has been checked already); without check every
+// result passes.
+func checkMockResult(check MockResultCheck, resource, result, mode string) error {
+	if check == nil {
 		return nil
 	}
 	v, err := value.ParseString(result)
 	if err != nil {
 		return fault.New(fault.ErrValidation, "Mocked result must be valid JSON")
 	}
-	var fe *awsmodel.FieldError
-	switch err := shape.Check(v, md); {
-	case errors.As(err, &fe) && fe.Field == "":
+	var mm MockMismatch
+	switch err := check(resource, mode, v); {
+	case errors.As(err, &mm) && mm.Member() == "":
 		return fault.New(fault.ErrValidation, "Mocked result must be a JSON object.")
-	case err != nil:
+	case errors.As(err, &mm):
 		return fault.New(fault.ErrValidation, "Mock result schema validation error: %v", err)
+	case err != nil:
+		return fmt.Errorf("checking the mocked result: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/task/awsmodel"
 )
 
 // TestTestStateMockValidation checks TestState's validation of mocked
@@ -37,7 +38,7 @@ func TestTestStateMockValidation(t *testing.T) {
 			"1 validation error detected: Value 'LAX' at 'mock.fieldValidationMode' failed to satisfy constraint: Member must satisfy enum value set: [STRICT, PRESENT, NONE]"},
 		{"error output unchecked", task("arn:aws:states:::lambda:invoke"), "", "", ""},
 	}
-	svc := service.New(service.Config{Account: "111111111111"})
+	svc := service.New(service.Config{Account: "111111111111", MockResults: awsmodel.CheckResult})
 	defer svc.Close()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/sqlite"
+	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/template"
 	"github.com/stepd/stepd/value"
@@ -171,7 +172,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
-	cfg := service.Config{Region: *region, Account: *account, Log: log, Budget: b}
+	cfg := service.Config{Region: *region, Account: *account, Log: log, Budget: b, MockResults: awsmodel.CheckResult}
 	reg, err := loadRegistry(*config, *conns, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
@@ -184,10 +185,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 			return exitUsage
 		}
-		if cfg.Mocks, err = mock.Parse(b); err != nil {
+		m, err := mock.Parse(b)
+		if err != nil {
 			fmt.Fprintf(stderr, "stepd serve: %s: %v\n", *mocks, err)
 			return exitUsage
 		}
+		cfg.Mocks = m.Invoker
 	}
 	st, err := openStore(ctx, *storeURL, *data, *lease)
 	if err != nil {
