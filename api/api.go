@@ -14,7 +14,10 @@
 // loopback or allowed host (guard.go).
 //
 // It must not import the layers above it: conformance, bench and
-// cmd/stepd.
+// cmd/stepd; nor package store: it speaks to the service alone, which
+// names the records it answers with (service/types.go). The AWS error
+// codes it answers the service's conditions with are in one table
+// (errors.go).
 package api
 
 import (
@@ -35,7 +38,6 @@ import (
 	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 )
 
 // maxBody bounds a request body: 256 KiB of input plus the envelope,
@@ -303,11 +305,11 @@ func tagMap(tags []tag) map[string]string {
 	return m
 }
 
-func pageOf(token string, max int) (store.Page, error) {
+func pageOf(token string, max int) (service.Page, error) {
 	if max < 0 || max > 1000 {
-		return store.Page{}, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000", max)
+		return service.Page{}, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000", max)
 	}
-	return store.Page{Token: token, Limit: max}, nil
+	return service.Page{Token: token, Limit: max}, nil
 }
 
 // ReleaseWhenIdle returns the memory the process no longer uses to the
