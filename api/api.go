@@ -14,14 +14,16 @@
 // loopback or allowed host (guard.go).
 //
 // It must not import the layers above it: conformance, bench and
-// cmd/stepd.
+// cmd/stepd; nor package store: it speaks to the service alone, which
+// names the records it answers with (service/types.go). The AWS error
+// codes it answers the service's conditions with are in one table
+// (errors.go).
 package api
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,9 +35,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 )
 
 // maxBody bounds a request body: 256 KiB of input plus the envelope,
@@ -139,7 +141,7 @@ type apiError struct {
 func (e *apiError) Error() string { return e.code + ": " + e.message }
 
 func validation(format string, args ...any) error {
-	return &apiError{status: 400, code: "ValidationException", message: fmt.Sprintf(format, args...)}
+	return fault.New(fault.ErrValidation, format, args...)
 }
 
 // ServeHTTP implements http.Handler. Each request is logged at debug
@@ -257,15 +259,7 @@ func writeJSON(w io.Writer, v any) {
 
 // writeError answers err in AWS's shape and returns its code.
 func writeError(w http.ResponseWriter, err error) string {
-	var ae *apiError
-	var se *service.Error
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &se):
-		ae = &apiError{status: 400, code: se.Code, message: se.Message}
-	default:
-		ae = &apiError{status: 500, code: "InternalFailure", message: err.Error()}
-	}
+	ae := answerOf(err)
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Header().Set("x-amzn-RequestId", uuid.New())
 	w.Header().Set("X-Amzn-Errortype", ae.code)
@@ -311,11 +305,11 @@ func tagMap(tags []tag) map[string]string {
 	return m
 }
 
-func pageOf(token string, max int) (store.Page, error) {
+func pageOf(token string, max int) (service.Page, error) {
 	if max < 0 || max > 1000 {
-		return store.Page{}, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000", max)
+		return service.Page{}, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000", max)
 	}
-	return store.Page{Token: token, Limit: max}, nil
+	return service.Page{Token: token, Limit: max}, nil
 }
 
 // ReleaseWhenIdle returns the memory the process no longer uses to the

@@ -19,9 +19,9 @@ import (
 
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
+	"github.com/stepd/stepd/task/awsmodel"
 )
 
 const role = "arn:aws:iam::123456789012:role/stepd-test"
@@ -31,9 +31,9 @@ const role = "arn:aws:iam::123456789012:role/stepd-test"
 // SDK's "sync-" host prefix is disabled by the BaseEndpoint option.
 // newServer serves the API of a new service on st over HTTP on 127.0.0.1
 // and returns the service and the server's URL.
-func newServer(t *testing.T, st store.Store, inv task.Invoker) (*service.Service, string) {
+func newServer(t *testing.T, st service.Store, inv task.Invoker) (*service.Service, string) {
 	t.Helper()
-	svc := service.New(service.Config{Store: st, Invoker: inv})
+	svc := service.New(service.Config{Store: st, Invoker: inv, MockResults: awsmodel.CheckResult})
 	srv := httptest.NewServer(api.New(svc, nil))
 	t.Cleanup(func() {
 		srv.Close()
@@ -42,7 +42,7 @@ func newServer(t *testing.T, st store.Store, inv task.Invoker) (*service.Service
 	return svc, srv.URL
 }
 
-func newClient(t *testing.T, st store.Store, inv task.Invoker) (*sfn.Client, *service.Service) {
+func newClient(t *testing.T, st service.Store, inv task.Invoker) (*sfn.Client, *service.Service) {
 	t.Helper()
 	svc, url := newServer(t, st, inv)
 	client := sfn.New(sfn.Options{

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 )
 
 // The Map Run operations: DescribeMapRun, ListMapRuns, UpdateMapRun
@@ -25,7 +24,7 @@ type mapRunCounts struct {
 	PendingRedrive        int64 `json:"pendingRedrive"`
 }
 
-func countsOut(c store.MapRunCounts) mapRunCounts {
+func countsOut(c service.MapRunCounts) mapRunCounts {
 	return mapRunCounts{Pending: c.Pending, Running: c.Running, Succeeded: c.Succeeded, Failed: c.Failed, TimedOut: c.TimedOut, Aborted: c.Aborted,
 		Total: c.Total, ResultsWritten: c.ResultsWritten, FailuresNotRedrivable: c.FailuresNotRedrivable, PendingRedrive: c.PendingRedrive}
 }
@@ -68,9 +67,9 @@ func (h *Handler) listMapRuns(ctx context.Context, body []byte) (any, error) {
 		listInput
 		ExecutionArn string `json:"executionArn"`
 	}
-	return listPage(body, &in, &in.listInput, "mapRuns", func(p store.Page) ([]*store.MapRun, string, error) {
+	return listPage(body, &in, &in.listInput, "mapRuns", func(p service.Page) ([]*service.MapRun, string, error) {
 		return h.svc.ListMapRuns(ctx, in.ExecutionArn, p)
-	}, func(r *store.MapRun) map[string]any {
+	}, func(r *service.MapRun) map[string]any {
 		item := map[string]any{"executionArn": r.ExecutionARN, "mapRunArn": r.ARN, "stateMachineArn": mapRunStateMachine(r.ARN), "startDate": epoch(r.Started)}
 		if !r.Stopped.IsZero() {
 			item["stopDate"] = epoch(r.Stopped)
@@ -113,7 +112,7 @@ func redrive(out *executionDescription, r service.RedriveInfo) {
 
 // redriveFilter keeps the executions of a page that were redriven
 // (REDRIVEN) or never were (NOT_REDRIVEN); "" keeps all.
-func redriveFilter(list []*store.Execution, redrives map[string]store.Redrive, filter string) []*store.Execution {
+func redriveFilter(list []*service.Execution, redrives map[string]service.Redrive, filter string) []*service.Execution {
 	if filter == "" {
 		return list
 	}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 )
 
@@ -103,7 +102,7 @@ func TestMapRunAWSCLI(t *testing.T) {
 	first := task(act.ARN)
 	var run string
 	for i := 0; i < 400 && run == ""; i++ {
-		if runs, _, err := svc.ListMapRuns(ctx, ex, store.Page{}); err == nil && len(runs) == 1 {
+		if runs, _, err := svc.ListMapRuns(ctx, ex, service.Page{}); err == nil && len(runs) == 1 {
 			run = runs[0].ARN
 		} else {
 			time.Sleep(25 * time.Millisecond)

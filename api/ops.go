@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
@@ -187,9 +187,9 @@ type listInput struct {
 
 func (h *Handler) listStateMachines(ctx context.Context, body []byte) (any, error) {
 	var in listInput
-	return listPage(body, &in, &in, "stateMachines", func(p store.Page) ([]*store.StateMachine, string, error) {
+	return listPage(body, &in, &in, "stateMachines", func(p service.Page) ([]*service.StateMachine, string, error) {
 		return h.svc.ListStateMachines(ctx, p)
-	}, func(sm *store.StateMachine) map[string]any {
+	}, func(sm *service.StateMachine) map[string]any {
 		return map[string]any{"stateMachineArn": sm.ARN, "name": sm.Name, "type": sm.Type, "creationDate": epoch(sm.Created)}
 	})
 }
@@ -197,7 +197,7 @@ func (h *Handler) listStateMachines(ctx context.Context, body []byte) (any, erro
 // listPage answers a List operation: it decodes body into in (which embeds
 // page), checks it, reads one page with list and returns its items under
 // key, with nextToken when there is a next page.
-func listPage[T, I any](body []byte, in any, page *listInput, key string, list func(store.Page) ([]T, string, error), item func(T) I, checks ...func() error) (any, error) {
+func listPage[T, I any](body []byte, in any, page *listInput, key string, list func(service.Page) ([]T, string, error), item func(T) I, checks ...func() error) (any, error) {
 	if err := decode(body, in); err != nil {
 		return nil, err
 	}
@@ -334,7 +334,7 @@ func (d *executionDescription) withoutData() {
 	d.Input, d.InputDetails, d.Output, d.OutputDetails = "", includedDetails{false}, nil, nil
 }
 
-func executionOutput(e *store.Execution) *executionDescription {
+func executionOutput(e *service.Execution) *executionDescription {
 	out := &executionDescription{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
 		StartDate: epoch(e.Started), StopDate: epoch(e.Stopped), Input: e.Input, InputDetails: includedDetails{true},
 		Error: e.Error, Cause: e.Cause}
@@ -395,7 +395,7 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	if e.Type == "EXPRESS" && mapRun == "" && ctx.Value(expressDetailsKey{}) == nil {
 		// As AWS: an Express execution is described only when a Map Run
 		// dispatched it.
-		return nil, &apiError{status: 400, code: "InvalidArn", message: "Invalid Arn: 'Resource type not valid in this context: express'"}
+		return nil, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: express'")
 	}
 	out := executionOutput(e)
 	refs, err := h.refsOf(ctx, e)
@@ -421,10 +421,10 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 		MapRunArn       string `json:"mapRunArn"`
 		RedriveFilter   string `json:"redriveFilter"`
 	}
-	var refs map[string]*store.ExecutionRef
-	var redrives map[string]store.Redrive
-	return listPage(body, &in, &in.listInput, "executions", func(p store.Page) ([]*store.Execution, string, error) {
-		var list []*store.Execution
+	var refs map[string]*service.ExecutionRef
+	var redrives map[string]service.Redrive
+	return listPage(body, &in, &in.listInput, "executions", func(p service.Page) ([]*service.Execution, string, error) {
+		var list []*service.Execution
 		var next string
 		var err error
 		if in.MapRunArn != "" {
@@ -442,7 +442,7 @@ func (h *Handler) listExecutions(ctx context.Context, body []byte) (any, error) 
 			return nil, "", err
 		}
 		return redriveFilter(list, redrives, in.RedriveFilter), next, nil
-	}, func(e *store.Execution) executionItem {
+	}, func(e *service.Execution) executionItem {
 		item := executionItem{ExecutionArn: e.ARN, StateMachineArn: e.StateMachineARN, Name: e.Name, Status: e.Status,
 			StartDate: epoch(e.Started), StopDate: epoch(e.Stopped), MapRunArn: in.MapRunArn}
 		if e.Type != "EXPRESS" && in.MapRunArn == "" {
@@ -632,7 +632,7 @@ func (h *Handler) listTags(ctx context.Context, body []byte) (any, error) {
 
 // historyEvents converts stored events into JSON values, optionally
 // without execution data (input, output and parameters).
-func historyEvents(evs []store.Event, includeData bool) []any {
+func historyEvents(evs []service.Event, includeData bool) []any {
 	out := make([]any, 0, len(evs))
 	for _, ev := range evs {
 		v, err := value.Parse(ev.JSON)

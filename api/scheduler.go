@@ -15,7 +15,7 @@ import (
 
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/scheduler"
-	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/service"
 )
 
 // SchedulerAPI serves the EventBridge Scheduler API (rest-json, SigV4
@@ -172,7 +172,7 @@ func (s *SchedulerAPI) call(ctx context.Context, op, name string, q url.Values, 
 	case "DeleteSchedule":
 		return struct{}{}, s.sch.Delete(ctx, q.Get("groupName"), name)
 	case "ListSchedules":
-		p := store.Page{Token: q.Get("NextToken")}
+		p := service.Page{Token: q.Get("NextToken")}
 		if m := q.Get("MaxResults"); m != "" {
 			n, err := strconv.Atoi(m)
 			if err != nil || n < 1 {

@@ -21,7 +21,6 @@ import (
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/scheduler"
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/store/sqlite"
 )
@@ -94,9 +93,9 @@ func TestSchedulerAWSCLI(t *testing.T) {
 		t.Fatalf("create-schedule: %v %v %s", out, err, stderr)
 	}
 	// A rate() schedule without StartDate fires at once.
-	var execs []*store.Execution
+	var execs []*service.Execution
 	for range 200 {
-		if execs, _, err = svc.ListExecutions(ctx, sm.ARN, "", store.Page{}); err != nil {
+		if execs, _, err = svc.ListExecutions(ctx, sm.ARN, "", service.Page{}); err != nil {
 			t.Fatal(err)
 		}
 		if len(execs) > 0 {
@@ -170,7 +169,7 @@ func TestSchedulerAWSCLI(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	execs, _, _ = svc.ListExecutions(ctx, sm.ARN, "", store.Page{})
+	execs, _, _ = svc.ListExecutions(ctx, sm.ARN, "", service.Page{})
 	if !strings.Contains(stderr, "(ResourceNotFoundException)") || len(execs) != 2 {
 		t.Fatalf("a one-time schedule with ActionAfterCompletion DELETE: %s, %d executions", stderr, len(execs))
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 )
 
 // activityWait is how long GetActivityTask waits for a task, as on AWS.
@@ -52,9 +51,9 @@ func (h *Handler) deleteActivity(ctx context.Context, body []byte) (any, error) 
 
 func (h *Handler) listActivities(ctx context.Context, body []byte) (any, error) {
 	var in listInput
-	return listPage(body, &in, &in, "activities", func(p store.Page) ([]*store.Activity, string, error) {
+	return listPage(body, &in, &in, "activities", func(p service.Page) ([]*service.Activity, string, error) {
 		return h.svc.ListActivities(ctx, p)
-	}, func(a *store.Activity) map[string]any {
+	}, func(a *service.Activity) map[string]any {
 		return map[string]any{"activityArn": a.ARN, "name": a.Name, "creationDate": epoch(a.Created)}
 	})
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
 )
 
 // encryptionConfiguration is a request's or an answer's
@@ -74,9 +73,9 @@ func (h *Handler) listStateMachineVersions(ctx context.Context, body []byte) (an
 		listInput
 		StateMachineArn string `json:"stateMachineArn"`
 	}
-	return listPage(body, &in, &in.listInput, "stateMachineVersions", func(p store.Page) ([]*store.Version, string, error) {
+	return listPage(body, &in, &in.listInput, "stateMachineVersions", func(p service.Page) ([]*service.Version, string, error) {
 		return h.svc.ListVersions(ctx, in.StateMachineArn, p)
-	}, func(v *store.Version) map[string]any {
+	}, func(v *service.Version) map[string]any {
 		return map[string]any{"stateMachineVersionArn": v.ARN, "creationDate": epoch(v.Created)}
 	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
 }
@@ -106,7 +105,7 @@ func routesIn(list []routingEntry) []service.RouteInput {
 	return out
 }
 
-func routesOut(list []store.Route) []routingEntry {
+func routesOut(list []service.Route) []routingEntry {
 	out := make([]routingEntry, len(list))
 	for i, r := range list {
 		w := r.Weight
@@ -186,16 +185,16 @@ func (h *Handler) listStateMachineAliases(ctx context.Context, body []byte) (any
 		listInput
 		StateMachineArn string `json:"stateMachineArn"`
 	}
-	return listPage(body, &in, &in.listInput, "stateMachineAliases", func(p store.Page) ([]*store.Alias, string, error) {
+	return listPage(body, &in, &in.listInput, "stateMachineAliases", func(p service.Page) ([]*service.Alias, string, error) {
 		return h.svc.ListAliases(ctx, in.StateMachineArn, p)
-	}, func(a *store.Alias) map[string]any {
+	}, func(a *service.Alias) map[string]any {
 		return map[string]any{"stateMachineAliasArn": a.ARN, "creationDate": epoch(a.Created)}
 	}, func() error { return required("stateMachineArn", in.StateMachineArn) })
 }
 
 // refsOf reads what executions were started from (version, alias, trace
 // header), for their answers.
-func (h *Handler) refsOf(ctx context.Context, list ...*store.Execution) (map[string]*store.ExecutionRef, error) {
+func (h *Handler) refsOf(ctx context.Context, list ...*service.Execution) (map[string]*service.ExecutionRef, error) {
 	refs, err := h.svc.ExecutionRefs(ctx, list...)
 	if err != nil {
 		return nil, fmt.Errorf("reading what executions were started from: %w", err)

@@ -2,11 +2,11 @@ package conformance
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/value"
 )
@@ -24,15 +24,15 @@ func CheckTestState(ctx context.Context, c *Case) *Result {
 			in.Invoker, _ = cfg.Invoker("", "")
 		}
 	}
-	svc := service.New(service.Config{Region: Region, Account: Account})
+	svc := service.New(service.Config{Region: Region, Account: Account, MockResults: awsmodel.CheckResult})
 	defer svc.Close()
 	out, err := svc.TestState(ctx, in)
 	resp := value.NewObject(6)
-	var se *service.Error
+	code, message, rejected := api.AWSError(err)
 	switch {
-	case errors.As(err, &se):
-		resp.Set("error", se.Code)
-		resp.Set("message", se.Message)
+	case rejected:
+		resp.Set("error", code)
+		resp.Set("message", message)
 	case err != nil:
 		r.Err = err
 		return r

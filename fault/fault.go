@@ -120,18 +120,18 @@ func New(kind error, format string, args ...any) error {
 	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
 }
 
-// Of returns the condition of err and its message: those of the first
-// *Error in its chain, or a sentinel in the chain with err's text; ok is
-// false when err has no condition.
-func Of(err error) (kind error, message string, ok bool) {
+// Of returns the message of err and its condition: those of the first
+// *Error in its chain, or else err's text and a sentinel in the chain;
+// kind is nil when err has no condition.
+func Of(err error) (message string, kind error) {
 	var e *Error
 	if errors.As(err, &e) {
-		return e.Kind, e.Message, true
+		return e.Message, e.Kind
 	}
 	for _, k := range All() {
 		if errors.Is(err, k) {
-			return k, err.Error(), true
+			return err.Error(), k
 		}
 	}
-	return nil, "", false
+	return "", nil
 }

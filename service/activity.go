@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/store"
 )
 
@@ -60,7 +61,7 @@ func isActivity(a string) bool {
 // activityTags changes (change not nil) and returns an activity's tags.
 func (cat *catalog) activityTags(ctx context.Context, activityARN string, change func(map[string]string)) (map[string]string, error) {
 	if _, err := cat.store.GetActivity(ctx, activityARN); errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", activityARN)
+		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", activityARN)
 	} else if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (cat *catalog) activity(ctx context.Context, arn string) (*store.Activity, 
 	}
 	a, err := cat.store.GetActivity(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ActivityDoesNotExist", "Activity Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrActivityNotFound, "Activity Does Not Exist: '%s'", arn)
 	}
 	return a, err
 }
@@ -105,7 +106,7 @@ func (s *Service) DeleteActivity(ctx context.Context, arn string) error {
 func (s *Service) ListActivities(ctx context.Context, page store.Page) ([]*store.Activity, string, error) {
 	list, next, err := s.store.ListActivities(ctx, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }

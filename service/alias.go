@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/store"
 )
 
@@ -19,7 +20,7 @@ func checkAliasARN(a string) error {
 		return err
 	}
 	if _, _, version, ok := arn.Qualified(a); !ok || version {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine alias's ARN", resourceOf(a))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine alias's ARN", resourceOf(a))
 	}
 	return nil
 }
@@ -49,36 +50,36 @@ type RouteInput struct {
 // the state machine they belong to.
 func checkRoutes(in []RouteInput) ([]store.Route, string, error) {
 	if len(in) < 1 || len(in) > 2 {
-		return nil, "", errorf("ValidationException", "1 validation error detected: Value at 'routingConfiguration' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1")
+		return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value at 'routingConfiguration' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1")
 	}
 	var out []store.Route
 	sum, smARN := 0, ""
 	for i, r := range in {
 		if r.VersionARN == "" {
-			return nil, "", errorf("ValidationException", "1 validation error detected: Value null at 'routingConfiguration.%d.member.stateMachineVersionArn' failed to satisfy constraint: Member must not be null", i+1)
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'routingConfiguration.%d.member.stateMachineVersionArn' failed to satisfy constraint: Member must not be null", i+1)
 		}
 		if r.Weight == nil {
-			return nil, "", errorf("ValidationException", "1 validation error detected: Value null at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must not be null", i+1)
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must not be null", i+1)
 		}
 		if *r.Weight < 0 || *r.Weight > 100 {
-			return nil, "", errorf("ValidationException", "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value between 0 and 100", *r.Weight, i+1)
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value between 0 and 100", *r.Weight, i+1)
 		}
 		if err := checkVersionARN(r.VersionARN); err != nil {
 			return nil, "", err
 		}
 		base, _, _, _ := arn.Qualified(r.VersionARN)
 		if smARN != "" && base != smARN {
-			return nil, "", errorf("ValidationException", "Routing configuration must contain state machine version ARNs of the same state machine: '%s' and '%s'", smARN, base)
+			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs of the same state machine: '%s' and '%s'", smARN, base)
 		}
 		if slices.ContainsFunc(out, func(o store.Route) bool { return o.VersionARN == r.VersionARN }) {
-			return nil, "", errorf("ValidationException", "Routing configuration must contain distinct state machine version ARNs: '%s' is given twice", r.VersionARN)
+			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain distinct state machine version ARNs: '%s' is given twice", r.VersionARN)
 		}
 		smARN = base
 		sum += *r.Weight
 		out = append(out, store.Route{VersionARN: r.VersionARN, Weight: *r.Weight})
 	}
 	if sum != 100 {
-		return nil, "", errorf("ValidationException", "Sum of routing configuration weights must be equal to 100, got %d", sum)
+		return nil, "", fault.New(fault.ErrValidation, "Sum of routing configuration weights must be equal to 100, got %d", sum)
 	}
 	return out, smARN, nil
 }
@@ -87,9 +88,9 @@ func checkRoutes(in []RouteInput) ([]store.Route, string, error) {
 func aliasError(err error, a string) error {
 	switch {
 	case errors.Is(err, store.ErrLimit):
-		return errorf("ServiceQuotaExceededException", "The maximum number of aliases (%d) of a state machine has been reached", MaxAliases)
+		return fault.New(fault.ErrQuota, "The maximum number of aliases (%d) of a state machine has been reached", MaxAliases)
 	case errors.Is(err, store.ErrNotFound):
-		return errorf("ResourceNotFound", "Resource not found: %v", errors.Unwrap(err))
+		return fault.New(fault.ErrResourceNotFound, "Resource not found: %v", errors.Unwrap(err))
 	}
 	return err
 }
@@ -99,7 +100,7 @@ func aliasError(err error, a string) error {
 // routes returns it, as AWS does; with others, it is a conflict.
 func (s *Service) CreateAlias(ctx context.Context, name, description string, routes []RouteInput) (*store.Alias, error) {
 	if name == "" || len(name) > 80 || !aliasName.MatchString(name) {
-		return nil, errorf("ValidationException", "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: %s and have length between 1 and 80", name, `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`)
+		return nil, fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: %s and have length between 1 and 80", name, `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`)
 	}
 	if err := checkDescription("description", description); err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func (s *Service) CreateAlias(ctx context.Context, name, description string, rou
 		if gerr == nil && old.Description == a.Description && slices.Equal(old.Routes, a.Routes) {
 			return old, nil
 		}
-		return nil, errorf("ConflictException", "Failed to create alias because an alias with the same name and a different routing configuration or description already exists: '%s'", a.ARN)
+		return nil, fault.New(fault.ErrConflict, "Failed to create alias because an alias with the same name and a different routing configuration or description already exists: '%s'", a.ARN)
 	} else if err != nil {
 		return nil, aliasError(err, a.ARN)
 	}
@@ -141,7 +142,7 @@ func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, 
 	}
 	a, err := vs.GetAlias(ctx, aliasARN)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
+		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
 	}
 	return a, err
 }
@@ -150,7 +151,7 @@ func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, 
 // (when given).
 func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description *string, routes []RouteInput) (*store.Alias, error) {
 	if description == nil && routes == nil {
-		return nil, errorf("ValidationException", "Either the description or the RoutingConfiguration must be specified")
+		return nil, fault.New(fault.ErrValidation, "Either the description or the RoutingConfiguration must be specified")
 	}
 	a, err := s.GetAlias(ctx, aliasARN)
 	if err != nil {
@@ -168,7 +169,7 @@ func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description 
 			return nil, err
 		}
 		if smARN != a.StateMachineARN {
-			return nil, errorf("ValidationException", "Routing configuration must contain state machine version ARNs of the alias's state machine '%s', not of '%s'", a.StateMachineARN, smARN)
+			return nil, fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs of the alias's state machine '%s', not of '%s'", a.StateMachineARN, smARN)
 		}
 		a.Routes = rs
 	}
@@ -193,7 +194,7 @@ func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 		return err
 	}
 	if err := vs.DeleteAlias(ctx, aliasARN); errors.Is(err, store.ErrNotFound) {
-		return errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
+		return fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
 	} else if err != nil {
 		return err
 	}
@@ -203,7 +204,7 @@ func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 // ListAliases lists a state machine's aliases by name.
 func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page) ([]*store.Alias, string, error) {
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return nil, "", errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': ListStateMachineAliases takes the state machine's ARN", resourceOf(smARN))
+		return nil, "", fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': ListStateMachineAliases takes the state machine's ARN", resourceOf(smARN))
 	}
 	if _, err := s.GetStateMachine(ctx, smARN); err != nil {
 		return nil, "", err
@@ -214,7 +215,7 @@ func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page
 	}
 	list, next, err := vs.ListAliases(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }

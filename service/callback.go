@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
@@ -26,10 +27,10 @@ func (s *Service) SendTaskSuccess(ctx context.Context, token, output string) err
 	}
 	v, err := value.ParseString(output)
 	if err != nil {
-		return errorf("InvalidOutput", "Invalid Output: '%v'", err)
+		return fault.New(fault.ErrInvalidOutput, "Invalid Output: '%v'", err)
 	}
 	if len(output) > maxPayload {
-		return errorf("InvalidOutput", "Invalid Output: the output exceeds the maximum size of 262144 bytes")
+		return fault.New(fault.ErrInvalidOutput, "Invalid Output: the output exceeds the maximum size of 262144 bytes")
 	}
 	return s.run.Callback(ctx, token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Output: v}})
 }

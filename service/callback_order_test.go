@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/memory"
 )
@@ -16,8 +17,7 @@ func TestSendTaskSuccessChecksTheTokenFirst(t *testing.T) {
 	svc := service.New(service.Config{Store: memory.New()})
 	defer svc.Close()
 	err := svc.SendTaskSuccess(context.Background(), "NoSuchTaskToken", "ParameterOutput")
-	var se *service.Error
-	if !errors.As(err, &se) || se.Code != "InvalidToken" || se.Message != "Invalid Token: 'Invalid token'" {
+	if !errors.Is(err, fault.ErrBadToken) || err.Error() != "Invalid Token: 'Invalid token'" {
 		t.Fatalf("got %v, want InvalidToken: Invalid Token: 'Invalid token'", err)
 	}
 }

@@ -2,12 +2,14 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task"
@@ -120,7 +122,7 @@ func TestResumeDormant(t *testing.T) {
 	if e, err := svc.DescribeExecution(ctx, stopped); err != nil || e.Status != "ABORTED" {
 		t.Errorf("stopped while dormant: %+v %v", e, err)
 	}
-	if err := svc.SendTaskSuccess(ctx, closedToken, `{}`); err == nil || !isCode(err, "TaskTimedOut") {
+	if err := svc.SendTaskSuccess(ctx, closedToken, `{}`); !errors.Is(err, fault.ErrTaskClosed) {
 		t.Errorf("a callback for a closed task of a dormant execution: %v, want TaskTimedOut", err)
 	}
 	if err := svc.SendTaskSuccess(ctx, token, `{"late":true}`); err != nil {
@@ -154,11 +156,6 @@ func TestResumeDormant(t *testing.T) {
 	if e, err := svc.DescribeExecution(ctx, called); err != nil || e.Status != "RUNNING" {
 		t.Errorf("the execution called back: %+v %v", e, err)
 	}
-}
-
-func isCode(err error, code string) bool {
-	se, ok := err.(*service.Error)
-	return ok && se.Code == code
 }
 
 // ownClock is the wall clock under another type: a clock the service

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/sqlite"
 	"github.com/stepd/stepd/task"
@@ -78,9 +79,8 @@ func TestEagerStart(t *testing.T) {
 				input = `{"n":-2}`
 			}
 			e, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "same", Input: input})
-			var se *service.Error
 			switch {
-			case errors.As(err, &se) && se.Code == "ExecutionAlreadyExists":
+			case errors.Is(err, fault.ErrExecutionExists):
 				sameMu.Lock()
 				exists++
 				sameMu.Unlock()
@@ -105,8 +105,7 @@ func TestEagerStart(t *testing.T) {
 	// with it.
 	for i := range 10 {
 		e, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: sm.ARN, Name: "same", Input: []string{`{"n":-1}`, `{"n":-2}`}[i%2]})
-		var se *service.Error
-		if err == nil && e.ARN != first || err != nil && !(errors.As(err, &se) && se.Code == "ExecutionAlreadyExists") {
+		if err == nil && e.ARN != first || err != nil && !errors.Is(err, fault.ErrExecutionExists) {
 			t.Fatalf("start of a running name: %v, %v", e, err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/runner"
@@ -46,7 +47,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		in.Input = "{}"
 	}
 	if testCase != "" && s.cfg.Mocks == nil {
-		return nil, errorf("ValidationException", "test case %q named, but no mock configuration is loaded (SFN_MOCK_CONFIG)", testCase)
+		return nil, fault.New(fault.ErrValidation, "test case %q named, but no mock configuration is loaded (SFN_MOCK_CONFIG)", testCase)
 	}
 	express := sm.Type == "EXPRESS"
 	execARN := s.scope().Execution(sm.Name, in.Name)
@@ -54,7 +55,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		execARN = s.scope().Express(sm.Name, in.Name, uuid.New())
 	}
 	if _, err := s.program(sm.Definition); err != nil {
-		return nil, errorf("InvalidDefinition", "%v", err)
+		return nil, fault.New(fault.ErrInvalidDefinition, "%v", err)
 	}
 	e := &store.Execution{ARN: execARN, Name: in.Name, StateMachineARN: sm.ARN, StateMachineName: sm.Name, Definition: sm.Definition,
 		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
@@ -74,7 +75,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		if gerr == nil && old.Input == in.Input && (old.Status == string(interp.Running) || in.Again) {
 			return old, nil
 		}
-		return nil, errorf("ExecutionAlreadyExists", "Execution Already Exists: '%s'", execARN)
+		return nil, fault.New(fault.ErrExecutionExists, "Execution Already Exists: '%s'", execARN)
 	}
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 		return nil, err
 	}
 	if t.sm.Type != "EXPRESS" {
-		return nil, errorf("StateMachineTypeNotSupported", "This operation is not supported by this type of state machine")
+		return nil, fault.New(fault.ErrTypeNotSupported, "This operation is not supported by this type of state machine")
 	}
 	e, err := s.StartExecution(ctx, in)
 	if err != nil {
@@ -123,7 +124,7 @@ func (s *Service) StopExecution(ctx context.Context, arn, errName, cause string)
 		return e, nil
 	}
 	if err := s.run.Stop(ctx, arn, errName, cause); errors.Is(err, runner.ErrNotRunningHere) {
-		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", arn)
 	} else if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,7 @@ func (s *Service) DescribeExecution(ctx context.Context, arn string) (*store.Exe
 		if c, ok := s.cat.childExecution(ctx, arn); ok {
 			return c, nil
 		}
-		return nil, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", arn)
 	}
 	return e, err
 }
@@ -166,7 +167,7 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 	switch status {
 	case "", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE":
 	default:
-		return nil, "", errorf("ValidationException", "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
+		return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
 	}
 	st := s.store
 	if sm.Type == "EXPRESS" {
@@ -182,7 +183,7 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 		list, next, err = vs.ListExecutionsOf(ctx, smARN, status, page)
 	}
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -196,7 +197,7 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 	var after int64
 	if token != "" {
 		if _, err := fmt.Sscanf(token, "%d", &after); err != nil || after <= 0 {
-			return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", token)
+			return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", token)
 		}
 	}
 	if limit <= 0 || limit > 1000 {
@@ -207,7 +208,7 @@ func (s *Service) History(ctx context.Context, arn string, token string, limit i
 		evs, err = s.cat.childEvents(ctx, arn, after, limit+1, reverse)
 	}
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, "", errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", arn)
+		return nil, "", fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", arn)
 	}
 	if err != nil {
 		return nil, "", err
@@ -241,11 +242,11 @@ func parseInput(text string) (any, error) {
 		text = "{}"
 	}
 	if e := validate.CheckInputSize(text); e != nil {
-		return nil, errorf(e.Code, "%s", e.Message)
+		return nil, memberError(e)
 	}
 	v, err := value.ParseString(text)
 	if err != nil {
-		return nil, errorf("InvalidExecutionInput", "Invalid State Machine Execution Input: '%v'", err)
+		return nil, fault.New(fault.ErrInvalidInput, "Invalid State Machine Execution Input: '%v'", err)
 	}
 	return v, nil
 }

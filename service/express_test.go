@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 )
@@ -43,7 +45,7 @@ func TestExpressExecutionsDoNotAccumulate(t *testing.T) {
 	if err != nil || len(list) != keep {
 		t.Fatalf("the service keeps %d Express executions (%v), want %d", len(list), err, keep)
 	}
-	if _, err := svc.DescribeExecution(ctx, first); err == nil || !strings.Contains(err.Error(), "ExecutionDoesNotExist") {
+	if _, err := svc.DescribeExecution(ctx, first); !errors.Is(err, fault.ErrExecutionNotFound) {
 		t.Fatalf("the first execution, long finished: %v, want ExecutionDoesNotExist", err)
 	}
 }

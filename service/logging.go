@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/stepd/stepd/execlog"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/store"
 )
 
@@ -27,20 +28,20 @@ func checkLogging(c *LoggingConfiguration) error {
 		c.Level = execlog.Off
 	case execlog.All, execlog.Error, execlog.Fatal, execlog.Off:
 	default:
-		return errorf("ValidationException", "1 validation error detected: Value '%s' at 'loggingConfiguration.level' failed to satisfy constraint: Member must satisfy enum value set: [ALL, ERROR, FATAL, OFF]", c.Level)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'loggingConfiguration.level' failed to satisfy constraint: Member must satisfy enum value set: [ALL, ERROR, FATAL, OFF]", c.Level)
 	}
 	if len(c.Destinations) > 1 || c.Level != execlog.Off && len(c.Destinations) != 1 {
-		return errorf("InvalidLoggingConfiguration", "Invalid Logging Configuration: Must specify exactly one Log Destination.")
+		return fault.New(fault.ErrInvalidLogging, "Invalid Logging Configuration: Must specify exactly one Log Destination.")
 	}
 	for i, d := range c.Destinations {
 		if d.CloudWatchLogsLogGroup == nil || d.CloudWatchLogsLogGroup.LogGroupArn == "" {
-			return errorf("InvalidLoggingConfiguration", "Invalid Logging Configuration: 'loggingConfiguration.destinations[%d].cloudWatchLogsLogGroup.logGroupArn' is required.", i)
+			return fault.New(fault.ErrInvalidLogging, "Invalid Logging Configuration: 'loggingConfiguration.destinations[%d].cloudWatchLogsLogGroup.logGroupArn' is required.", i)
 		}
 		if n := len(d.CloudWatchLogsLogGroup.LogGroupArn); n > 256 {
-			return errorf("ValidationException", "1 validation error detected: Value at 'loggingConfiguration.destinations.%d.member.cloudWatchLogsLogGroup.logGroupArn' failed to satisfy constraint: Member must have length less than or equal to 256", i+1)
+			return fault.New(fault.ErrValidation, "1 validation error detected: Value at 'loggingConfiguration.destinations.%d.member.cloudWatchLogsLogGroup.logGroupArn' failed to satisfy constraint: Member must have length less than or equal to 256", i+1)
 		}
 		if _, err := execlog.LogGroupName(d.CloudWatchLogsLogGroup.LogGroupArn); err != nil {
-			return errorf("InvalidLoggingConfiguration", "Invalid Logging Configuration: 'loggingConfiguration.destinations[%d].cloudWatchLogsLogGroup.logGroupArn': %v.", i, err)
+			return fault.New(fault.ErrInvalidLogging, "Invalid Logging Configuration: 'loggingConfiguration.destinations[%d].cloudWatchLogsLogGroup.logGroupArn': %v.", i, err)
 		}
 	}
 	return nil

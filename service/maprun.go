@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/value"
@@ -14,7 +15,7 @@ import (
 func (s *Service) mapRunStore() (store.MapRunStore, error) {
 	ms, ok := s.store.(store.MapRunStore)
 	if !ok {
-		return nil, errorf("UnsupportedOperation", "this store keeps no Map Runs")
+		return nil, fault.New(fault.ErrUnsupported, "this store keeps no Map Runs")
 	}
 	return ms, nil
 }
@@ -30,7 +31,7 @@ func (s *Service) DescribeMapRun(ctx context.Context, mapRunARN string) (*store.
 	}
 	r, err := ms.GetMapRun(ctx, mapRunARN)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", mapRunARN)
+		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", mapRunARN)
 	}
 	if err != nil {
 		return nil, err
@@ -73,7 +74,7 @@ func (s *Service) ListMapRuns(ctx context.Context, executionARN string, page sto
 	}
 	list, next, err := ms.ListMapRuns(ctx, executionARN, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -90,7 +91,7 @@ func (s *Service) ListMapRunExecutions(ctx context.Context, mapRunARN, status st
 	ms, _ := s.mapRunStore()
 	kids, next, err := ms.ListChildExecutions(ctx, mapRunARN, status, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	if err != nil {
 		return nil, "", err
@@ -168,19 +169,19 @@ func (s *Service) UpdateMapRun(ctx context.Context, mapRunARN string, u MapRunUp
 		return err
 	}
 	if u.MaxConcurrency == nil && u.ToleratedFailureCount == nil && u.ToleratedFailurePercentage == nil {
-		return errorf("ValidationException", "at least one of maxConcurrency, toleratedFailureCount and toleratedFailurePercentage must be given")
+		return fault.New(fault.ErrValidation, "at least one of maxConcurrency, toleratedFailureCount and toleratedFailurePercentage must be given")
 	}
 	if u.MaxConcurrency != nil && (*u.MaxConcurrency < 0 || *u.MaxConcurrency > 10000) {
-		return errorf("ValidationException", "1 validation error detected: Value '%d' at 'maxConcurrency' failed to satisfy constraint: Member must have value between 0 and 10000", *u.MaxConcurrency)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '%d' at 'maxConcurrency' failed to satisfy constraint: Member must have value between 0 and 10000", *u.MaxConcurrency)
 	}
 	if u.ToleratedFailureCount != nil && *u.ToleratedFailureCount < 0 {
-		return errorf("ValidationException", "1 validation error detected: Value '%d' at 'toleratedFailureCount' failed to satisfy constraint: Member must have value greater than or equal to 0", *u.ToleratedFailureCount)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '%d' at 'toleratedFailureCount' failed to satisfy constraint: Member must have value greater than or equal to 0", *u.ToleratedFailureCount)
 	}
 	if p := u.ToleratedFailurePercentage; p != nil && (*p < 0 || *p > 100) {
-		return errorf("ValidationException", "1 validation error detected: Value '%v' at 'toleratedFailurePercentage' failed to satisfy constraint: Member must have value between 0 and 100", *p)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '%v' at 'toleratedFailurePercentage' failed to satisfy constraint: Member must have value between 0 and 100", *p)
 	}
 	if r.Status != "RUNNING" {
-		return errorf("ValidationException", "Map Run %s is not running (status %s)", mapRunARN, r.Status)
+		return fault.New(fault.ErrValidation, "Map Run %s is not running (status %s)", mapRunARN, r.Status)
 	}
 	args := value.NewObject(4)
 	args.Set("mapRunArn", mapRunARN)
@@ -195,7 +196,7 @@ func (s *Service) UpdateMapRun(ctx context.Context, mapRunARN string, u MapRunUp
 	}
 	// Delivered to the parent's driver, here or on the node that runs it.
 	if err := s.run.UpdateMapRun(ctx, r.ExecutionARN, args); errors.Is(err, runner.ErrNotRunningHere) {
-		return errorf("ValidationException", "the execution of Map Run %s is not running on this node", mapRunARN)
+		return fault.New(fault.ErrValidation, "the execution of Map Run %s is not running on this node", mapRunARN)
 	} else if err != nil {
 		return err
 	}
@@ -208,7 +209,7 @@ func checkStatusFilter(status string) error {
 	case "", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE":
 		return nil
 	}
-	return errorf("ValidationException", "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
+	return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'statusFilter' failed to satisfy constraint: Member must satisfy enum value set: [SUCCEEDED, TIMED_OUT, PENDING_REDRIVE, ABORTED, FAILED, RUNNING]", status)
 }
 
 // childDefinition is the definition AWS gives a Map Run's child execution:

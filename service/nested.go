@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
@@ -61,8 +62,8 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 	}
 	e, err := s.StartExecution(ctx, StartInput{StateMachineARN: smARN, Name: nameText, Input: value.String(input), Again: again})
 	if err != nil {
-		if se, ok := err.(*Error); ok {
-			return task.Result{Error: "StepFunctions." + se.Code + "Exception", Cause: se.Message}
+		if message, kind := fault.Of(err); startErrors[kind] != "" {
+			return task.Result{Error: startErrors[kind], Cause: message}
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
@@ -89,6 +90,20 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
 	}
 	return task.Result{Output: desc}
+}
+
+// startErrors name the task errors of a startExecution that
+// StartExecution refused, for each condition it refuses with:
+// StepFunctions.<AWS's error code>Exception, as the integration's errors
+// are named (ValidationException too, as stepd has always named it).
+var startErrors = map[error]string{
+	fault.ErrExecutionExists:      "StepFunctions.ExecutionAlreadyExistsException",
+	fault.ErrInvalidARN:           "StepFunctions.InvalidArnException",
+	fault.ErrInvalidDefinition:    "StepFunctions.InvalidDefinitionException",
+	fault.ErrInvalidInput:         "StepFunctions.InvalidExecutionInputException",
+	fault.ErrInvalidName:          "StepFunctions.InvalidNameException",
+	fault.ErrStateMachineNotFound: "StepFunctions.StateMachineDoesNotExistException",
+	fault.ErrValidation:           "StepFunctions.ValidationExceptionException",
 }
 
 func epochMillis(e *store.Execution) any {

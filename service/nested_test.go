@@ -221,3 +221,33 @@ func TestSyncChildSubmitted(t *testing.T) {
 		t.Fatalf("history %v; TaskSubmitted %s, want output %s", types, submitted, want)
 	}
 }
+
+// TestNestedStartErrors: a startExecution task that StartExecution refuses
+// fails with StepFunctions.<AWS's code>Exception and the refusal's message.
+func TestNestedStartErrors(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	svc := service.New(service.Config{Store: memory.New()})
+	defer svc.Close()
+	const role = "arn:aws:iam::123456789012:role/x"
+	missing := "arn:aws:states:us-east-1:123456789012:stateMachine:missing"
+	for i, tt := range []struct{ arn, want, cause string }{
+		{missing, "StepFunctions.StateMachineDoesNotExistException", "State Machine Does Not Exist: '" + missing + "'"},
+		{"arn:aws:states:us-east-1:123456789012:activity:a", "StepFunctions.InvalidArnException", "Invalid Arn: 'Resource type not valid in this context: activity'"},
+	} {
+		parent, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: fmt.Sprintf("parent%d", i), RoleARN: role,
+			Definition: `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::states:startExecution",
+				"Parameters":{"StateMachineArn":"` + tt.arn + `"},"End":true}}}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := svc.StartExecution(ctx, service.StartInput{StateMachineARN: parent.ARN})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, err = svc.Wait(ctx, e.ARN); err != nil || e.Status != "FAILED" || e.Error != tt.want || e.Cause != tt.cause {
+			t.Errorf("%s: %+v %v, want %s: %s", tt.arn, e, err, tt.want, tt.cause)
+		}
+	}
+}

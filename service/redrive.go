@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
@@ -101,27 +102,27 @@ func (s *Service) RedriveExecution(ctx context.Context, executionARN string) (ti
 		return time.Time{}, err
 	}
 	if a, err := arn.Parse(executionARN); err == nil && a.Type == arn.Express {
-		return time.Time{}, errorf("ExecutionNotRedrivable", "Execution of type EXPRESS cannot be redriven: '%s'", executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "Execution of type EXPRESS cannot be redriven: '%s'", executionARN)
 	}
 	e, err := s.store.GetExecution(ctx, executionARN)
 	if errors.Is(err, store.ErrNotFound) {
 		if _, child := s.cat.childExecution(ctx, executionARN); child {
-			return time.Time{}, errorf("ExecutionNotRedrivable", "A Map Run's child execution is redriven with its parent: '%s'", executionARN)
+			return time.Time{}, fault.New(fault.ErrNotRedrivable, "A Map Run's child execution is redriven with its parent: '%s'", executionARN)
 		}
-		return time.Time{}, errorf("ExecutionDoesNotExist", "Execution Does Not Exist: '%s'", executionARN)
+		return time.Time{}, fault.New(fault.ErrExecutionNotFound, "Execution Does Not Exist: '%s'", executionARN)
 	}
 	if err != nil {
 		return time.Time{}, err
 	}
 	if status, reason := s.cat.redrivable(ctx, e); status != Redrivable {
-		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reason, executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "%s: '%s'", reason, executionARN)
 	}
 	at, err := s.run.Redrive(ctx, e)
 	switch {
 	case errors.Is(err, store.ErrConflict):
-		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reasonRunning, executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "%s: '%s'", reasonRunning, executionARN)
 	case errors.Is(err, runner.ErrNotRedrivable):
-		return time.Time{}, errorf("ExecutionNotRedrivable", "%s: '%s'", reasonHistoryLimit, executionARN)
+		return time.Time{}, fault.New(fault.ErrNotRedrivable, "%s: '%s'", reasonHistoryLimit, executionARN)
 	case err != nil:
 		return time.Time{}, err
 	}

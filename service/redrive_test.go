@@ -2,11 +2,13 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/sqlite"
 )
@@ -40,7 +42,7 @@ func TestRedriveAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := svc.RedriveExecution(ctx, e.ARN); !isCode(err, "ExecutionNotRedrivable") {
+	if _, err := svc.RedriveExecution(ctx, e.ARN); !errors.Is(err, fault.ErrNotRedrivable) {
 		t.Errorf("redriving a running execution: %v", err)
 	}
 	if err := svc.SendTaskFailure(ctx, takeTask(t, svc, act.ARN), "Broken", "first"); err != nil {
@@ -95,10 +97,10 @@ func TestRedriveAcrossRestart(t *testing.T) {
 	if passes != 1 || redriven != 1 {
 		t.Errorf("history: branch A entered %d times, %d ExecutionRedriven", passes, redriven)
 	}
-	if _, err := svc.RedriveExecution(ctx, e.ARN); !isCode(err, "ExecutionNotRedrivable") {
+	if _, err := svc.RedriveExecution(ctx, e.ARN); !errors.Is(err, fault.ErrNotRedrivable) {
 		t.Errorf("redriving a succeeded execution: %v", err)
 	}
-	if _, err := svc.RedriveExecution(ctx, e.ARN+"x"); !isCode(err, "ExecutionDoesNotExist") {
+	if _, err := svc.RedriveExecution(ctx, e.ARN+"x"); !errors.Is(err, fault.ErrExecutionNotFound) {
 		t.Errorf("redriving a missing execution: %v", err)
 	}
 }

@@ -8,9 +8,6 @@ import (
 	"github.com/stepd/stepd/store"
 )
 
-// DefaultRetention is how long a finished execution is kept, as on AWS.
-const DefaultRetention = 90 * 24 * time.Hour
-
 // retentionBatch is how many executions one DeleteEnded call deletes; a
 // pause as long as the batch took leaves the store to the executions'
 // writes at least half the time. On SQLite a batch of 50 executions of 20

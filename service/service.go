@@ -1,55 +1,39 @@
-// Package service implements the AWS Step Functions service on top of the
-// interpreter and a store: state machines, Standard executions that are
-// durable (each transition is committed before its effects are carried
-// out, and open executions resume after a restart), and Express executions
-// that run in memory.
+// Package service is the AWS Step Functions service as its API sees it:
+// the catalog of state machines, versions, aliases and activities,
+// executions as records (Standard ones durable in the configured store,
+// Express ones in memory), Map Runs, redrives and TestState. It checks
+// every request and hands what to run to its runner (package runner),
+// which owns the live executions: drivers, resume and adoption, callbacks,
+// activity queues and forwarding between nodes.
 //
-// Errors are *Error values carrying the AWS error code (e.g.
-// StateMachineDoesNotExist, ExecutionAlreadyExists, InvalidDefinition) so
-// that the API layer can answer in AWS's shape.
-//
-// It also holds activities, versions and aliases, Map Runs and redrives,
-// TestState, callbacks by task token, nested executions (.sync children),
-// execution logs, the status changes queued for events, retention, and,
-// on a shared store, the stops and callbacks forwarded to the node that
-// owns an execution.
+// Errors that a caller can tell apart are conditions of package fault
+// (errors.Is(err, fault.ErrStateMachineNotFound)) with the message AWS
+// answers with; the API layer answers them with AWS's codes.
 //
 // It must not import scheduler or api, which build on it, nor metrics or
-// notify, which cmd/stepd hooks in (Observer, the store's outbox), nor the
-// layers above (conformance, bench, cmd/stepd).
+// notify, which the server hooks in (Observer, the store's outbox), nor the
+// layers above (server, conformance, bench, cmd/stepd), nor any task
+// backend (the packages under task/: Config takes what it needs of them as
+// functions, Mocks and MockResults); of package task itself it uses the
+// Invoker.
 package service
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/execlog"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/runner"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/validate"
 )
-
-// Error is a service error with an AWS error code.
-type Error struct {
-	Code    string // e.g. "StateMachineDoesNotExist"
-	Message string
-	Err     error
-}
-
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
-func (e *Error) Unwrap() error { return e.Err }
-
-func errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
-}
 
 // Config configures a Service.
 type Config struct {
@@ -60,9 +44,15 @@ type Config struct {
 	// Invoker serves Task states (mocks are added per execution from
 	// Mocks when a test case is named).
 	Invoker task.Invoker
-	// Mocks is an AWS Step Functions Local mock configuration, used when
-	// StartExecution names "stateMachineArn#TestCase".
-	Mocks *mock.Config
+	// Mocks, when set, gives the mocked Task states of a test case of a
+	// state machine, used when StartExecution names
+	// "stateMachineArn#TestCase": an AWS Step Functions Local mock
+	// configuration's (task/mock's Config.Invoker).
+	Mocks func(stateMachine, testCase string) (task.Invoker, error)
+	// MockResults, when set, checks TestState's mocked Task results
+	// against the output shapes of the AWS APIs the Task states call
+	// (task/awsmodel's CheckResult); without it they are not checked.
+	MockResults MockResultCheck
 	// Clock defaults to the real clock.
 	Clock engine.Clock
 	Log   *slog.Logger
@@ -164,9 +154,9 @@ func (s *Service) Runner() *runner.Runner { return s.run }
 func (s *Service) invoker(e *store.Execution) (task.Invoker, bool, error) {
 	inv := s.withNested(e, s.cfg.Invoker)
 	if e.TestCase != "" && s.cfg.Mocks != nil {
-		m, err := s.cfg.Mocks.Invoker(e.StateMachineName, e.TestCase)
+		m, err := s.cfg.Mocks(e.StateMachineName, e.TestCase)
 		if err != nil {
-			return nil, false, errorf("ValidationException", "%v", err)
+			return nil, false, fault.New(fault.ErrValidation, "%v", err)
 		}
 		inv = m
 	}
@@ -196,7 +186,7 @@ func (s *Service) scope() arn.Scope { return arn.Scope{Region: s.cfg.Region, Acc
 // execution or activity, with AWS's codes and messages.
 func checkName(name string) error {
 	if e := validate.CheckName("name", name); e != nil {
-		return errorf(e.Code, "%s", e.Message)
+		return memberError(e)
 	}
 	return nil
 }
@@ -204,7 +194,7 @@ func checkName(name string) error {
 // checkDefinitionLength applies AWS's 1 MiB limit to a definition.
 func checkDefinitionLength(def string) error {
 	if e := validate.CheckDefinitionLength("definition", def); e != nil {
-		return errorf(e.Code, "%s", e.Message)
+		return memberError(e)
 	}
 	return nil
 }
@@ -214,10 +204,10 @@ func (s *Service) program(def string) (*interp.Program, error) { return s.run.Pr
 
 func checkRole(arn string) error {
 	if arn == "" {
-		return errorf("ValidationException", "1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
 	}
 	if !strings.HasPrefix(arn, "arn:") || strings.Count(arn, ":") < 5 {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", arn)
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", arn)
 	}
 	return nil
 }
@@ -226,7 +216,7 @@ func checkRole(arn string) error {
 func checkARN(s, resource string) error {
 	a, err := arn.Parse(s)
 	if err != nil || a.Service != "states" || len(a.Names) == 0 || a.Type != resource && !(resource == arn.Execution && a.Type == arn.Express) {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/store"
 )
 
@@ -88,14 +89,14 @@ func CheckEncryption(e *Encryption) error {
 	switch e.Type {
 	case "AWS_OWNED_KEY":
 		if e.KmsKeyID != "" || e.ReusePeriod != 0 {
-			return errorf("ValidationException", "kmsKeyId and kmsDataKeyReusePeriodSeconds may only be given with type CUSTOMER_MANAGED_KMS_KEY")
+			return fault.New(fault.ErrValidation, "kmsKeyId and kmsDataKeyReusePeriodSeconds may only be given with type CUSTOMER_MANAGED_KMS_KEY")
 		}
 	case "CUSTOMER_MANAGED_KMS_KEY":
-		return errorf("InvalidEncryptionConfiguration", "encryptionConfiguration: type CUSTOMER_MANAGED_KMS_KEY is not supported by stepd, which has no KMS to encrypt with a customer's key; use AWS_OWNED_KEY")
+		return fault.New(fault.ErrInvalidEncryption, "encryptionConfiguration: type CUSTOMER_MANAGED_KMS_KEY is not supported by stepd, which has no KMS to encrypt with a customer's key; use AWS_OWNED_KEY")
 	case "":
-		return errorf("ValidationException", "1 validation error detected: Value null at 'encryptionConfiguration.type' failed to satisfy constraint: Member must not be null")
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'encryptionConfiguration.type' failed to satisfy constraint: Member must not be null")
 	default:
-		return errorf("ValidationException", "1 validation error detected: Value '%s' at 'encryptionConfiguration.type' failed to satisfy constraint: Member must satisfy enum value set: [CUSTOMER_MANAGED_KMS_KEY, AWS_OWNED_KEY]", e.Type)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'encryptionConfiguration.type' failed to satisfy constraint: Member must satisfy enum value set: [CUSTOMER_MANAGED_KMS_KEY, AWS_OWNED_KEY]", e.Type)
 	}
 	return nil
 }
@@ -126,7 +127,7 @@ func (cat *catalog) putSettings(ctx context.Context, resource string, st Setting
 
 func checkDescription(field, d string) error {
 	if len(d) > maxDescription {
-		return errorf("ValidationException", "1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, maxDescription)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", field, maxDescription)
 	}
 	return nil
 }
@@ -134,11 +135,11 @@ func checkDescription(field, d string) error {
 // checkTraceHeader applies AWS's constraints on a trace header.
 func checkTraceHeader(h string) error {
 	if len(h) > maxTraceHeader {
-		return errorf("ValidationException", "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must have length less than or equal to %d", maxTraceHeader)
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must have length less than or equal to %d", maxTraceHeader)
 	}
 	for _, c := range h {
 		if c > 127 {
-			return errorf("ValidationException", "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must satisfy regular expression pattern: \\p{ASCII}*")
+			return fault.New(fault.ErrValidation, "1 validation error detected: Value at 'traceHeader' failed to satisfy constraint: Member must satisfy regular expression pattern: \\p{ASCII}*")
 		}
 	}
 	return nil
@@ -147,11 +148,11 @@ func checkTraceHeader(h string) error {
 // checkTags applies AWS's limits on a resource's tags.
 func checkTags(tags map[string]string) error {
 	if len(tags) > maxTags {
-		return errorf("TooManyTags", "Too many tags: a resource may have at most %d tags", maxTags)
+		return fault.New(fault.ErrTooManyTags, "Too many tags: a resource may have at most %d tags", maxTags)
 	}
 	for k, v := range tags {
 		if k == "" || len(k) > 128 || len(v) > 256 {
-			return errorf("ValidationException", "1 validation error detected: tag key '%s' must have length between 1 and 128 and its value at most 256", k)
+			return fault.New(fault.ErrValidation, "1 validation error detected: tag key '%s' must have length between 1 and 128 and its value at most 256", k)
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
@@ -110,7 +111,7 @@ func TestSharedNodes(t *testing.T) {
 		{"SendTaskFailure", func() error { return b.SendTaskFailure(ctx, token, "E", "c") }},
 		{"SendTaskHeartbeat", func() error { return b.SendTaskHeartbeat(ctx, token) }},
 	} {
-		if err := call.fn(); apiCode(err) != "TaskTimedOut" {
+		if err := call.fn(); !errors.Is(err, fault.ErrTaskClosed) {
 			t.Errorf("%s on the other node for a closed task of a running execution: %v, want TaskTimedOut", call.name, err)
 		}
 	}
@@ -118,7 +119,7 @@ func TestSharedNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.SendTaskSuccess(ctx, interp.SignToken(key, resting.ARN, 99), `{}`); apiCode(err) != "TaskDoesNotExist" {
+	if err := b.SendTaskSuccess(ctx, interp.SignToken(key, resting.ARN, 99), `{}`); !errors.Is(err, fault.ErrNoTask) {
 		t.Errorf("SendTaskSuccess on the other node for a token never issued: %v, want TaskDoesNotExist", err)
 	}
 	if d, err := b.DescribeExecution(ctx, resting.ARN); err != nil || d.Status != "RUNNING" {
@@ -159,15 +160,6 @@ func TestSharedNodes(t *testing.T) {
 	if done, err := a.Wait(pctx, pe.ARN); err != nil || done.Status != "SUCCEEDED" || done.Output != `{"said":"kid"}` {
 		t.Fatalf("a .sync parent whose child runs on another node: %+v %v", done, err)
 	}
-}
-
-// apiCode is the AWS error code of a service error, "" for none.
-func apiCode(err error) string {
-	var se *service.Error
-	if errors.As(err, &se) {
-		return se.Code
-	}
-	return ""
 }
 
 // doneWatch is a context that tells when its Done channel is first asked

@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/validate"
@@ -37,10 +38,10 @@ func (s *Service) createStateMachine(ctx context.Context, in StateMachineInput) 
 		in.Type = validate.Standard
 	}
 	if in.Type != validate.Standard && in.Type != validate.Express {
-		return nil, errorf("ValidationException", "1 validation error detected: Value '%s' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]", in.Type)
+		return nil, fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'type' failed to satisfy constraint: Member must satisfy enum value set: [STANDARD, EXPRESS]", in.Type)
 	}
 	if r := validate.Definition([]byte(in.Definition), in.Type); !r.OK() {
-		return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
+		return nil, fault.New(fault.ErrInvalidDefinition, "%s", validate.Message(r.Diagnostics))
 	}
 	if err := checkRole(in.RoleARN); err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func (s *Service) createStateMachine(ctx context.Context, in StateMachineInput) 
 					return old, nil
 				}
 			}
-			return nil, errorf("StateMachineAlreadyExists", "State Machine Already Exists: '%s'", sm.ARN)
+			return nil, fault.New(fault.ErrStateMachineExists, "State Machine Already Exists: '%s'", sm.ARN)
 		}
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (s *Service) GetStateMachine(ctx context.Context, arn string) (*store.State
 	}
 	sm, err := s.store.GetStateMachine(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", arn)
+		return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", arn)
 	}
 	return sm, err
 }
@@ -98,7 +99,7 @@ func (s *Service) updateDefinition(ctx context.Context, arn, definition, role st
 		return nil, err
 	}
 	if definition == "" && role == "" && logging == nil {
-		return nil, errorf("MissingRequiredParameter", "Either the definition, the roleArn or the LoggingConfiguration must be specified")
+		return nil, fault.New(fault.ErrMissingParameter, "Either the definition, the roleArn or the LoggingConfiguration must be specified")
 	}
 	if logging != nil {
 		if err := checkLogging(logging); err != nil {
@@ -111,7 +112,7 @@ func (s *Service) updateDefinition(ctx context.Context, arn, definition, role st
 			return nil, err
 		}
 		if r := validate.Definition([]byte(definition), sm.Type); !r.OK() {
-			return nil, errorf("InvalidDefinition", "%s", validate.Message(r.Diagnostics))
+			return nil, fault.New(fault.ErrInvalidDefinition, "%s", validate.Message(r.Diagnostics))
 		}
 		sm.Definition = definition
 	}
@@ -146,7 +147,7 @@ func (s *Service) DeleteStateMachine(ctx context.Context, arn string) error {
 func (s *Service) ListStateMachines(ctx context.Context, page store.Page) ([]*store.StateMachine, string, error) {
 	list, next, err := s.store.ListStateMachines(ctx, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -208,7 +209,7 @@ func (s *Service) Tags(ctx context.Context, arn string) (map[string]string, erro
 func (cat *catalog) taggable(ctx context.Context, arn string) (*store.StateMachine, error) {
 	sm, err := cat.store.GetStateMachine(ctx, arn)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", arn)
+		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", arn)
 	}
 	return sm, err
 }
@@ -217,7 +218,7 @@ func (cat *catalog) taggable(ctx context.Context, arn string) (*store.StateMachi
 // publishes its first version (nil otherwise).
 func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, *store.Version, error) {
 	if in.VersionDescription != "" && !in.Publish {
-		return nil, nil, errorf("ValidationException", "versionDescription may only be given when publish is true")
+		return nil, nil, fault.New(fault.ErrValidation, "versionDescription may only be given when publish is true")
 	}
 	if err := checkDescription("versionDescription", in.VersionDescription); err != nil {
 		return nil, nil, err
@@ -246,17 +247,17 @@ type UpdateInput struct {
 // revision, so that publishing again is idempotent.
 func (s *Service) UpdateStateMachine(ctx context.Context, in UpdateInput) (*store.StateMachine, *store.Version, error) {
 	if _, _, _, ok := arn.Qualified(in.ARN); ok {
-		return nil, nil, errorf("ValidationException", "UpdateStateMachine takes the state machine's ARN, not a version's or an alias's: '%s'", in.ARN)
+		return nil, nil, fault.New(fault.ErrValidation, "UpdateStateMachine takes the state machine's ARN, not a version's or an alias's: '%s'", in.ARN)
 	}
 	sm, err := s.GetStateMachine(ctx, in.ARN)
 	if err != nil {
 		return nil, nil, err
 	}
 	if in.Definition == "" && in.RoleARN == "" && in.Tracing == nil && in.Encryption == nil && in.Logging == nil {
-		return nil, nil, errorf("MissingRequiredParameter", "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
+		return nil, nil, fault.New(fault.ErrMissingParameter, "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
 	}
 	if in.VersionDescription != "" && !in.Publish {
-		return nil, nil, errorf("ValidationException", "versionDescription may only be given when publish is true")
+		return nil, nil, fault.New(fault.ErrValidation, "versionDescription may only be given when publish is true")
 	}
 	if err := checkDescription("versionDescription", in.VersionDescription); err != nil {
 		return nil, nil, err
@@ -319,7 +320,7 @@ func (s *Service) DescribeStateMachine(ctx context.Context, smARN string) (*stor
 		return sm, nil, st, err
 	}
 	if !version {
-		return nil, nil, Settings{}, errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': describe an alias with DescribeStateMachineAlias", resourceOf(smARN))
+		return nil, nil, Settings{}, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': describe an alias with DescribeStateMachineAlias", resourceOf(smARN))
 	}
 	sm, err := s.GetStateMachine(ctx, base)
 	if err != nil {

@@ -8,10 +8,10 @@ import (
 
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/value"
 )
 
@@ -65,11 +65,11 @@ const testStateName = "StateName"
 func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.TestOutcome, error) {
 	def, err := value.ParseString(in.Definition)
 	if err != nil {
-		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: 'INVALID_JSON_DESCRIPTION: %v'", err)
+		return nil, fault.New(fault.ErrInvalidDefinition, "Invalid State Machine Definition: 'INVALID_JSON_DESCRIPTION: %v'", err)
 	}
 	defObj, ok := def.(*value.Object)
 	if !ok {
-		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: the definition must be a JSON object at /'")
+		return nil, fault.New(fault.ErrInvalidDefinition, "Invalid State Machine Definition: 'SCHEMA_VALIDATION_FAILED: the definition must be a JSON object at /'")
 	}
 	name := in.StateName
 	machine := defObj
@@ -93,22 +93,22 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 		}
 	}
 	if states, _ := machine.Get("States"); !hasMember(states, name) {
-		return nil, errorf("ValidationException", "State not found in definition")
+		return nil, fault.New(fault.ErrValidation, "State not found in definition")
 	}
-	if err := checkTestRequest(in, machine, name); err != nil {
+	if err := checkTestRequest(in, machine, name, s.cfg.MockResults); err != nil {
 		return nil, err
 	}
 	machine = withTargets(machine)
 	sm, err := asl.FromValue(machine)
 	if err != nil {
-		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: '%v'", err)
+		return nil, fault.New(fault.ErrInvalidDefinition, "Invalid State Machine Definition: '%v'", err)
 	}
 	if sm.States[name] == nil {
-		return nil, errorf("ValidationException", "State '%s' does not exist in the definition", name)
+		return nil, fault.New(fault.ErrValidation, "State '%s' does not exist in the definition", name)
 	}
 	p, err := interp.Compile(sm)
 	if err != nil {
-		return nil, errorf("InvalidDefinition", "Invalid State Machine Definition: '%v'", err)
+		return nil, fault.New(fault.ErrInvalidDefinition, "Invalid State Machine Definition: '%v'", err)
 	}
 	input, err := parseInput(in.Input)
 	if err != nil {
@@ -118,14 +118,14 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 	if in.Variables != "" {
 		v, err := value.ParseString(in.Variables)
 		if err != nil {
-			return nil, errorf("ValidationException", "Invalid variables: %v", err)
+			return nil, fault.New(fault.ErrValidation, "Invalid variables: %v", err)
 		}
 		test.Variables, _ = v.(*value.Object)
 	}
 	if in.Context != "" {
 		v, err := value.ParseString(in.Context)
 		if err != nil {
-			return nil, errorf("ValidationException", "Invalid context: %v", err)
+			return nil, fault.New(fault.ErrValidation, "Invalid context: %v", err)
 		}
 		test.Context, _ = v.(*value.Object)
 	}
@@ -133,7 +133,7 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 	if in.ItemReaderData != "" {
 		v, err := value.ParseString(in.ItemReaderData)
 		if err != nil {
-			return nil, errorf("ValidationException", "Invalid mapItemReaderData: %v", err)
+			return nil, fault.New(fault.ErrValidation, "Invalid mapItemReaderData: %v", err)
 		}
 		test.ItemReaderData = v
 	}
@@ -149,7 +149,7 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 		case m.Result != nil:
 			v, err := value.ParseString(*m.Result)
 			if err != nil {
-				return nil, errorf("ValidationException", "Mocked result must be valid JSON")
+				return nil, fault.New(fault.ErrValidation, "Mocked result must be valid JSON")
 			}
 			res.Output = v
 		}
@@ -266,7 +266,7 @@ func nestedMachine(machine *value.Object, name string) *value.Object {
 // mocks on states that take none, Map and Parallel states without one,
 // mocks that cannot answer the state, and Context objects with fields the
 // Context object does not have.
-func checkTestRequest(in TestStateInput, machine *value.Object, name string) error {
+func checkTestRequest(in TestStateInput, machine *value.Object, name string, check MockResultCheck) error {
 	states, _ := machine.Get("States")
 	so, _ := states.(*value.Object)
 	stV, _ := so.Get(name)
@@ -275,30 +275,32 @@ func checkTestRequest(in TestStateInput, machine *value.Object, name string) err
 	typ, _ := typV.(string)
 	m := in.Mock
 	if m != nil {
-		if _, err := awsmodel.ParseMode(m.FieldValidationMode); err != nil {
-			return errorf("ValidationException", "1 validation error detected: Value '%s' at 'mock.fieldValidationMode' failed to satisfy constraint: Member must satisfy enum value set: [STRICT, PRESENT, NONE]", m.FieldValidationMode)
+		switch m.FieldValidationMode {
+		case "", "STRICT", "PRESENT", "NONE":
+		default:
+			return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'mock.fieldValidationMode' failed to satisfy constraint: Member must satisfy enum value set: [STRICT, PRESENT, NONE]", m.FieldValidationMode)
 		}
 		if m.Result != nil && m.ErrorOutput {
-			return errorf("ValidationException", "A test mock should have only one of the following fields: [result, errorOutput].")
+			return fault.New(fault.ErrValidation, "A test mock should have only one of the following fields: [result, errorOutput].")
 		}
 		switch typ {
 		case "Pass", "Succeed", "Fail", "Wait", "Choice":
-			return errorf("ValidationException", "State type '%s' is not supported when a mock is specified", typ)
+			return fault.New(fault.ErrValidation, "State type '%s' is not supported when a mock is specified", typ)
 		}
 		if in.RevealSecrets {
-			return errorf("ValidationException", "TestState does not support RevealSecrets when a mock is specified.")
+			return fault.New(fault.ErrValidation, "TestState does not support RevealSecrets when a mock is specified.")
 		}
 	}
 	if (in.MapFailuresSet || in.MapFailures > 0) && typ == "Map" && m == nil {
-		return errorf("ValidationException", "TestState does not support MapIterationFailureCount when a mock is not specified.")
+		return fault.New(fault.ErrValidation, "TestState does not support MapIterationFailureCount when a mock is not specified.")
 	}
 	if m == nil && (typ == "Map" || typ == "Parallel") {
-		return errorf("InvalidDefinition", "TestState API does not support Map or Parallel states. Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
+		return fault.New(fault.ErrInvalidDefinition, "TestState API does not support Map or Parallel states. Supported state types include: [Task, Wait, Pass, Succeed, Fail, Choice]")
 	}
 	if m != nil && m.Result != nil {
 		result, err := value.ParseString(*m.Result)
 		if err != nil {
-			return errorf("ValidationException", "Mocked result must be valid JSON")
+			return fault.New(fault.ErrValidation, "Mocked result must be valid JSON")
 		}
 		arr, isArr := result.([]any)
 		switch typ {
@@ -306,15 +308,15 @@ func checkTestRequest(in TestStateInput, machine *value.Object, name string) err
 			branches, _ := st.Get("Branches")
 			bs, _ := branches.([]any)
 			if !isArr || len(arr) != len(bs) {
-				return errorf("ValidationException", "Mocked result must contain the same number of items as number of Parallel branches.")
+				return fault.New(fault.ErrValidation, "Mocked result must contain the same number of items as number of Parallel branches.")
 			}
 		case "Map":
 			if st.Has("ResultWriter") {
 				if _, isObj := result.(*value.Object); !isObj {
-					return errorf("ValidationException", "Mocked result must be a JSON object.")
+					return fault.New(fault.ErrValidation, "Mocked result must be a JSON object.")
 				}
 			} else if isArr && in.MapFailures > len(arr) {
-				return errorf("ValidationException", "Map iteration failure count must be less than or equal to the number of Map iterations")
+				return fault.New(fault.ErrValidation, "Map iteration failure count must be less than or equal to the number of Map iterations")
 			}
 		}
 	}
@@ -326,39 +328,49 @@ func checkTestRequest(in TestStateInput, machine *value.Object, name string) err
 	if m != nil && m.Result != nil && typ == "Task" {
 		res, _ := st.Get("Resource")
 		resource, _ := res.(string)
-		if err := checkMockResult(resource, *m.Result, m.FieldValidationMode); err != nil {
+		if err := checkMockResult(check, resource, *m.Result, m.FieldValidationMode); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// checkMockResult checks a mocked Task result against the output shape of
-// the service API the resource calls, as AWS does in the mode given (see
-// awsmodel). Results of resources without a model pass. The mode has
-// been checked already.
-func checkMockResult(resource, result, mode string) error {
-	md, err := awsmodel.ParseMode(mode)
-	if err != nil {
-		return fmt.Errorf("checking the mocked result: %w", err)
-	}
-	shape, ok, err := awsmodel.ResultShape(resource)
-	if err != nil {
-		return fmt.Errorf("checking the mocked result: %w", err)
-	}
-	if !ok || md == awsmodel.None {
+// MockResultCheck checks result (a value of package value), mocked in
+// TestState for a Task state that calls resource, against the output
+// shape of the AWS API it calls, in the field validation mode given
+// (STRICT, PRESENT or NONE; empty is STRICT). It returns nil when the
+// result conforms, when the mode is NONE and when it knows no shape for
+// the resource; a MockMismatch for a result that does not conform; any
+// other error when it cannot check. task/awsmodel's CheckResult is one.
+type MockResultCheck func(resource, mode string, result any) error
+
+// MockMismatch is what a MockResultCheck returns for a result that does
+// not conform: Member names the first member that does not ("" for the
+// result itself), and Error says what is wrong with it, as AWS words it.
+type MockMismatch interface {
+	error
+	Member() string
+}
+
+// checkMockResult checks a mocked Task result with check, as AWS does in
+// the mode given (which has been checked already); without check every
+// result passes.
+func checkMockResult(check MockResultCheck, resource, result, mode string) error {
+	if check == nil {
 		return nil
 	}
 	v, err := value.ParseString(result)
 	if err != nil {
-		return errorf("ValidationException", "Mocked result must be valid JSON")
+		return fault.New(fault.ErrValidation, "Mocked result must be valid JSON")
 	}
-	var fe *awsmodel.FieldError
-	switch err := shape.Check(v, md); {
-	case errors.As(err, &fe) && fe.Field == "":
-		return errorf("ValidationException", "Mocked result must be a JSON object.")
+	var mm MockMismatch
+	switch err := check(resource, mode, v); {
+	case errors.As(err, &mm) && mm.Member() == "":
+		return fault.New(fault.ErrValidation, "Mocked result must be a JSON object.")
+	case errors.As(err, &mm):
+		return fault.New(fault.ErrValidation, "Mock result schema validation error: %v", err)
 	case err != nil:
-		return errorf("ValidationException", "Mock result schema validation error: %v", err)
+		return fmt.Errorf("checking the mocked result: %w", err)
 	}
 	return nil
 }
@@ -375,33 +387,33 @@ var contextFields = map[string]map[string]bool{
 func checkTestContext(text string) error {
 	v, err := value.ParseString(text)
 	if err != nil {
-		return errorf("ValidationException", "Invalid Context object provided: %v", err)
+		return fault.New(fault.ErrValidation, "Invalid Context object provided: %v", err)
 	}
 	o, ok := v.(*value.Object)
 	if !ok {
-		return errorf("ValidationException", "Invalid Context object provided: the Context object must be a JSON object")
+		return fault.New(fault.ErrValidation, "Invalid Context object provided: the Context object must be a JSON object")
 	}
 	for i := 0; i < o.Len(); i++ {
 		k, member := o.At(i)
 		if k == "Map" {
-			return errorf("ValidationException", "Invalid Context object provided: 'Map' field is not supported when mocking a Context object")
+			return fault.New(fault.ErrValidation, "Invalid Context object provided: 'Map' field is not supported when mocking a Context object")
 		}
 		fields, known := contextFields[k]
 		if !known {
-			return errorf("ValidationException", "Invalid Context object provided: Field '%s' is not allowed", k)
+			return fault.New(fault.ErrValidation, "Invalid Context object provided: Field '%s' is not allowed", k)
 		}
 		mo, isObj := member.(*value.Object)
 		if !isObj {
-			return errorf("ValidationException", "Invalid Context object provided: %s must be an object", k)
+			return fault.New(fault.ErrValidation, "Invalid Context object provided: %s must be an object", k)
 		}
 		for j := 0; j < mo.Len(); j++ {
 			f, fv := mo.At(j)
 			isString, known := fields[f]
 			if !known {
-				return errorf("ValidationException", "Invalid Context object provided: Field '%s' is not allowed", f)
+				return fault.New(fault.ErrValidation, "Invalid Context object provided: Field '%s' is not allowed", f)
 			}
 			if _, ok := fv.(string); isString && !ok {
-				return errorf("ValidationException", "Invalid Context object provided: %s.%s must be a string", k, f)
+				return fault.New(fault.ErrValidation, "Invalid Context object provided: %s.%s must be a string", k, f)
 			}
 		}
 	}

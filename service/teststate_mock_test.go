@@ -5,7 +5,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/task/awsmodel"
 )
 
 // TestTestStateMockValidation checks TestState's validation of mocked
@@ -36,7 +38,7 @@ func TestTestStateMockValidation(t *testing.T) {
 			"1 validation error detected: Value 'LAX' at 'mock.fieldValidationMode' failed to satisfy constraint: Member must satisfy enum value set: [STRICT, PRESENT, NONE]"},
 		{"error output unchecked", task("arn:aws:states:::lambda:invoke"), "", "", ""},
 	}
-	svc := service.New(service.Config{Account: "111111111111"})
+	svc := service.New(service.Config{Account: "111111111111", MockResults: awsmodel.CheckResult})
 	defer svc.Close()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,12 +49,11 @@ func TestTestStateMockValidation(t *testing.T) {
 				m.Result = &tt.result
 			}
 			_, err := svc.TestState(context.Background(), service.TestStateInput{Definition: tt.definition, Mock: m})
-			var se *service.Error
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("TestState: %v", err)
 			case tt.want == "":
-			case !errors.As(err, &se) || se.Code != "ValidationException" || se.Message != tt.want:
+			case !errors.Is(err, fault.ErrValidation) || err.Error() != tt.want:
 				t.Fatalf("TestState error %v, want ValidationException: %s", err, tt.want)
 			}
 		})

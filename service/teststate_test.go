@@ -2,7 +2,6 @@ package service_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"github.com/stepd/stepd/internal/shared"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/value"
 )
@@ -72,7 +72,7 @@ func like(want, got any) bool {
 // count falls below the floor recorded here (which may only rise).
 func TestTestStateCorpus(t *testing.T) {
 	files := shared.Cases(t, "test_state.*.json")
-	svc := service.New(service.Config{Account: "111111111111"})
+	svc := service.New(service.Config{Account: "111111111111", MockResults: awsmodel.CheckResult})
 	defer svc.Close()
 	passed, total := 0, 0
 	for _, f := range files {
@@ -93,8 +93,7 @@ func TestTestStateCorpus(t *testing.T) {
 			code, _ := exp.Get("error")
 			msg, _ := exp.Get("message")
 			_, err := svc.TestState(context.Background(), in)
-			var se *service.Error
-			if !errors.As(err, &se) || se.Code != code || se.Message != msg {
+			if gotCode, gotMsg, ok := api.AWSError(err); !ok || gotCode != code || gotMsg != msg {
 				t.Logf("%s: rejection %v, want %v: %v", filepath.Base(f), err, code, msg)
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/store"
 )
 
@@ -26,7 +27,7 @@ const (
 func (s *Service) versioned(st store.Store) (store.Versioned, error) {
 	v, ok := st.(store.Versioned)
 	if !ok {
-		return nil, errorf("ValidationException", "this store (%T) keeps no versions, aliases or settings", st)
+		return nil, fault.New(fault.ErrValidation, "this store (%T) keeps no versions, aliases or settings", st)
 	}
 	return v, nil
 }
@@ -36,7 +37,7 @@ func (s *Service) versioned(st store.Store) (store.Versioned, error) {
 // version, as AWS does. revisionID, when given, must be the current one.
 func (s *Service) PublishVersion(ctx context.Context, smARN, revisionID, description string) (*store.Version, error) {
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return nil, errorf("ValidationException", "PublishStateMachineVersion takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
+		return nil, fault.New(fault.ErrValidation, "PublishStateMachineVersion takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
 	}
 	if err := checkDescription("description", description); err != nil {
 		return nil, err
@@ -46,7 +47,7 @@ func (s *Service) PublishVersion(ctx context.Context, smARN, revisionID, descrip
 		return nil, err
 	}
 	if revisionID != "" && revisionID != sm.RevisionID && !(revisionID == initialRevision && sm.Updated.Equal(sm.Created)) {
-		return nil, errorf("ConflictException", "Failed to publish the State Machine version: the current revision id '%s' of state machine '%s' does not match the revision id '%s' given", sm.RevisionID, sm.ARN, revisionID)
+		return nil, fault.New(fault.ErrConflict, "Failed to publish the State Machine version: the current revision id '%s' of state machine '%s' does not match the revision id '%s' given", sm.RevisionID, sm.ARN, revisionID)
 	}
 	return s.publish(ctx, sm, description)
 }
@@ -65,9 +66,9 @@ func (s *Service) publish(ctx context.Context, sm *store.StateMachine, descripti
 	got, _, err := vs.PublishVersion(ctx, v, MaxVersions)
 	switch {
 	case errors.Is(err, store.ErrLimit):
-		return nil, errorf("ServiceQuotaExceededException", "The maximum number of versions (%d) of state machine '%s' has been reached: delete versions with DeleteStateMachineVersion", MaxVersions, sm.ARN)
+		return nil, fault.New(fault.ErrQuota, "The maximum number of versions (%d) of state machine '%s' has been reached: delete versions with DeleteStateMachineVersion", MaxVersions, sm.ARN)
 	case errors.Is(err, store.ErrNotFound):
-		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", sm.ARN)
+		return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", sm.ARN)
 	}
 	return got, err
 }
@@ -78,7 +79,7 @@ func (s *Service) ListVersions(ctx context.Context, smARN string, page store.Pag
 		return nil, "", err
 	}
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return nil, "", errorf("ValidationException", "ListStateMachineVersions takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
+		return nil, "", fault.New(fault.ErrValidation, "ListStateMachineVersions takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
 	}
 	vs, err := s.versioned(s.store)
 	if err != nil {
@@ -86,7 +87,7 @@ func (s *Service) ListVersions(ctx context.Context, smARN string, page store.Pag
 	}
 	list, next, err := vs.ListVersions(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
-		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
+		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
 }
@@ -97,7 +98,7 @@ func checkVersionARN(a string) error {
 		return err
 	}
 	if _, _, version, ok := arn.Qualified(a); !ok || !version {
-		return errorf("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine version's ARN", resourceOf(a))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine version's ARN", resourceOf(a))
 	}
 	return nil
 }
@@ -129,7 +130,7 @@ func (s *Service) DeleteVersion(ctx context.Context, versionARN string) error {
 				}
 			}
 		}
-		return errorf("ConflictException", "Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [%s]", strings.Join(users, ", "))
+		return fault.New(fault.ErrConflict, "Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [%s]", strings.Join(users, ", "))
 	}
 	return err
 }
@@ -141,7 +142,7 @@ func (cat *catalog) version(ctx context.Context, versionARN string) (*store.Vers
 	}
 	v, err := vs.GetVersion(ctx, versionARN)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", versionARN)
+		return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", versionARN)
 	}
 	return v, err
 }
@@ -179,7 +180,7 @@ func (cat *catalog) resolve(ctx context.Context, smARN string, route bool) (*tar
 		}
 		a, err := vs.GetAlias(ctx, smARN)
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", smARN)
+			return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", smARN)
 		}
 		if err != nil {
 			return nil, err
@@ -229,7 +230,7 @@ func (s *Service) ExecutionRefs(ctx context.Context, list ...*store.Execution) (
 // takes a state machine's.
 func checkUnqualified(op, smARN string) error {
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return errorf("ValidationException", "%s takes the state machine's ARN, not a version's or an alias's: '%s'", op, smARN)
+		return fault.New(fault.ErrValidation, "%s takes the state machine's ARN, not a version's or an alias's: '%s'", op, smARN)
 	}
 	return nil
 }

@@ -21,12 +21,14 @@ import (
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/console"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/metrics"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/store/sqlite"
+	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/template"
 	"github.com/stepd/stepd/value"
@@ -170,7 +172,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
-	cfg := service.Config{Region: *region, Account: *account, Log: log, Budget: b}
+	cfg := service.Config{Region: *region, Account: *account, Log: log, Budget: b, MockResults: awsmodel.CheckResult}
 	reg, err := loadRegistry(*config, *conns, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
@@ -183,10 +185,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 			return exitUsage
 		}
-		if cfg.Mocks, err = mock.Parse(b); err != nil {
+		m, err := mock.Parse(b)
+		if err != nil {
 			fmt.Fprintf(stderr, "stepd serve: %s: %v\n", *mocks, err)
 			return exitUsage
 		}
+		cfg.Mocks = m.Invoker
 	}
 	st, err := openStore(ctx, *storeURL, *data, *lease)
 	if err != nil {
@@ -358,11 +362,10 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 			in.RoleARN = scope.Role("stepd-" + in.Name)
 		}
 		sm, _, err := svc.CreateStateMachine(ctx, in)
-		var se *service.Error
-		if errors.As(err, &se) && se.Code == "StateMachineAlreadyExists" {
+		if errors.Is(err, fault.ErrStateMachineExists) {
 			old, gerr := svc.GetStateMachine(ctx, scope.StateMachine(in.Name))
 			if gerr != nil {
-				return fmt.Errorf("%s: %w", d.source, gerr)
+				return fmt.Errorf("%s: %w", d.source, coded(gerr))
 			}
 			if old.Type != in.Type {
 				return fmt.Errorf("%s: the state machine %s exists with type %s, and a type cannot change: delete it first", d.source, in.Name, old.Type)
@@ -380,11 +383,21 @@ func loadStateMachines(ctx context.Context, svc *service.Service, defs *defFlags
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", d.source, err)
+			return fmt.Errorf("%s: %w", d.source, coded(err))
 		}
 		log.Info("loaded a state machine", "file", d.source, "arn", sm.ARN, "type", sm.Type)
 	}
 	return nil
+}
+
+// coded puts the AWS error code of a service error before its message, as
+// stepd's commands show it ("InvalidDefinition: Invalid State Machine
+// Definition: ..."); other errors are left as they are.
+func coded(err error) error {
+	if code, _, ok := api.AWSError(err); ok {
+		return fmt.Errorf("%s: %w", code, err)
+	}
+	return err
 }
 
 // claimEvery is how often a node of a shared store claims the executions

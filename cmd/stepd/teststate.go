@@ -9,6 +9,7 @@ import (
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/value"
 )
 
@@ -70,11 +71,11 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	case *mockError != "":
 		req.Mock = &service.TestMock{ErrorOutput: true, Error: *mockError, Cause: *mockCause}
 	}
-	svc := service.New(service.Config{Budget: b})
+	svc := service.New(service.Config{Budget: b, MockResults: awsmodel.CheckResult})
 	defer svc.Close()
 	out, err := svc.TestState(ctx, req)
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
+		fmt.Fprintf(stderr, "stepd test-state: %v\n", coded(err))
 		return exitUsage
 	}
 	resp := value.NewObject(6)

@@ -254,3 +254,20 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckResult: TestState's check of a mocked result in one call.
+func TestCheckResult(t *testing.T) {
+	var fe *FieldError
+	if err := CheckResult("arn:aws:states:::lambda:invoke", "", "text"); !errors.As(err, &fe) || fe.Member() != "" {
+		t.Errorf("a text result of lambda:invoke: %v, want a *FieldError for the result itself", err)
+	}
+	if err := CheckResult("arn:aws:states:::lambda:invoke", "NONE", "text"); err != nil {
+		t.Errorf("NONE: %v", err)
+	}
+	if err := CheckResult("arn:aws:lambda:us-east-1:1:function:f", "", "text"); err != nil {
+		t.Errorf("a resource without a model: %v", err)
+	}
+	if err := CheckResult("arn:aws:states:::lambda:invoke", "LAX", "text"); !errors.Is(err, ErrMode) {
+		t.Errorf("mode LAX: %v, want ErrMode", err)
+	}
+}

@@ -57,6 +57,28 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("Field '%s' %s", e.Field, e.Problem)
 }
 
+// Member returns the member that does not conform, "" for the result
+// itself.
+func (e *FieldError) Member() string { return e.Field }
+
+// CheckResult checks result (a value of package value), mocked in
+// TestState for a Task state that calls resource, against that API's
+// output shape in the field validation mode given (see ParseMode): nil
+// when it conforms, when the mode is NONE or when there is no model for
+// resource; a *FieldError for the first member that does not conform;
+// another error for a mode it does not know or models it cannot read.
+func CheckResult(resource, mode string, result any) error {
+	md, err := ParseMode(mode)
+	if err != nil {
+		return err
+	}
+	shape, ok, err := ResultShape(resource)
+	if err != nil || !ok {
+		return err
+	}
+	return shape.Check(result, md)
+}
+
 // The problems, worded as AWS's TestState words them.
 const (
 	mustBeString  = "must be a string"
