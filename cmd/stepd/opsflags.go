@@ -1,20 +1,13 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/stepd/stepd/execlog"
-	"github.com/stepd/stepd/notify"
-	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store"
-	"github.com/stepd/stepd/task/registry"
+	"github.com/stepd/stepd/server"
 )
 
 // opsFlags are serve's flags for execution logs, status-change events and
@@ -48,79 +41,12 @@ func parseRetention(s string) (time.Duration, error) {
 	return v, nil
 }
 
-// opsSetup is what the flags set up, started once the service exists.
-type opsSetup struct {
-	logs       *execlog.Destination
-	dispatcher *notify.Dispatcher
-	retention  time.Duration
-}
-
-// setup configures cfg from the flags and the registry file's Events.
-func (o *opsFlags) setup(cfg *service.Config, st store.Store, configPath string, stdout io.Writer, log *slog.Logger) (*opsSetup, error) {
-	var x opsSetup
+// apply sets what the flags give in cfg.
+func (o *opsFlags) apply(cfg *server.Config) error {
 	var err error
-	if x.retention, err = parseRetention(*o.retention); err != nil {
-		return nil, err
+	if cfg.Retention, err = parseRetention(*o.retention); err != nil {
+		return err
 	}
-	if *o.logGroups != "" {
-		if x.logs, err = execlog.ToDir(*o.logGroups); err != nil {
-			return nil, fmt.Errorf("--log-groups: %w", err)
-		}
-	} else {
-		x.logs = execlog.ToWriter(stdout)
-	}
-	cfg.ExecutionLogs = x.logs
-	var targets []notify.Target
-	for _, u := range strings.Split(*o.webhooks, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-				return nil, fmt.Errorf("--events-webhook: want an http:// or https:// URL, got %q", u)
-			}
-			targets = append(targets, &notify.Webhook{URL: u})
-		}
-	}
-	if c := strings.TrimSpace(*o.command); c != "" {
-		targets = append(targets, &notify.Command{Argv: []string{"/bin/sh", "-c", c}})
-	}
-	if configPath != "" {
-		rc, err := registry.ReadConfig(configPath)
-		if err != nil {
-			return nil, fmt.Errorf("--config: %w", err)
-		}
-		for i, t := range rc.Events {
-			switch {
-			case t.Url != "" && len(t.Command) == 0:
-				targets = append(targets, &notify.Webhook{URL: t.Url})
-			case t.Url == "" && len(t.Command) > 0:
-				targets = append(targets, &notify.Command{Argv: t.Command, Env: t.Env})
-			default:
-				return nil, fmt.Errorf("--config %s: Events[%d]: want exactly one of Url and Command", configPath, i)
-			}
-		}
-	}
-	if len(targets) > 0 {
-		ns, ok := st.(notify.Store)
-		if !ok {
-			return nil, fmt.Errorf("events: the store keeps no outbox")
-		}
-		x.dispatcher = &notify.Dispatcher{Store: ns, Targets: targets, Region: cfg.Region, Account: cfg.Account, Log: log}
-		cfg.StatusEvents = x.dispatcher.Kick
-	}
-	return &x, nil
-}
-
-// start runs the dispatcher and the retention loop until ctx ends.
-func (x *opsSetup) start(ctx context.Context, svc *service.Service) {
-	if x.dispatcher != nil {
-		go x.dispatcher.Run(ctx)
-	}
-	if x.retention > 0 {
-		go svc.Retain(ctx, x.retention, retentionEvery(x.retention))
-	}
-}
-
-// retentionEvery is how often retention runs: hourly, or more often for a
-// short retention.
-func retentionEvery(keep time.Duration) time.Duration {
-	return min(time.Hour, max(keep/10, time.Second))
+	cfg.LogGroups, cfg.Webhooks, cfg.EventsCommand = *o.logGroups, splitList(*o.webhooks), *o.command
+	return nil
 }
