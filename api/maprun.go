@@ -9,7 +9,7 @@ import (
 
 // The Map Run operations: DescribeMapRun, ListMapRuns, UpdateMapRun
 // (ListExecutions by mapRunArn and DescribeExecution's mapRunArn are in
-// ops.go).
+// statemachines_executions.go).
 
 type mapRunCounts struct {
 	Pending               int64 `json:"pending"`

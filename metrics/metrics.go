@@ -14,7 +14,7 @@
 //
 // It must not import service (it meets service.Observer without it),
 // scheduler or api, nor the layers above (conformance, bench, cmd/stepd):
-// cmd/stepd hooks it in.
+// package server (stepd serve) hooks it in.
 package metrics
 
 import (

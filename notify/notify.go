@@ -18,7 +18,7 @@
 //
 // It must not import service (it reads executions from the store),
 // scheduler or api, nor the layers above (conformance, bench, cmd/stepd):
-// cmd/stepd starts the dispatcher.
+// package server (stepd serve) starts the dispatcher.
 package notify
 
 import (

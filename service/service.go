@@ -41,6 +41,11 @@ type Config struct {
 	Account string
 	// Store keeps Standard workflows; nil means in memory.
 	Store store.Store
+	// Shared is Store when several nodes share it (PostgreSQL): stops and
+	// callbacks for executions another node runs are forwarded to it, and
+	// activity tasks are offered to every node's workers. Nil: this
+	// process owns every execution of Store.
+	Shared store.Shared
 	// Invoker serves Task states (mocks are added per execution from
 	// Mocks when a test case is named).
 	Invoker task.Invoker
@@ -136,8 +141,7 @@ func New(cfg Config) *Service {
 	}
 	s := &Service{cfg: cfg, store: cfg.Store, express: memory.NewBounded(keepExpress(cfg.KeepExpress)), clock: cfg.Clock, log: cfg.Log}
 	s.cat = &catalog{store: s.store, express: s.express, clock: s.clock, scope: s.scope(), log: s.log, svc: s}
-	sh, _ := cfg.Store.(store.Shared)
-	s.run = runner.New(runner.Config{Region: cfg.Region, Account: cfg.Account, Store: cfg.Store, Express: s.express, Shared: sh,
+	s.run = runner.New(runner.Config{Region: cfg.Region, Account: cfg.Account, Store: cfg.Store, Express: s.express, Shared: cfg.Shared,
 		Invoker: s.invoker, Clock: cfg.Clock, Log: cfg.Log, Budget: cfg.Budget, Observer: cfg.Observer,
 		ExecutionLogs: cfg.ExecutionLogs, StatusEvents: cfg.StatusEvents})
 	return s

@@ -10,11 +10,11 @@
 // It is the contract only: it does no I/O. The backends are packages
 // beside it, one per backend: mock (mock configurations), command (local
 // programs), endpoint (an HTTP URL or Lambda Invoke API endpoint), httptask
-// (the HTTP Task), awslambda (the real AWS Lambda function), awssdk (AWS
-// services, called over HTTP from their API models), s3folder (local
-// folders standing in for S3 buckets) and registry (the --config file that
-// wires them); lambda holds the Lambda shapes they share, awsmodel the AWS
-// API models.
+// (the HTTP Task), lambdasdk (the real AWS Lambda function, through the AWS
+// SDK), awssdk (AWS services, called over HTTP from their API models),
+// s3folder (local folders standing in for S3 buckets) and registry (the
+// --config file that wires them); lambdashape holds the Lambda shapes they
+// share (no I/O), awsmodel the AWS API models.
 //
 // It imports nothing of stepd's and must not: the interpreter and the
 // engine build on it, so it must not import them or anything above them

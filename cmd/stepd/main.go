@@ -5,14 +5,12 @@
 // files in the conformance format, with coverage and JUnit reports,
 // junit.go), validate (validate.go), graph (graph.go: Mermaid or SVG),
 // test-state (teststate.go), bench (bench.go), version (version.go) and
-// serve (serve.go: the API server, with its store — memory, SQLite or
-// PostgreSQL shared by several nodes, which claim each other's executions
-// — the web console, the Scheduler API and its firing (schedule.go),
-// metrics, /healthz and /readyz, the log and the time scale (ops.go), and
-// execution logs, status-change events and retention (opsflags.go)). The
-// flags they share are in defs.go (definition files, substitutions, SAM and
-// CloudFormation templates) and budget.go (evaluation budgets). The
-// command-line contract is in docs/cli.md.
+// serve (serve.go: its flags, with those of the log, the time scale,
+// execution logs, status-change events and retention in serveflags.go,
+// read into a server.Config; package server assembles and runs the API
+// server itself). The flags they share are in defs.go (definition files,
+// substitutions, SAM and CloudFormation templates) and budget.go
+// (evaluation budgets). The command-line contract is in docs/cli.md.
 //
 // As the top layer it may import any package of stepd's, but not those
 // made for tests (internal/shared, internal/awstest, store/storetest,

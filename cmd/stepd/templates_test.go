@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/stepd/stepd/service"
-	"github.com/stepd/stepd/store/memory"
 )
 
 const samTemplate = "../../template/testdata/sam/template.yaml"
@@ -210,39 +204,40 @@ func TestServeTemplate(t *testing.T) {
 	}
 }
 
-// TestServeLoadUpdates: loading edited files again updates the state
-// machines, and a type change is refused.
-func TestServeLoadUpdates(t *testing.T) {
+// TestReadStateMachines: the --definition and --template files are read
+// with their substitutions, and a template given as a definition, a
+// definition given as a template and a placeholder left in a Resource are
+// refused. (The server's own test checks that loading them again updates
+// them.)
+func TestReadStateMachines(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	svc := service.New(service.Config{Store: memory.New()})
-	defer svc.Close()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	def := writeFile(t, "p.yaml", "StartAt: P\nStates:\n  P: {Type: Pass, Result: '${V}', End: true}\n")
-	for _, v := range []string{"one", "two", "two"} {
+	for _, v := range []string{"one", "two"} {
 		f := &defFlags{subs: multiFlag{"V=" + v}}
-		if err := loadStateMachines(ctx, svc, f, []string{def}, nil, "us-east-1", "123456789012", log); err != nil {
-			t.Fatal(err)
-		}
-		sm, err := svc.GetStateMachine(ctx, "arn:aws:states:us-east-1:123456789012:stateMachine:p")
+		sms, err := readStateMachines(f, []string{def}, nil, "us-east-1", "123456789012")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(sm.Definition, `"Result":"`+v+`"`) {
-			t.Fatalf("after loading %s: %s", v, sm.Definition)
+		if len(sms) != 1 || sms[0].Input.Name != "p" || sms[0].Input.Type != "STANDARD" || sms[0].Input.RoleARN != "arn:aws:iam::123456789012:role/stepd-p" ||
+			!strings.Contains(sms[0].Input.Definition, `"Result":"`+v+`"`) {
+			t.Fatalf("with %s: %+v", v, sms)
 		}
 	}
 	tpl := writeFile(t, "t.yaml", "Resources:\n  p:\n    Type: AWS::Serverless::StateMachine\n    Properties:\n      Type: EXPRESS\n      Definition: {StartAt: P, States: {P: {Type: Pass, End: true}}}\n")
-	err := loadStateMachines(ctx, svc, &defFlags{}, nil, []string{tpl}, "us-east-1", "123456789012", log)
-	if err == nil || !strings.Contains(err.Error(), "exists with type STANDARD, and a type cannot change") {
-		t.Fatalf("got %v", err)
+	sms, err := readStateMachines(&defFlags{}, nil, []string{tpl}, "us-east-1", "123456789012")
+	if err != nil || len(sms) != 1 || sms[0].Input.Name != "p" || sms[0].Input.Type != "EXPRESS" || sms[0].Source != tpl+"#p" {
+		t.Fatalf("template: %+v, %v", sms, err)
 	}
-	err = loadStateMachines(ctx, svc, &defFlags{}, []string{tpl}, nil, "us-east-1", "123456789012", log)
+	_, err = readStateMachines(&defFlags{}, []string{tpl}, nil, "us-east-1", "123456789012")
 	if err == nil || !strings.Contains(err.Error(), "a template: load it with --template") {
 		t.Fatalf("got %v", err)
 	}
+	_, err = readStateMachines(&defFlags{}, nil, []string{def}, "us-east-1", "123456789012")
+	if err == nil || !strings.Contains(err.Error(), "not a SAM or CloudFormation template: load it with --definition") {
+		t.Fatalf("got %v", err)
+	}
 	bad := writeFile(t, "bad.json", `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"${Fn}","End":true}}}`)
-	err = loadStateMachines(ctx, svc, &defFlags{}, []string{bad}, nil, "us-east-1", "123456789012", log)
+	_, err = readStateMachines(&defFlags{}, []string{bad}, nil, "us-east-1", "123456789012")
 	if err == nil || !strings.Contains(err.Error(), "${Fn} has no substitution and is not a resource") {
 		t.Fatalf("got %v", err)
 	}

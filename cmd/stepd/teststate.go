@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/task/awsmodel"
@@ -98,4 +99,14 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		return exitFail
 	}
 	return exitOK
+}
+
+// coded puts the AWS error code of a service error before its message, as
+// stepd's commands show it ("InvalidDefinition: Invalid State Machine
+// Definition: ..."); other errors are left as they are.
+func coded(err error) error {
+	if code, _, ok := api.AWSError(err); ok {
+		return fmt.Errorf("%s: %w", code, err)
+	}
+	return err
 }

@@ -24,12 +24,12 @@ func TestPureLayers(t *testing.T) {
 // forbidden ones, so that TestPureLayers passing means something.
 func TestCheckFindsViolations(t *testing.T) {
 	const mod = "github.com/stepd/stepd/"
-	vs, err := Check(context.Background(), Forbidden, mod+"task/awslambda", mod+"task/command", mod+"store/sqlite", mod+"api")
+	vs, err := Check(context.Background(), Forbidden, mod+"task/lambdasdk", mod+"task/command", mod+"store/sqlite", mod+"api")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []struct{ pkg, imp string }{
-		{mod + "task/awslambda", "github.com/aws/aws-sdk-go-v2/service/lambda"},
+		{mod + "task/lambdasdk", "github.com/aws/aws-sdk-go-v2/service/lambda"},
 		{mod + "task/command", "os/exec"},
 		{mod + "store/sqlite", "database/sql"},
 		{mod + "api", "net/http"},

@@ -2,7 +2,7 @@
 // the task's input on standard input, its result on standard output.
 //
 // It must not import the engine beside it, the other backends but
-// task/lambda, or anything above (service, api, cmd/stepd …); registry
+// task/lambdashape, or anything above (service, api, cmd/stepd …); registry
 // wires it.
 package command
 
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/lambda"
+	"github.com/stepd/stepd/task/lambdashape"
 	"github.com/stepd/stepd/value"
 )
 
@@ -186,11 +186,11 @@ func removeFile(f *os.File) {
 // whole text, or its last line (after log lines).
 func errorObject(data []byte) (task.Result, bool) {
 	data = bytes.TrimSpace(data)
-	if r, ok := lambda.ErrorResult(data); ok {
+	if r, ok := lambdashape.ErrorResult(data); ok {
 		return r, true
 	}
 	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-		return lambda.ErrorResult(bytes.TrimSpace(data[i+1:]))
+		return lambdashape.ErrorResult(bytes.TrimSpace(data[i+1:]))
 	}
 	return task.Result{}, false
 }

@@ -4,7 +4,7 @@
 // interface emulator or SAM local.
 //
 // It must not import the engine beside it, the other backends but
-// task/lambda, or anything above (service, api, cmd/stepd …); registry
+// task/lambdashape, or anything above (service, api, cmd/stepd …); registry
 // wires it.
 package endpoint
 
@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/lambda"
+	"github.com/stepd/stepd/task/lambdashape"
 	"github.com/stepd/stepd/value"
 )
 
@@ -69,15 +69,15 @@ func (e *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	}
 	data = bytes.TrimSpace(data)
 	if e.Lambda && resp.Header.Get("X-Amz-Function-Error") != "" {
-		return lambda.FunctionError(data)
+		return lambdashape.FunctionError(data)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		if res, ok := lambda.ErrorResult(data); ok {
+		if res, ok := lambdashape.ErrorResult(data); ok {
 			return res
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s answered %s: %s", e.URL, resp.Status, tail(string(data)))}
 	}
-	return lambda.PayloadResult(data, e.URL)
+	return lambdashape.PayloadResult(data, e.URL)
 }
 
 // maxQuoted is how much of an unexpected answer a failure cause quotes.

@@ -5,7 +5,7 @@
 // and test case.
 //
 // It must not import the engine beside it, the other backends but
-// task/lambda, or anything above (service, conformance and cmd/stepd use
+// task/lambdashape, or anything above (service, conformance and cmd/stepd use
 // it).
 package mock
 
@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/lambda"
+	"github.com/stepd/stepd/task/lambdashape"
 	"github.com/stepd/stepd/value"
 )
 
@@ -69,7 +69,7 @@ type Config struct {
 // function is a mocked Lambda function.
 type function struct {
 	arn string
-	ref lambda.Ref
+	ref lambdashape.Ref
 	rs  responses
 }
 
@@ -171,7 +171,7 @@ func fromValue(v any) (*Config, error) {
 		case "LambdaFunctions":
 			err = forEachMember(v, k, func(arn string, rv any) error {
 				at := path(k, arn)
-				ref, ok := lambda.ParseRef(arn)
+				ref, ok := lambdashape.ParseRef(arn)
 				if !ok {
 					return fmt.Errorf("%s: not a Lambda function ARN or name", at)
 				}
@@ -479,7 +479,7 @@ func (m *Invoker) Serves(req *task.Request) bool {
 	if _, ok := m.states[req.StateName]; ok {
 		return true
 	}
-	call, ok := lambda.CallOf(req)
+	call, ok := lambdashape.CallOf(req)
 	if !ok {
 		return false
 	}
@@ -500,7 +500,7 @@ func (m *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 		}
 		return r.result(req.Input)
 	}
-	if call, ok := lambda.CallOf(req); ok && len(m.c.functions) > 0 {
+	if call, ok := lambdashape.CallOf(req); ok && len(m.c.functions) > 0 {
 		return m.invokeFunction(req, call)
 	}
 	where := fmt.Sprintf("state machine %q", m.machine)
@@ -514,13 +514,13 @@ func (m *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no mock for state %q (resource %s) in %s: %s", req.StateName, req.Resource, where, how)}
 }
 
-func (m *Invoker) invokeFunction(req *task.Request, call lambda.Call) task.Result {
+func (m *Invoker) invokeFunction(req *task.Request, call lambdashape.Call) task.Result {
 	if call.Err != nil {
 		return *call.Err
 	}
 	fn, ok := m.c.findFunction(call.Function)
 	if !ok {
-		return lambda.NotFound(call)
+		return lambdashape.NotFound(call)
 	}
 	r := fn.rs.at(req.Attempt)
 	if r == nil {
@@ -535,10 +535,10 @@ func (m *Invoker) invokeFunction(req *task.Request, call lambda.Call) task.Resul
 	case res.Failed() && call.Direct:
 		// The direct Lambda integration passes the function's error on
 		// as the runtime wrote it (Python's json.dumps separators).
-		res.Cause = lambda.PythonCause(res.Cause)
+		res.Cause = lambdashape.PythonCause(res.Cause)
 	case res.Failed(), call.Direct:
 	default:
-		res.Output = lambda.InvokeResponse(res.Output, call)
+		res.Output = lambdashape.InvokeResponse(res.Output, call)
 	}
 	return res
 }
@@ -549,7 +549,7 @@ func (c *Config) findFunction(name string) (*function, bool) {
 			return &c.functions[i], true
 		}
 	}
-	ref, ok := lambda.ParseRef(name)
+	ref, ok := lambdashape.ParseRef(name)
 	if !ok {
 		return nil, false
 	}

@@ -25,12 +25,12 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/awslambda"
 	"github.com/stepd/stepd/task/awssdk"
 	"github.com/stepd/stepd/task/command"
 	"github.com/stepd/stepd/task/endpoint"
 	"github.com/stepd/stepd/task/httptask"
-	"github.com/stepd/stepd/task/lambda"
+	"github.com/stepd/stepd/task/lambdasdk"
+	"github.com/stepd/stepd/task/lambdashape"
 	"github.com/stepd/stepd/task/s3folder"
 )
 
@@ -102,7 +102,7 @@ type Handler struct {
 	Dir            string            `json:"Dir,omitempty"`
 	URL            string            `json:"Url,omitempty"`
 	LambdaEndpoint string            `json:"LambdaEndpoint,omitempty"`
-	AwsLambda      *awslambda.Config `json:"AwsLambda,omitempty"`
+	AwsLambda      *lambdasdk.Config `json:"AwsLambda,omitempty"`
 	// TimeoutSeconds bounds one call to Url, LambdaEndpoint or AwsLambda (default 900,
 	// Lambda's limit); the state's TimeoutSeconds still applies.
 	TimeoutSeconds int `json:"TimeoutSeconds,omitempty"`
@@ -120,7 +120,7 @@ type Invoker struct {
 
 type registered struct {
 	name string
-	ref  lambda.Ref
+	ref  lambdashape.Ref
 	inv  task.Invoker
 }
 
@@ -196,7 +196,7 @@ func New(cfg Config) (*Invoker, error) {
 	r.buckets = &s3folder.Invoker{Buckets: cfg.Buckets}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Functions)) {
 		h := cfg.Functions[name]
-		ref, ok := lambda.ParseRef(name)
+		ref, ok := lambdashape.ParseRef(name)
 		if !ok {
 			return nil, fmt.Errorf("registry: Functions.%s: not a Lambda function name, partial ARN or ARN", name)
 		}
@@ -243,7 +243,7 @@ func (h Handler) invoker(at, function string, log *slog.Logger) (task.Invoker, e
 		if e := h.AwsLambda.Endpoint; e != "" && !httpURL(e) {
 			return nil, fmt.Errorf("registry: %s.AwsLambda.Endpoint: want an http or https URL, got %q", at, e)
 		}
-		inv, err := awslambda.New(h.AwsLambda, function, timeout)
+		inv, err := lambdasdk.New(h.AwsLambda, function, timeout)
 		if err != nil {
 			return nil, fmt.Errorf("registry: %s.AwsLambda: %w", at, err)
 		}
@@ -286,7 +286,7 @@ func (r *Invoker) Serves(req *task.Request) bool {
 // ServesLocally reports whether the registry has a handler of its own for
 // req (a function, a resource or an HTTP Task), not counting AWS services.
 func (r *Invoker) ServesLocally(req *task.Request) bool {
-	if call, ok := lambda.CallOf(req); ok {
+	if call, ok := lambdashape.CallOf(req); ok {
 		if _, found := r.function(call.Function); found {
 			return true
 		}
@@ -299,7 +299,7 @@ func (r *Invoker) ServesLocally(req *task.Request) bool {
 
 // Invoke serves req with its registered handler.
 func (r *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
-	if call, ok := lambda.CallOf(req); ok {
+	if call, ok := lambdashape.CallOf(req); ok {
 		if fn, found := r.function(call.Function); found {
 			return r.invokeFunction(ctx, req, call, fn)
 		}
@@ -330,7 +330,7 @@ func (r *Invoker) function(name string) (registered, bool) {
 			return f, true
 		}
 	}
-	ref, ok := lambda.ParseRef(name)
+	ref, ok := lambdashape.ParseRef(name)
 	if !ok {
 		return registered{}, false
 	}
@@ -342,7 +342,7 @@ func (r *Invoker) function(name string) (registered, bool) {
 	return registered{}, false
 }
 
-func (r *Invoker) invokeFunction(ctx context.Context, req *task.Request, call lambda.Call, fn registered) task.Result {
+func (r *Invoker) invokeFunction(ctx context.Context, req *task.Request, call lambdashape.Call, fn registered) task.Result {
 	if call.Err != nil {
 		return *call.Err
 	}
@@ -353,13 +353,13 @@ func (r *Invoker) invokeFunction(ctx context.Context, req *task.Request, call la
 	sub := *req
 	sub.Input = event
 	var res task.Result
-	if a, ok := fn.inv.(*awslambda.Invoker); ok {
+	if a, ok := fn.inv.(*lambdasdk.Invoker); ok {
 		res = a.InvokeFunction(ctx, &sub, call) // the function as the task names it
 	} else {
 		res = fn.inv.Invoke(ctx, &sub)
 	}
 	if !res.Failed() && !call.Direct {
-		res.Output = lambda.InvokeResponse(res.Output, call)
+		res.Output = lambdashape.InvokeResponse(res.Output, call)
 	}
 	return res
 }

@@ -1,4 +1,4 @@
-package awslambda
+package lambdasdk
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/stepd/stepd/internal/awstest"
 
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/lambda"
+	"github.com/stepd/stepd/task/lambdashape"
 	"github.com/stepd/stepd/value"
 )
 
@@ -81,7 +81,7 @@ func TestInvoker(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := &task.Request{Resource: "arn:aws:states:::lambda:invoke", Input: params}
-		call, ok := lambda.CallOf(req)
+		call, ok := lambdashape.CallOf(req)
 		if !ok {
 			t.Fatalf("%s: not a Lambda call", tt.input)
 		}

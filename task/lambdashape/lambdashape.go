@@ -1,4 +1,4 @@
-// Package lambda holds the shapes of AWS Lambda that the Lambda task
+// Package lambdashape holds the shapes of AWS Lambda that the Lambda task
 // backends share: function references (Ref), a Lambda task's request (Call:
 // the function ARN as Resource, or arn:aws:states:::lambda:invoke), the
 // Invoke response that lambda:invoke returns, Lambda's own failures, and the
@@ -7,7 +7,7 @@
 //
 // It imports only task (and value, internal/uuid), and must not import the
 // backends that share it, the engine or anything above.
-package lambda
+package lambdashape
 
 import (
 	"crypto/rand"

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 // startScheduler starts firing the store's schedules (on the service's
-// clock, so --time-scale applies) and returns the Scheduler API and a
+// clock, so the time scale applies) and returns the Scheduler API and a
 // function that stops the firing.
 func startScheduler(ctx context.Context, st store.Store, svc *service.Service, reg *registry.Invoker, cfg service.Config, h *api.Handler) (*api.SchedulerAPI, func()) {
 	ss, ok := st.(store.Schedules)

@@ -1,10 +1,12 @@
-// Package awslambda serves Lambda tasks with the real AWS Lambda function
-// (Invoker), through the AWS SDK for Go and Lambda's Invoke API.
+// Package lambdasdk serves Lambda tasks with the real AWS Lambda function
+// (Invoker), through the AWS SDK for Go and Lambda's Invoke API: the one
+// Lambda backend that calls AWS. The shapes it shares with the other Lambda
+// backends are task/lambdashape's.
 //
 // It must not import the engine beside it, the other backends but
-// task/lambda, or anything above (service, api, cmd/stepd …); registry
+// task/lambdashape, or anything above (service, api, cmd/stepd …); registry
 // wires it.
-package awslambda
+package lambdasdk
 
 import (
 	"context"
@@ -20,7 +22,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/stepd/stepd/task"
-	"github.com/stepd/stepd/task/lambda"
+	"github.com/stepd/stepd/task/lambdashape"
 	"github.com/stepd/stepd/value"
 )
 
@@ -84,9 +86,9 @@ func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 
 // InvokeFunction invokes the function as the Lambda task names it (name,
 // partial ARN or ARN, and qualifier), with req.Input as the event.
-func (a *Invoker) InvokeFunction(ctx context.Context, req *task.Request, call lambda.Call) task.Result {
+func (a *Invoker) InvokeFunction(ctx context.Context, req *task.Request, call lambdashape.Call) task.Result {
 	qualifier := call.Qualifier
-	if ref, ok := lambda.ParseRef(call.Function); ok && ref.Qualifier != "" {
+	if ref, ok := lambdashape.ParseRef(call.Function); ok && ref.Qualifier != "" {
 		qualifier = "" // already in the name
 	}
 	return a.invoke(ctx, req.Input, call.Function, qualifier)
@@ -104,9 +106,9 @@ func (a *Invoker) invoke(ctx context.Context, event any, function, qualifier str
 		return lambdaAPIError(ctx, err, function, a.timeout)
 	}
 	if out.FunctionError != nil {
-		return lambda.FunctionError(out.Payload)
+		return lambdashape.FunctionError(out.Payload)
 	}
-	return lambda.PayloadResult(out.Payload, "the Lambda function "+function)
+	return lambdashape.PayloadResult(out.Payload, "the Lambda function "+function)
 }
 
 // lambdaAPIError names a failed Invoke call as Step Functions does:

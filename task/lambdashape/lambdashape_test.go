@@ -1,4 +1,4 @@
-package lambda
+package lambdashape
 
 import (
 	"strings"

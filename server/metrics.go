@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/metrics"
+	"github.com/stepd/stepd/service"
+	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/sqlite"
+)
+
+// observe hooks the metrics into the service's configuration, the store
+// (the SQLite store's group commits) and the API handler.
+func observe(m *metrics.Metrics, cfg *service.Config, st store.Store) {
+	cfg.Observer = m
+	if s, ok := st.(*sqlite.Store); ok {
+		s.ObserveCommits(m.Commit)
+	}
+}
+
+// observeService registers the gauges that read the service and hooks
+// the API handler's requests.
+func observeService(m *metrics.Metrics, svc *service.Service, h *api.Handler) {
+	h.Observe = m.APIRequest
+	m.Gauge("executions_running", "Executions whose driver runs in this process (parked ones included).", func() float64 {
+		r, _ := svc.Runner().Counts()
+		return float64(r)
+	})
+	m.Gauge("timers_pending", "Timers (Waits, retry intervals, task timeouts and heartbeats) queued by the running executions.", func() float64 {
+		return float64(svc.Runner().PendingTimers())
+	})
+	m.Gauge("executions_dormant", "Executions resumed after a restart that wait, not yet rebuilt, for their next timer.", func() float64 {
+		_, d := svc.Runner().Counts()
+		return float64(d)
+	})
+}
+
+// withEndpoints serves the operations endpoints (GET /metrics, /healthz
+// and /readyz) before next.
+func withEndpoints(next http.Handler, m *metrics.Metrics, ready *readiness) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeHealth(w, http.StatusOK, map[string]any{"status": "ok"})
+	})
+	mux.Handle("GET /readyz", ready)
+	mux.Handle("/", next)
+	return mux
+}
+
+// readyTimeout bounds the store check of /readyz.
+const readyTimeout = 2 * time.Second
+
+// readiness answers /readyz: 200 once the open executions are resumed,
+// while the store answers a read and until the server begins to stop;
+// 503 otherwise, with the reason.
+type readiness struct {
+	store   store.Store
+	resumed atomic.Int64 // executions resumed at start, -1 until done
+	ready   atomic.Bool  // resumed and not stopping
+}
+
+func newReadiness(st store.Store) *readiness {
+	r := &readiness{store: st}
+	r.resumed.Store(-1)
+	return r
+}
+
+// Resumed marks the open executions resumed (n of them): ready.
+func (r *readiness) Resumed(n int) {
+	r.resumed.Store(int64(n))
+	r.ready.Store(true)
+}
+
+// Stopping marks the server stopping: not ready any more.
+func (r *readiness) Stopping() { r.ready.Store(false) }
+
+func (r *readiness) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body := map[string]any{"status": "ok", "resumed": r.resumed.Load()}
+	if !r.ready.Load() {
+		body["status"] = "not ready"
+		if r.resumed.Load() < 0 {
+			body["reason"] = "resuming the open executions"
+		} else {
+			body["reason"] = "stopping"
+		}
+		writeHealth(w, http.StatusServiceUnavailable, body)
+		return
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), readyTimeout)
+	defer cancel()
+	if _, _, err := r.store.ListStateMachines(ctx, store.Page{Limit: 1}); err != nil {
+		body["status"] = "not ready"
+		body["reason"] = fmt.Sprintf("the store does not answer: %v", err)
+		writeHealth(w, http.StatusServiceUnavailable, body)
+		return
+	}
+	body["store"] = "ok"
+	writeHealth(w, http.StatusOK, body)
+}
+
+func writeHealth(w http.ResponseWriter, code int, body map[string]any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(body)
+}
