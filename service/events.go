@@ -14,18 +14,13 @@ import (
 // Config.StatusEvents and package notify), and returns once it is durable.
 // The service calls it before it commits the change (start and end); a
 // change made elsewhere (a redrive's PENDING_REDRIVE) calls it the same
-// way. It does nothing without Config.StatusEvents or when the store keeps
-// no outbox.
+// way. It does nothing without Config.StatusEvents.
 func (s *Service) QueueStatus(ctx context.Context, executionARN, status string) error {
 	if s.cfg.StatusEvents == nil {
 		return nil
 	}
-	o, ok := s.store.(store.Outbox)
-	if !ok {
-		return nil
-	}
 	// The outbox runs on the real clock, whatever the executions' clock.
-	if err := o.AddNotice(ctx, executionARN, status, time.Now()); err != nil {
+	if err := s.store.AddNotice(ctx, executionARN, status, time.Now()); err != nil {
 		return fmt.Errorf("queuing the %s event of %s: %w", status, executionARN, err)
 	}
 	return nil

@@ -65,8 +65,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
 	st := s.storeFor(execARN)
 	logs := s.logSetup(sm.Logging)
-	ec, eagerly := st.(store.EagerCreator)
-	eagerly = eagerly && !express
+	eagerly := !express && st.Eager()
 	d, ej, err := s.newEagerDriver(e, p, st, logs, eagerly)
 	if err != nil {
 		return nil, err
@@ -96,7 +95,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		// for its next step: the creation gets a copy.
 		first = first.Clone()
 		s.start(execARN, d)
-		err = ec.CreateExecutionWith(ctx, e, first, ej.next)
+		err = st.CreateExecutionWith(ctx, e, first, ej.next)
 	} else {
 		err = st.CreateExecution(ctx, e, first)
 	}
@@ -229,7 +228,7 @@ func (s *Service) newEagerDriver(e *store.Execution, p *interp.Program, st store
 }
 
 // eager is the innermost journal of an execution whose store creates it
-// eagerly (store.EagerCreator): StartExecution runs the driver while the
+// eagerly (store.EagerCreator's Eager): StartExecution runs the driver while the
 // creation waits to be written, and the driver's first step (the first
 // state, deferred so that StartExecution need not wait for it) is offered
 // to that creation, which commits it in its own transaction if it is ready
@@ -438,7 +437,7 @@ func (s *Service) Resume(ctx context.Context) (int, error) {
 	}
 	_, realClock := s.clock.(engine.RealClock)
 	defs := map[string]string{} // one copy of each definition's text
-	err := store.ScanRunning(ctx, s.store, func(e *store.Execution, steps []*store.Step) error {
+	err := s.store.ScanRunning(ctx, func(e *store.Execution, steps []*store.Step) error {
 		if s.cfg.Observer != nil {
 			s.cfg.Observer.Resumed(e)
 		}
@@ -682,10 +681,8 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 	var next string
 	if t.version == nil {
 		list, next, err = st.ListExecutions(ctx, smARN, status, page)
-	} else if vs, verr := s.versioned(st); verr != nil {
-		err = verr
 	} else {
-		list, next, err = vs.ListExecutionsOf(ctx, smARN, status, page)
+		list, next, err = st.ListExecutionsOf(ctx, smARN, status, page)
 	}
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)

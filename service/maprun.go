@@ -50,10 +50,6 @@ func (s *Service) putMapRuns(ctx context.Context, st store.Store, x *interp.Exec
 	if len(runs) == 0 && len(kids) == 0 {
 		return
 	}
-	ms, ok := st.(store.MapRunStore)
-	if !ok {
-		return
-	}
 	parent := x.Info().ExecutionArn
 	srs := make([]*store.MapRun, len(runs))
 	for i, r := range runs {
@@ -65,7 +61,7 @@ func (s *Service) putMapRuns(ctx context.Context, st store.Store, x *interp.Exec
 	}
 	wait := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := ms.PutMapRuns(ctx, srs, sks)
+		err := st.PutMapRuns(ctx, srs, sks)
 		if err == nil {
 			return
 		}
@@ -120,24 +116,12 @@ func storedChild(k *interp.ChildExecution) *store.ChildExecution {
 	return c
 }
 
-func (s *Service) mapRunStore() (store.MapRunStore, error) {
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return nil, errorf("UnsupportedOperation", "this store keeps no Map Runs")
-	}
-	return ms, nil
-}
-
 // DescribeMapRun returns a Map Run.
 func (s *Service) DescribeMapRun(ctx context.Context, mapRunARN string) (*store.MapRun, error) {
 	if err := checkARN(mapRunARN, arn.MapRun); err != nil {
 		return nil, err
 	}
-	ms, err := s.mapRunStore()
-	if err != nil {
-		return nil, err
-	}
-	r, err := ms.GetMapRun(ctx, mapRunARN)
+	r, err := s.store.GetMapRun(ctx, mapRunARN)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", mapRunARN)
 	}
@@ -176,11 +160,7 @@ func (s *Service) ListMapRuns(ctx context.Context, executionARN string, page sto
 	if _, err := s.DescribeExecution(ctx, executionARN); err != nil {
 		return nil, "", err
 	}
-	ms, err := s.mapRunStore()
-	if err != nil {
-		return nil, "", err
-	}
-	list, next, err := ms.ListMapRuns(ctx, executionARN, page)
+	list, next, err := s.store.ListMapRuns(ctx, executionARN, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
 	}
@@ -196,8 +176,7 @@ func (s *Service) ListMapRunExecutions(ctx context.Context, mapRunARN, status st
 	if err := checkStatusFilter(status); err != nil {
 		return nil, "", err
 	}
-	ms, _ := s.mapRunStore()
-	kids, next, err := ms.ListChildExecutions(ctx, mapRunARN, status, page)
+	kids, next, err := s.store.ListChildExecutions(ctx, mapRunARN, status, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
 	}
@@ -217,11 +196,7 @@ func (s *Service) MapRunOf(ctx context.Context, executionARN string) string {
 	if !isChildARN(executionARN) {
 		return ""
 	}
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return ""
-	}
-	c, err := ms.GetChildExecution(ctx, executionARN)
+	c, err := s.store.GetChildExecution(ctx, executionARN)
 	if err != nil {
 		return ""
 	}
@@ -240,11 +215,7 @@ func (s *Service) childExecution(ctx context.Context, executionARN string) (*sto
 	if !isChildARN(executionARN) {
 		return nil, false
 	}
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return nil, false
-	}
-	c, err := ms.GetChildExecution(ctx, executionARN)
+	c, err := s.store.GetChildExecution(ctx, executionARN)
 	if err != nil {
 		return nil, false
 	}
@@ -254,11 +225,10 @@ func (s *Service) childExecution(ctx context.Context, executionARN string) (*sto
 
 // childEvents reads a page of a child execution's history.
 func (s *Service) childEvents(ctx context.Context, executionARN string, after int64, limit int, reverse bool) ([]store.Event, error) {
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok || !isChildARN(executionARN) {
+	if !isChildARN(executionARN) {
 		return nil, store.ErrNotFound
 	}
-	return ms.ChildEvents(ctx, executionARN, after, limit, reverse)
+	return s.store.ChildEvents(ctx, executionARN, after, limit, reverse)
 }
 
 // MapRunUpdate is UpdateMapRun's request; nil members are left as they are.
@@ -332,11 +302,7 @@ func checkStatusFilter(status string) error {
 // the ItemProcessor of the Map state (by Label, else by name) in the parent's
 // definition.
 func (s *Service) childDefinition(ctx context.Context, c *store.ChildExecution) (def, role string) {
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return "", ""
-	}
-	r, err := ms.GetMapRun(ctx, c.MapRunARN)
+	r, err := s.store.GetMapRun(ctx, c.MapRunARN)
 	if err != nil {
 		return "", ""
 	}

@@ -44,10 +44,8 @@ func (s *Service) Redrive(ctx context.Context, e *store.Execution) RedriveInfo {
 	if e.Type == "EXPRESS" {
 		return info
 	}
-	if ms, ok := s.store.(store.MapRunStore); ok {
-		if r, err := ms.GetRedrive(ctx, e.ARN); err == nil {
-			info.Count, info.Date = r.Count, r.Date
-		}
+	if r, err := s.store.GetRedrive(ctx, e.ARN); err == nil {
+		info.Count, info.Date = r.Count, r.Date
 	}
 	info.Status, info.Reason = s.redrivable(ctx, e)
 	return info
@@ -57,17 +55,13 @@ func (s *Service) Redrive(ctx context.Context, e *store.Execution) RedriveInfo {
 // executions of list that were redriven, by ARN, in one read of the store
 // (ListExecutions' page).
 func (s *Service) Redrives(ctx context.Context, list []*store.Execution) (map[string]store.Redrive, error) {
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return map[string]store.Redrive{}, nil
-	}
 	arns := make([]string, 0, len(list))
 	for _, e := range list {
 		if e.Type != "EXPRESS" {
 			arns = append(arns, e.ARN)
 		}
 	}
-	rs, err := ms.GetRedrives(ctx, arns)
+	rs, err := s.store.GetRedrives(ctx, arns)
 	if err != nil {
 		return nil, fmt.Errorf("reading the redrives of executions: %w", err)
 	}
@@ -150,10 +144,8 @@ func (s *Service) putRedrive(ctx context.Context, executionARN string, n int, at
 	if n == 0 {
 		return
 	}
-	if ms, ok := s.store.(store.MapRunStore); ok {
-		if err := ms.PutRedrive(ctx, executionARN, store.Redrive{Count: n, Date: at}); err != nil {
-			s.log.Error("cannot record an execution's redrive; it is recorded again when the execution is rebuilt", "execution", executionARN, "err", err)
-		}
+	if err := s.store.PutRedrive(ctx, executionARN, store.Redrive{Count: n, Date: at}); err != nil {
+		s.log.Error("cannot record an execution's redrive; it is recorded again when the execution is rebuilt", "execution", executionARN, "err", err)
 	}
 }
 

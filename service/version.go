@@ -120,22 +120,9 @@ func CheckEncryption(e *Encryption) error {
 	return nil
 }
 
-// versioned returns the store of versions, aliases and settings: every
-// store stepd has implements it.
-func (s *Service) versioned(st store.Store) (store.Versioned, error) {
-	v, ok := st.(store.Versioned)
-	if !ok {
-		return nil, errorf("ValidationException", "this store (%T) keeps no versions, aliases or settings", st)
-	}
-	return v, nil
-}
-
 // Settings returns the settings of a state machine or an activity.
 func (s *Service) Settings(ctx context.Context, resource string) (Settings, error) {
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return Settings{}, nil // a store without settings: every resource has the defaults
-	}
+	vs := s.store
 	text, err := vs.GetSettings(ctx, resource)
 	if err != nil {
 		return Settings{}, err
@@ -144,13 +131,7 @@ func (s *Service) Settings(ctx context.Context, resource string) (Settings, erro
 }
 
 func (s *Service) putSettings(ctx context.Context, resource string, st Settings) error {
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		if st.encode() == "" {
-			return nil // the defaults, which a store without settings gives
-		}
-		return err
-	}
+	vs := s.store
 	return vs.PutSettings(ctx, resource, st.encode())
 }
 
@@ -273,10 +254,7 @@ func (s *Service) PublishVersion(ctx context.Context, smARN, revisionID, descrip
 }
 
 func (s *Service) publish(ctx context.Context, sm *store.StateMachine, description string) (*store.Version, error) {
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	settings, err := vs.GetSettings(ctx, sm.ARN)
 	if err != nil {
 		return nil, err
@@ -301,10 +279,7 @@ func (s *Service) ListVersions(ctx context.Context, smARN string, page store.Pag
 	if _, _, _, ok := arn.Qualified(smARN); ok {
 		return nil, "", errorf("ValidationException", "ListStateMachineVersions takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, "", err
-	}
+	vs := s.store
 	list, next, err := vs.ListVersions(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
@@ -340,11 +315,8 @@ func (s *Service) DeleteVersion(ctx context.Context, versionARN string) error {
 	if err := checkVersionARN(versionARN); err != nil {
 		return err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return err
-	}
-	err = vs.DeleteVersion(ctx, versionARN)
+	vs := s.store
+	err := vs.DeleteVersion(ctx, versionARN)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil
@@ -396,10 +368,7 @@ func (s *Service) DescribeStateMachine(ctx context.Context, smARN string) (*stor
 }
 
 func (s *Service) version(ctx context.Context, versionARN string) (*store.Version, error) {
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	v, err := vs.GetVersion(ctx, versionARN)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", versionARN)
@@ -434,10 +403,7 @@ func (s *Service) resolve(ctx context.Context, smARN string, route bool) (*targe
 	t := &target{sm: sm}
 	versionARN := smARN
 	if !version {
-		vs, err := s.versioned(s.store)
-		if err != nil {
-			return nil, err
-		}
+		vs := s.store
 		a, err := vs.GetAlias(ctx, smARN)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, errorf("StateMachineDoesNotExist", "State Machine Does Not Exist: '%s'", smARN)
@@ -488,10 +454,7 @@ func (s *Service) ExecutionRefs(ctx context.Context, list ...*store.Execution) (
 		if len(part.arns) == 0 {
 			continue
 		}
-		vs, err := s.versioned(part.st)
-		if err != nil {
-			return nil, err
-		}
+		vs := part.st
 		refs, err := vs.ExecutionRefs(ctx, part.arns)
 		if err != nil {
 			return nil, err
@@ -574,10 +537,7 @@ func (s *Service) CreateAlias(ctx context.Context, name, description string, rou
 	if err != nil {
 		return nil, err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	now := s.clock.Now()
 	a := &store.Alias{ARN: s.scope().Alias(sm.Name, name), StateMachineARN: sm.ARN, Name: name, Description: description, Routes: rs, Created: now, Updated: now}
 	if err := vs.CreateAlias(ctx, a, MaxAliases); errors.Is(err, store.ErrExists) {
@@ -597,10 +557,7 @@ func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, 
 	if err := checkAliasARN(aliasARN); err != nil {
 		return nil, err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	a, err := vs.GetAlias(ctx, aliasARN)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
@@ -635,10 +592,7 @@ func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description 
 		a.Routes = rs
 	}
 	a.Updated = s.clock.Now()
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	if err := vs.UpdateAlias(ctx, a); err != nil {
 		return nil, aliasError(err, a.ARN)
 	}
@@ -650,10 +604,7 @@ func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 	if err := checkAliasARN(aliasARN); err != nil {
 		return err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return err
-	}
+	vs := s.store
 	if err := vs.DeleteAlias(ctx, aliasARN); errors.Is(err, store.ErrNotFound) {
 		return errorf("ResourceNotFound", "Resource not found: '%s'", aliasARN)
 	} else if err != nil {
@@ -670,10 +621,7 @@ func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page
 	if _, err := s.GetStateMachine(ctx, smARN); err != nil {
 		return nil, "", err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, "", err
-	}
+	vs := s.store
 	list, next, err := vs.ListAliases(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", errorf("InvalidToken", "Invalid Token: '%s'", page.Token)
@@ -789,10 +737,7 @@ func checkUnqualified(op, smARN string) error {
 // forgetVersions removes the versions, aliases and settings of a deleted
 // state machine.
 func (s *Service) forgetVersions(ctx context.Context, smARN string) error {
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil // a store without versions has none to forget
-	}
+	vs := s.store
 	if err := vs.DeleteVersions(ctx, smARN); err != nil {
 		return err
 	}
@@ -824,10 +769,7 @@ func (s *Service) putRef(ctx context.Context, st store.Store, execARN string, t 
 	if *r == (store.ExecutionRef{ExecutionARN: execARN}) {
 		return nil
 	}
-	vs, err := s.versioned(st)
-	if err != nil {
-		return err
-	}
+	vs := st
 	return vs.PutExecutionRef(ctx, r)
 }
 
@@ -841,10 +783,7 @@ func (s *Service) ExecutionSettings(ctx context.Context, e *store.Execution) (Se
 		return Settings{}, "", err
 	}
 	if r := refs[e.ARN]; r != nil && r.VersionARN != "" {
-		vs, err := s.versioned(s.store)
-		if err != nil {
-			return Settings{}, "", err
-		}
+		vs := s.store
 		if v, err := vs.GetVersion(ctx, r.VersionARN); err == nil {
 			st, err := decodeSettings(v.Settings)
 			return st, v.RevisionID, err

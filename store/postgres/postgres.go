@@ -55,6 +55,7 @@ import (
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/batch"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // maxBatch is the most write requests committed in one transaction.
@@ -691,70 +692,121 @@ func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.S
 	return byName(ctx, s, codec.KindStateMachines, "state_machines", smColumns, p, scanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
 }
 
-// insExecution inserts an execution and, when $16 is true, its first step;
-// it returns the execution's row id, or no row when the ARN exists.
+// insExecution inserts an execution and its first steps (from the arrays
+// $17 on, none when they are empty); it returns the execution's row id, or
+// no row when the ARN exists.
 const insExecution = `
 WITH e AS (
 	INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped, owner)
-	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$27) ON CONFLICT (arn) DO NOTHING RETURNING id
+	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) ON CONFLICT (arn) DO NOTHING RETURNING id
 ), s AS (
 	INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake)
-	SELECT id, 0, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $28 FROM e WHERE $16
+	SELECT e.id, st.* FROM e, unnest($17::int8[], $18::int8[], $19::bytea[], $20::int8[], $21::int8[], $22::bytea[],
+		$23::text[], $24::text[], $25::text[], $26::text[], $27::int8[], $28::int8[]) AS st
 )
 SELECT id FROM e`
 
 // CreateExecution implements store.Store.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
-	// The row holds the summary after the first step, as AppendStep
-	// would leave it.
-	row := execState{status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
-	output, errName, cause, stopped := e.Output, e.Error, e.Cause, e.Stopped
-	firstID, lastID := int64(1), int64(0)
-	if first != nil {
-		row.next = 1
-		if n := len(first.Events); n > 0 {
-			firstID, lastID = first.Events[0].ID, first.Events[n-1].ID
-			row.last = lastID
-		}
-		status := row.status
-		if first.Status != "" {
-			status = first.Status
-		}
-		dirty := first.Output != "" || first.Error != "" || first.Cause != "" || !first.Stopped.IsZero()
-		if status != row.status || dirty || row.dirty {
-			row.status, row.dirty = status, dirty
-			output, errName, cause, stopped = first.Output, first.Error, first.Cause, first.Stopped
-		}
-	}
-	args := []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, row.status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped), first != nil}
-	if first != nil {
-		args = append(args, codec.Nanos(first.At), first.Input, firstID, lastID, codec.AppendEvents([]byte{}, first.Events),
-			first.Status, first.Output, first.Error, first.Cause, codec.Nanos(first.Stopped))
-	} else {
-		args = append(args, int64(0), []byte(nil), firstID, lastID, []byte{}, "", "", "", "", int64(0))
-	}
-	args = append(args, s.node)
-	if first != nil {
-		args = append(args, codec.Nanos(first.Wake))
-	} else {
-		args = append(args, int64(0))
+	return s.CreateExecutionWith(ctx, e, first, nil)
+}
+
+// CreateExecutionWith implements store.EagerCreator: the writer takes the
+// step next holds when it puts the creation into its batch, and inserts it
+// with the first in the creation's statement.
+func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, first *store.Step, next *store.NextStep) error {
+	if first == nil && next != nil {
+		return fmt.Errorf("execution %s: a next step offered without a first", e.ARN)
 	}
 	return s.write(ctx, &request{queue: func(b *pgx.Batch, r *request) {
+		steps := []*store.Step{first}
+		if first == nil {
+			steps = nil
+		} else if next != nil {
+			if st := next.Take(); st != nil {
+				if st.ExecutionARN != e.ARN || st.Seq != 1 {
+					// Nothing is written; an execution that exists
+					// refuses the creation first.
+					refused := fmt.Errorf("execution %s: step %d of %s offered with its creation, want step 1: %w", e.ARN, st.Seq, st.ExecutionARN, store.ErrConflict)
+					b.Queue(`SELECT EXISTS (SELECT 1 FROM executions WHERE arn=$1)`, e.ARN).QueryRow(func(row pgx.Row) error {
+						var exists bool
+						if err := row.Scan(&exists); err != nil {
+							return err
+						}
+						if r.refused = refused; exists {
+							r.refused = fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
+						}
+						return nil
+					})
+					return
+				}
+				steps = append(steps, st)
+			}
+		}
+		row, args := s.creation(e, steps)
 		b.Queue(insExecution, args...).Query(func(rows pgx.Rows) error {
 			if !rows.Next() {
 				r.refused = fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
 				return rows.Err()
 			}
-			var id int64
-			if err := rows.Scan(&id); err != nil {
+			if err := rows.Scan(&row.id); err != nil {
 				return err
 			}
-			row.id = id
 			r.created, r.step0ARN = &row, e.ARN
 			return rows.Err()
 		})
 	}})
 }
+
+// creation returns insExecution's arguments for e and its first steps, and
+// what the cache will know of the execution once it is inserted (but its
+// row id). The row holds the summary after the steps, as AppendStep would
+// leave it.
+func (s *Store) creation(e *store.Execution, steps []*store.Step) (execState, []any) {
+	row := execState{status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
+	output, errName, cause, stopped := e.Output, e.Error, e.Cause, e.Stopped
+	a := &stepArrays{}
+	for _, st := range steps {
+		first, last := row.last+1, row.last // no events: the empty range after the previous step's
+		if n := len(st.Events); n > 0 {
+			first, last = st.Events[0].ID, st.Events[n-1].ID
+		}
+		row.next, row.last = st.Seq+1, last
+		status := row.status
+		if st.Status != "" {
+			status = st.Status
+		}
+		dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
+		if status != row.status || dirty || row.dirty {
+			row.status, row.dirty = status, dirty
+			output, errName, cause, stopped = st.Output, st.Error, st.Cause, st.Stopped
+		}
+		a.seq = append(a.seq, st.Seq)
+		a.at = append(a.at, codec.Nanos(st.At))
+		a.input = append(a.input, st.Input)
+		a.first = append(a.first, first)
+		a.last = append(a.last, last)
+		a.events = append(a.events, codec.AppendEvents([]byte{}, st.Events))
+		a.status = append(a.status, st.Status)
+		a.output = append(a.output, st.Output)
+		a.errs = append(a.errs, st.Error)
+		a.cause = append(a.cause, st.Cause)
+		a.stop = append(a.stop, codec.Nanos(st.Stopped))
+		a.wake = append(a.wake, codec.Nanos(st.Wake))
+	}
+	return row, []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
+		row.status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped), s.node,
+		a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.wake}
+}
+
+// Eager implements store.EagerCreator: false, so that executions start as
+// they always have on PostgreSQL (the creation alone, then the next step
+// appended by the service).
+func (s *Store) Eager() bool { return false }
+
+// ReleaseMemory implements store.Store: the connections' memory is the
+// server's, and the store keeps no cache worth freeing.
+func (s *Store) ReleaseMemory(ctx context.Context) error { return nil }
 
 const execColumns = `arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
 
@@ -871,6 +923,52 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 		st.Events, err = codec.DecodeEvents(evs)
 		return st, err
 	}, `SELECT seq, at, input, events, status, output, error, cause, stopped, wake FROM step_log WHERE exec=$1 ORDER BY seq`, exec)
+}
+
+// ScanRunning implements store.RunningScanner: in one read-only
+// transaction of repeatable read (one snapshot), the running executions in
+// row-id order, then, beside them, their steps in (execution, Seq) order;
+// of an execution whose last step has a wake time only that step is read,
+// and of a step's events only their ids (the row's range).
+func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*store.Step) error) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	// A connection reads one query at a time: the executions first.
+	execs, err := tx.Query(ctx, `SELECT `+sqlrow.RunningColumns+`, id FROM executions WHERE status='RUNNING' ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	list, err := sqlrow.Collect(execs, sqlrow.ScanRunning)
+	execs.Close()
+	if err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	steps, err := tx.Query(ctx, `SELECT s.exec, s.seq, s.at, s.input, s.first_event, s.last_event, s.wake
+		FROM executions e
+		JOIN LATERAL (SELECT seq, wake FROM step_log WHERE exec = e.id ORDER BY seq DESC LIMIT 1) l ON true
+		JOIN step_log s ON s.exec = e.id AND (l.wake = 0 OR s.seq = l.seq)
+		WHERE e.status='RUNNING' ORDER BY s.exec, s.seq`)
+	if err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	defer steps.Close()
+	cur := sqlrow.NewStepCursor(steps)
+	for _, x := range list {
+		st, err := cur.StepsOf(x.Key, x.V.ARN)
+		if err != nil {
+			return fmt.Errorf("postgres store: %w", err)
+		}
+		if err := fn(x.V, st); err != nil {
+			return err
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return fmt.Errorf("postgres store: %w", err)
+	}
+	return nil
 }
 
 // Events implements store.Store. The rows' event ranges grow with Seq, so

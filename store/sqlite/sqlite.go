@@ -60,6 +60,7 @@ import (
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/batch"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 
 	sqlite "modernc.org/sqlite" // the "sqlite" database/sql driver
 	sqlite3 "modernc.org/sqlite/lib"
@@ -508,6 +509,10 @@ func (s *Store) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, after 
 	r := &request{fn: fn, err: make(chan error, 1), after: after}
 	return batch.Submit(ctx, s.reqs, r, r.err, s.done, s.closed, errClosed)
 }
+
+// Eager implements store.EagerCreator: a creation waits for the writer's
+// group commit, by when the next step is often ready.
+func (s *Store) Eager() bool { return true }
 
 // ReleaseMemory lets SQLite free the pages its connections' caches hold
 // (PRAGMA shrink_memory), for a server gone idle: the writer's cache
@@ -1113,10 +1118,7 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 	}
 	defer done()
 	defer tx.Rollback()
-	// A running execution has no output, error, cause or stop time: only
-	// the other columns are read.
-	execs, err := tx.QueryContext(ctx, `SELECT arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, started, seq
-		FROM executions WHERE status='RUNNING' ORDER BY seq`)
+	execs, err := tx.QueryContext(ctx, `SELECT `+sqlrow.RunningColumns+`, seq FROM executions WHERE status='RUNNING' ORDER BY seq`)
 	if err != nil {
 		return err
 	}
@@ -1130,59 +1132,24 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 		return err
 	}
 	defer steps.Close()
-	// next is the step read ahead: the first of the next execution.
-	var next *store.Step
-	var nextExec int64
-	readStep := func() error {
-		st := &store.Step{}
-		var at, first, last, wake int64
-		if err := steps.Scan(&nextExec, &st.Seq, &at, &st.Input, &first, &last, &wake); err != nil {
-			return err
-		}
-		st.At, st.Wake = codec.FromNanos(at), codec.FromNanos(wake)
-		if last >= first {
-			st.Events = make([]store.Event, last-first+1)
-			for i := range st.Events {
-				st.Events[i].ID = first + int64(i)
-			}
-		}
-		next = st
-		return nil
-	}
-	if steps.Next() {
-		if err := readStep(); err != nil {
-			return err
-		}
-	}
+	cur := sqlrow.NewStepCursor(steps)
 	for execs.Next() {
-		x := execKeyed{e: &store.Execution{Status: "RUNNING"}}
-		var started int64
-		e := x.e
-		if err := execs.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &started, &x.key); err != nil {
+		x, err := sqlrow.ScanRunning(execs)
+		if err != nil {
 			return err
 		}
-		e.Started = codec.FromNanos(started)
-		var list []*store.Step
-		for next != nil && nextExec <= x.key {
-			if nextExec == x.key {
-				next.ExecutionARN = x.e.ARN
-				list = append(list, next)
-			}
-			next = nil
-			if steps.Next() {
-				if err := readStep(); err != nil {
-					return err
-				}
-			}
+		list, err := cur.StepsOf(x.Key, x.V.ARN)
+		if err != nil {
+			return err
 		}
-		if err := fn(x.e, list); err != nil {
+		if err := fn(x.V, list); err != nil {
 			return err
 		}
 	}
 	if err := execs.Err(); err != nil {
 		return err
 	}
-	return steps.Err()
+	return cur.Err()
 }
 
 // Events implements store.Store. The rows' event ranges grow with Seq, so

@@ -38,10 +38,6 @@ func logging(t *testing.T, s store.Store) {
 func retention(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	defer s.Close()
-	r, ok := s.(store.Retainer)
-	if !ok {
-		t.Fatal("the store does not implement store.Retainer")
-	}
 	// e0..e5 end at t0+i minutes; r0 runs since t0.
 	var ended []*store.Execution
 	for i := 0; i < 6; i++ {
@@ -61,23 +57,20 @@ func retention(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	// e0 ran a Map Run with one child, and was redriven: they go with it.
-	mr, _ := s.(store.MapRunStore)
 	run := &store.MapRun{ARN: "arn:aws:states:us-east-1:123456789012:mapRun:ret/m:1", ExecutionARN: ended[0].ARN, Status: "SUCCEEDED",
 		Started: t0, Stopped: t0}
 	kid := &store.ChildExecution{Execution: store.Execution{ARN: "arn:aws:states:us-east-1:123456789012:execution:ret/m:1", Name: "1",
 		StateMachineARN: "arn:aws:states:us-east-1:123456789012:stateMachine:ret/m", StateMachineName: "ret/m", Type: "STANDARD",
 		Input: "{}", Status: "SUCCEEDED", Started: t0, Stopped: t0}, MapRunARN: run.ARN}
-	if mr != nil {
-		if err := mr.PutMapRuns(ctx, []*store.MapRun{run}, []*store.ChildExecution{kid}); err != nil {
-			t.Fatal(err)
-		}
-		if err := mr.PutRedrive(ctx, ended[0].ARN, store.Redrive{Count: 1, Date: t0}); err != nil {
-			t.Fatal(err)
-		}
+	if err := s.PutMapRuns(ctx, []*store.MapRun{run}, []*store.ChildExecution{kid}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutRedrive(ctx, ended[0].ARN, store.Redrive{Count: 1, Date: t0}); err != nil {
+		t.Fatal(err)
 	}
 	// Before t0+4m: e0..e3, two at a time, oldest first.
 	before := t0.Add(4 * time.Minute)
-	if n, err := r.DeleteEnded(ctx, before, 2); err != nil || n != 2 {
+	if n, err := s.DeleteEnded(ctx, before, 2); err != nil || n != 2 {
 		t.Fatalf("DeleteEnded (limit 2) = %d, %v; want 2", n, err)
 	}
 	for i, e := range ended {
@@ -86,21 +79,19 @@ func retention(t *testing.T, s store.Store) {
 			t.Errorf("after the first batch, execution e%d: %v", i, err)
 		}
 	}
-	if mr != nil {
-		if r, err := mr.GetMapRun(ctx, run.ARN); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("the Map Run of a deleted execution: %v, %v; want ErrNotFound", r, err)
-		}
-		if c, err := mr.GetChildExecution(ctx, kid.ARN); !errors.Is(err, store.ErrNotFound) {
-			t.Errorf("a child execution of a deleted execution: %v, %v; want ErrNotFound", c, err)
-		}
-		if rd, err := mr.GetRedrive(ctx, ended[0].ARN); err != nil || rd.Count != 0 {
-			t.Errorf("the redrive record of a deleted execution: %+v, %v; want none", rd, err)
-		}
+	if r, err := s.GetMapRun(ctx, run.ARN); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the Map Run of a deleted execution: %v, %v; want ErrNotFound", r, err)
 	}
-	if n, err := r.DeleteEnded(ctx, before, 10); err != nil || n != 2 {
+	if c, err := s.GetChildExecution(ctx, kid.ARN); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a child execution of a deleted execution: %v, %v; want ErrNotFound", c, err)
+	}
+	if rd, err := s.GetRedrive(ctx, ended[0].ARN); err != nil || rd.Count != 0 {
+		t.Errorf("the redrive record of a deleted execution: %+v, %v; want none", rd, err)
+	}
+	if n, err := s.DeleteEnded(ctx, before, 10); err != nil || n != 2 {
 		t.Fatalf("DeleteEnded (second batch) = %d, %v; want 2", n, err)
 	}
-	if n, err := r.DeleteEnded(ctx, before, 10); err != nil || n != 0 {
+	if n, err := s.DeleteEnded(ctx, before, 10); err != nil || n != 0 {
 		t.Fatalf("DeleteEnded (nothing left) = %d, %v; want 0", n, err)
 	}
 	for i, e := range ended {
@@ -121,7 +112,7 @@ func retention(t *testing.T, s store.Store) {
 		t.Errorf("ListExecutions after deleting: %d, %v; want 3", len(list), err)
 	}
 	// A running execution is never deleted.
-	if n, err := r.DeleteEnded(ctx, t0.Add(1000*time.Hour), 10); err != nil || n != 2 {
+	if n, err := s.DeleteEnded(ctx, t0.Add(1000*time.Hour), 10); err != nil || n != 2 {
 		t.Fatalf("DeleteEnded (all ended) = %d, %v; want 2", n, err)
 	}
 	if _, err := s.GetExecution(ctx, running.ARN); err != nil {
@@ -145,17 +136,13 @@ func retention(t *testing.T, s store.Store) {
 func outbox(t *testing.T, s store.Store) {
 	ctx := context.Background()
 	defer s.Close()
-	o, ok := s.(store.Outbox)
-	if !ok {
-		t.Fatal("the store does not implement store.Outbox")
-	}
 	a, b := exec("ob", "a", 0).ARN, exec("ob", "b", 1).ARN
 	for _, n := range []struct{ arn, status string }{{a, "RUNNING"}, {a, "RUNNING"}, {b, "RUNNING"}, {a, "SUCCEEDED"}} {
-		if err := o.AddNotice(ctx, n.arn, n.status, t0); err != nil {
+		if err := s.AddNotice(ctx, n.arn, n.status, t0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := o.TakeNotices(ctx, t0, time.Minute, 10)
+	got, err := s.TakeNotices(ctx, t0, time.Minute, 10)
 	if err != nil || len(got) != 3 {
 		t.Fatalf("TakeNotices = %d notices, %v; want 3", len(got), err)
 	}
@@ -166,33 +153,33 @@ func outbox(t *testing.T, s store.Store) {
 		}
 	}
 	// Held: not taken again until the hold ends.
-	if again, err := o.TakeNotices(ctx, t0.Add(30*time.Second), time.Minute, 10); err != nil || len(again) != 0 {
+	if again, err := s.TakeNotices(ctx, t0.Add(30*time.Second), time.Minute, 10); err != nil || len(again) != 0 {
 		t.Fatalf("TakeNotices while held = %d, %v; want 0", len(again), err)
 	}
-	if err := o.DoneNotice(ctx, got[0].ID); err != nil {
+	if err := s.DoneNotice(ctx, got[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.RetryNotice(ctx, got[1].ID, t0.Add(5*time.Second)); err != nil {
+	if err := s.RetryNotice(ctx, got[1].ID, t0.Add(5*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	next, err := o.TakeNotices(ctx, t0.Add(10*time.Second), time.Minute, 10)
+	next, err := s.TakeNotices(ctx, t0.Add(10*time.Second), time.Minute, 10)
 	if err != nil || len(next) != 1 || next[0].ID != got[1].ID || next[0].Attempts != 1 {
 		t.Fatalf("TakeNotices after a retry = %+v, %v; want notice %d with 1 attempt", next, err, got[1].ID)
 	}
 	// After the hold, what is left comes back: the retried one and the one
 	// whose taker never reported.
-	later, err := o.TakeNotices(ctx, t0.Add(2*time.Minute), time.Minute, 1)
+	later, err := s.TakeNotices(ctx, t0.Add(2*time.Minute), time.Minute, 1)
 	if err != nil || len(later) != 1 {
 		t.Fatalf("TakeNotices (limit 1) after the hold = %d, %v; want 1", len(later), err)
 	}
-	if err := o.DoneNotice(ctx, got[0].ID); err != nil {
+	if err := s.DoneNotice(ctx, got[0].ID); err != nil {
 		t.Errorf("DoneNotice of a notice gone: %v", err)
 	}
 	// The status queued again once its notice is gone is a new notice.
-	if err := o.AddNotice(ctx, a, "RUNNING", t0.Add(time.Hour)); err != nil {
+	if err := s.AddNotice(ctx, a, "RUNNING", t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	last, err := o.TakeNotices(ctx, t0.Add(time.Hour), time.Minute, 10)
+	last, err := s.TakeNotices(ctx, t0.Add(time.Hour), time.Minute, 10)
 	if err != nil || len(last) != 3 || last[2].ExecutionARN != a || last[2].Status != "RUNNING" || last[2].ID == got[0].ID {
 		t.Fatalf("TakeNotices at the end = %+v, %v; want the two left and a new one", last, err)
 	}

@@ -1,7 +1,7 @@
 // Package storetest is the shared suite that every store.Store backend
-// must pass: run Run from the backend's tests (with the parts every
-// backend implements: versions, Map Runs, retention, the outbox,
-// schedules, and an EagerCreator's eager starts), RunDurable for backends
+// must pass: run Run from the backend's tests (the whole store.Store:
+// with versions, Map Runs, retention, the outbox, schedules, eager starts
+// and the scan of running executions), RunDurable for backends
 // that keep data across a close and reopen, and RunShared for a
 // store.Shared (fencing, claims, messages, activity tasks). FsyncRate
 // measures the disk for benchmarks.
