@@ -36,7 +36,7 @@ type Store struct {
 	dropped  int
 
 	v       versions // versions, aliases, execution references, settings (version.go)
-	notices notices  // the outbox (ops.go)
+	notices notices  // the outbox (outbox.go)
 	runs    mapRuns  // Map Runs, child executions, redrives (maprun.go)
 }
 

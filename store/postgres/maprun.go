@@ -18,8 +18,6 @@ const (
 	kindChildren = 'c'
 )
 
-var _ store.MapRunStore = (*Store)(nil)
-
 type countsJSON struct{ Items, Executions store.MapRunCounts }
 
 // PutMapRuns implements store.MapRunStore: one transaction, fenced like
@@ -151,43 +149,6 @@ func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
 	return r.r, nil
-}
-
-// list reads one page, newest first, of a query whose rows scan into T
-// with a row id.
-func list[T any](ctx context.Context, s *Store, kind byte, filter uint64, p store.Page, q string, args []any, scan func(pgx.Row) (T, error), key func(T) int64) ([]T, string, error) {
-	limit := codec.PageLimit(p)
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kind, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		args = append(args, before)
-		q += fmt.Sprintf(` AND id<$%d`, len(args))
-	}
-	args = append(args, limit+1)
-	rows, err := s.pool.Query(ctx, q+fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args)), args...)
-	if err != nil {
-		return nil, "", fmt.Errorf("postgres store: %w", err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, "", fmt.Errorf("postgres store: %w", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", fmt.Errorf("postgres store: %w", err)
-	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		next = codec.MakeToken(kind, filter, key(out[limit-1]))
-	}
-	return out, next, nil
 }
 
 // ListMapRuns implements store.MapRunStore.

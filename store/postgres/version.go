@@ -20,8 +20,6 @@ const (
 	kindExecutionsOfRef = 'r'
 )
 
-var _ store.Versioned = (*Store)(nil)
-
 // inTx runs fn in a transaction on the pool and commits it unless fn
 // fails.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {

@@ -38,8 +38,6 @@ const (
 	kindChildren = 'c'
 )
 
-var _ store.MapRunStore = (*Store)(nil)
-
 type countsJSON struct{ Items, Executions store.MapRunCounts }
 
 // putChunk is the most child executions PutMapRuns writes in one

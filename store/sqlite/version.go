@@ -41,8 +41,6 @@ const (
 	kindExecutionsOfRef = 'r'
 )
 
-var _ store.Versioned = (*Store)(nil)
-
 const versionColumns = `arn, sm_arn, number, definition, role_arn, type, revision, description, settings, created`
 
 func scanVersion(row scanner) (*store.Version, error) {

@@ -497,3 +497,25 @@ func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
 		checkStep(t, "last step after the second reopen", got[2], last)
 	}
 }
+
+// logging checks that a state machine's loggingConfiguration is kept by
+// Create and Update.
+func logging(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	m := sm("logged")
+	m.Logging = `{"level":"ALL"}`
+	if err := s.CreateStateMachine(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetStateMachine(ctx, m.ARN); err != nil || got.Logging != m.Logging {
+		t.Fatalf("after create: logging %q, %v; want %q", got.Logging, err, m.Logging)
+	}
+	m.Logging = ""
+	if err := s.UpdateStateMachine(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetStateMachine(ctx, m.ARN); err != nil || got.Logging != "" {
+		t.Fatalf("after update: logging %q, %v; want none", got.Logging, err)
+	}
+}
