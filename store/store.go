@@ -26,8 +26,10 @@
 // stepd serve --data ""), sqlite (the durable single-node store) and
 // postgres (several nodes; postgres/pgtest gives tests a schema of their
 // own); storetest is the suite every backend must pass; internal/codec
-// (list tokens, packed events) and internal/batch (the hand-off of a write
-// to a durable store's group-commit writer) are what backends share.
+// (list tokens, packed events), internal/batch (a durable store's
+// group-commit writer: the hand-off of a write, the writer's loop) and
+// internal/sqlrow (the SQL backends' column lists, row scanners and column
+// encoders) are what backends share.
 //
 // It imports nothing of stepd's and must not: the engine, the service and
 // everything above them build on it, so it must not import them, nor the
@@ -37,6 +39,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -275,6 +278,17 @@ func (n *NextStep) Take() *Step {
 	defer n.mu.Unlock()
 	n.closed = true
 	return n.step
+}
+
+// TakeFor is Take for the creation of execution arn whose next step must
+// have Seq seq: the step offered, if any, once checked to be that one
+// (ErrConflict otherwise, and the creation must fail whole).
+func (n *NextStep) TakeFor(arn string, seq int64) (*Step, error) {
+	st := n.Take()
+	if st != nil && (st.ExecutionARN != arn || st.Seq != seq) {
+		return nil, fmt.Errorf("execution %s: step %d of %s offered with its creation, want step %d: %w", arn, st.Seq, st.ExecutionARN, seq, ErrConflict)
+	}
+	return st, nil
 }
 
 // RunningScanner is the part of a Store that reads every running

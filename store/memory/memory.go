@@ -208,10 +208,11 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 	if first == nil {
 		steps = nil
 	} else if next != nil {
-		if st := next.Take(); st != nil {
-			if st.ExecutionARN != e.ARN || st.Seq != 1 {
-				return fmt.Errorf("execution %s: step %d of %s offered with its creation, want step 1: %w", e.ARN, st.Seq, st.ExecutionARN, store.ErrConflict)
-			}
+		st, err := next.TakeFor(e.ARN, first.Seq+1)
+		if err != nil {
+			return err
+		}
+		if st != nil {
 			steps = append(steps, st)
 		}
 	}

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,16 +10,16 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // CreateStateMachine implements store.Store.
 func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) error {
-	tags, err := json.Marshal(sm.Tags)
+	values, err := sqlrow.SMValues(sm)
 	if err != nil {
-		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+		return err
 	}
-	n, err := s.exec(ctx, `INSERT INTO state_machines (`+smColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT DO NOTHING`,
-		sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.Logging)
+	n, err := s.exec(ctx, `INSERT INTO state_machines (`+sqlrow.SMColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT DO NOTHING`, values...)
 	if err == nil && n == 0 {
 		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists)
 	}
@@ -29,37 +28,21 @@ func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) 
 
 // UpdateStateMachine implements store.Store.
 func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) error {
-	tags, err := json.Marshal(sm.Tags)
+	tags, err := sqlrow.Tags(sm)
 	if err != nil {
-		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+		return err
 	}
 	n, err := s.exec(ctx, `UPDATE state_machines SET definition=$1, role_arn=$2, updated=$3, revision=$4, tags=$5, logging=$7 WHERE arn=$6`,
-		sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.ARN, sm.Logging)
+		sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, tags, sm.ARN, sm.Logging)
 	if err == nil && n == 0 {
 		return fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrNotFound)
 	}
 	return err
 }
 
-const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags, logging`
-
-func scanSM(row pgx.Row) (*store.StateMachine, error) {
-	var sm store.StateMachine
-	var created, updated int64
-	var tags string
-	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags, &sm.Logging); err != nil {
-		return nil, err
-	}
-	sm.Created, sm.Updated = codec.FromNanos(created), codec.FromNanos(updated)
-	if err := json.Unmarshal([]byte(tags), &sm.Tags); err != nil {
-		return nil, fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
-	}
-	return &sm, nil
-}
-
 // GetStateMachine implements store.Store.
 func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMachine, error) {
-	sm, err := scanSM(s.pool.QueryRow(ctx, `SELECT `+smColumns+` FROM state_machines WHERE arn=$1`, arn))
+	sm, err := sqlrow.ScanSM(s.pool.QueryRow(ctx, `SELECT `+sqlrow.SMColumns+` FROM state_machines WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
 	}
@@ -80,7 +63,7 @@ func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
 
 // ListStateMachines implements store.Store.
 func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.StateMachine, string, error) {
-	return byName(ctx, s, codec.KindStateMachines, "state_machines", smColumns, p, scanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
+	return byName(ctx, s, codec.KindStateMachines, "state_machines", sqlrow.SMColumns, p, sqlrow.ScanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
 }
 
 // CreateActivity implements store.Store.
@@ -92,19 +75,9 @@ func (s *Store) CreateActivity(ctx context.Context, a *store.Activity) error {
 	return err
 }
 
-func scanActivity(row pgx.Row) (*store.Activity, error) {
-	var a store.Activity
-	var created int64
-	if err := row.Scan(&a.ARN, &a.Name, &created); err != nil {
-		return nil, err
-	}
-	a.Created = codec.FromNanos(created)
-	return &a, nil
-}
-
 // GetActivity implements store.Store.
 func (s *Store) GetActivity(ctx context.Context, arn string) (*store.Activity, error) {
-	a, err := scanActivity(s.pool.QueryRow(ctx, `SELECT arn, name, created FROM activities WHERE arn=$1`, arn))
+	a, err := sqlrow.ScanActivity(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ActivityColumns+` FROM activities WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
 	}
@@ -125,7 +98,7 @@ func (s *Store) DeleteActivity(ctx context.Context, arn string) error {
 
 // ListActivities implements store.Store.
 func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Activity, string, error) {
-	return byName(ctx, s, codec.KindActivities, "activities", "arn, name, created", p, scanActivity, func(a *store.Activity) (string, string) { return a.Name, a.ARN })
+	return byName(ctx, s, codec.KindActivities, "activities", sqlrow.ActivityColumns, p, sqlrow.ScanActivity, func(a *store.Activity) (string, string) { return a.Name, a.ARN })
 }
 
 // Secret implements store.Store: the first node to ask makes it; an insert

@@ -44,23 +44,23 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 		if first == nil {
 			steps = nil
 		} else if next != nil {
-			if st := next.Take(); st != nil {
-				if st.ExecutionARN != e.ARN || st.Seq != 1 {
-					// Nothing is written; an execution that exists
-					// refuses the creation first.
-					refused := fmt.Errorf("execution %s: step %d of %s offered with its creation, want step 1: %w", e.ARN, st.Seq, st.ExecutionARN, store.ErrConflict)
-					b.Queue(`SELECT EXISTS (SELECT 1 FROM executions WHERE arn=$1)`, e.ARN).QueryRow(func(row pgx.Row) error {
-						var exists bool
-						if err := row.Scan(&exists); err != nil {
-							return err
-						}
-						if r.refused = refused; exists {
-							r.refused = fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
-						}
-						return nil
-					})
-					return
-				}
+			st, refused := next.TakeFor(e.ARN, first.Seq+1)
+			if refused != nil {
+				// Nothing is written; an execution that exists refuses
+				// the creation first.
+				b.Queue(`SELECT EXISTS (SELECT 1 FROM executions WHERE arn=$1)`, e.ARN).QueryRow(func(row pgx.Row) error {
+					var exists bool
+					if err := row.Scan(&exists); err != nil {
+						return err
+					}
+					if r.refused = refused; exists {
+						r.refused = fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
+					}
+					return nil
+				})
+				return
+			}
+			if st != nil {
 				steps = append(steps, st)
 			}
 		}
@@ -125,36 +125,9 @@ func (s *Store) creation(e *store.Execution, steps []*store.Step) (execState, []
 // appended by the service).
 func (s *Store) Eager() bool { return false }
 
-const execColumns = `arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
-
-func scanExec(row pgx.Row) (*store.Execution, error) {
-	var e store.Execution
-	var started, stopped int64
-	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped); err != nil {
-		return nil, err
-	}
-	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
-	return &e, nil
-}
-
-type execKeyed struct {
-	e   *store.Execution
-	key int64
-}
-
-func scanExecKey(row pgx.Row) (execKeyed, error) {
-	var e store.Execution
-	var started, stopped, key int64
-	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped, &key); err != nil {
-		return execKeyed{}, err
-	}
-	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
-	return execKeyed{&e, key}, nil
-}
-
 // GetExecution implements store.Store.
 func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution, error) {
-	e, err := scanExec(s.pool.QueryRow(ctx, `SELECT `+execColumns+` FROM executions WHERE arn=$1`, arn))
+	e, err := sqlrow.ScanExec(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ExecColumns+` FROM executions WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
 	}
@@ -166,43 +139,8 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 
 // ListExecutions implements store.Store.
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
-	return s.executionsByID(ctx, codec.KindExecutions, codec.FilterHash(smARN, status),
-		`SELECT `+execColumns+`, id FROM executions WHERE state_machine_arn=$1`, []any{smARN}, status, p)
-}
-
-// executionsByID lists a page of executions newest first (by id,
-// descending): q selects them with args, status (when given) narrows them
-// to one status, and the page's token holds the last id read, checked
-// against kind and filter.
-func (s *Store) executionsByID(ctx context.Context, kind byte, filter uint64, q string, args []any, status string, p store.Page) ([]*store.Execution, string, error) {
-	limit := codec.PageLimit(p)
-	if status != "" {
-		args = append(args, status)
-		q += fmt.Sprintf(` AND status=$%d`, len(args))
-	}
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kind, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		args = append(args, before)
-		q += fmt.Sprintf(` AND id<$%d`, len(args))
-	}
-	q += fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args)+1)
-	rows, err := query(ctx, s, scanExecKey, q, append(args, limit+1)...)
-	if err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		next = codec.MakeToken(kind, filter, rows[limit-1].key)
-	}
-	list := make([]*store.Execution, len(rows))
-	for i, r := range rows {
-		list[i] = r.e
-	}
-	return list, next, nil
+	return byID(ctx, s, codec.KindExecutions, codec.FilterHash(smARN, status),
+		`SELECT `+sqlrow.ExecColumns+`, id FROM executions WHERE state_machine_arn=$1`, []any{smARN}, status, p, sqlrow.ScanExecKeyed)
 }
 
 // AppendStep implements store.Store.
@@ -229,17 +167,8 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return query(ctx, s, func(row pgx.Row) (*store.Step, error) {
-		st := &store.Step{ExecutionARN: arn}
-		var at, stopped, wake int64
-		var evs []byte
-		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped, &wake); err != nil {
-			return nil, err
-		}
-		st.At, st.Stopped, st.Wake = codec.FromNanos(at), codec.FromNanos(stopped), codec.FromNanos(wake)
-		st.Events, err = codec.DecodeEvents(evs)
-		return st, err
-	}, `SELECT seq, at, input, events, status, output, error, cause, stopped, wake FROM step_log WHERE exec=$1 ORDER BY seq`, exec)
+	return query(ctx, s, func(row sqlrow.Scanner) (*store.Step, error) { return sqlrow.ScanStep(row, arn) },
+		`SELECT `+sqlrow.StepColumns+` FROM step_log WHERE exec=$1 ORDER BY seq`, exec)
 }
 
 // ScanRunning implements store.RunningScanner: in one read-only
@@ -282,6 +211,7 @@ func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*st
 			return err
 		}
 	}
+	steps.Close() // pgx.Rows tells its error once closed
 	if err := cur.Err(); err != nil {
 		return fmt.Errorf("postgres store: %w", err)
 	}
@@ -319,29 +249,9 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
 	defer rows.Close()
-	var out []store.Event
-	for len(out) < limit && rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, fmt.Errorf("postgres store: %w", err)
-		}
-		evs, err := codec.DecodeEvents(b)
-		if err != nil {
-			return nil, fmt.Errorf("postgres store: execution %s: %w", arn, err)
-		}
-		if reverse {
-			for i := len(evs) - 1; i >= 0 && len(out) < limit; i-- {
-				if after == 0 || evs[i].ID < after {
-					out = append(out, evs[i])
-				}
-			}
-			continue
-		}
-		for _, ev := range evs {
-			if ev.ID > after && len(out) < limit {
-				out = append(out, ev)
-			}
-		}
+	out, err := sqlrow.Events(rows, after, limit, reverse)
+	if err != nil {
+		return nil, fmt.Errorf("postgres store: execution %s: %w", arn, err)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -362,23 +272,16 @@ func (s *Store) searchSteps(ctx context.Context, exec int64, ok func(first, last
 	if top == nil {
 		return 0, nil
 	}
-	lo, hi := int64(0), *top+1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		var first, last int64
-		if err := s.pool.QueryRow(ctx, `SELECT first_event, last_event FROM step_log WHERE exec=$1 AND seq=$2`, exec, mid).Scan(&first, &last); err != nil {
-			return 0, fmt.Errorf("postgres store: step %d of execution %d: %w", mid, exec, err)
+	return sqlrow.SearchSteps(*top, func(seq int64) (first, last int64, err error) {
+		if err := s.pool.QueryRow(ctx, `SELECT first_event, last_event FROM step_log WHERE exec=$1 AND seq=$2`, exec, seq).Scan(&first, &last); err != nil {
+			return 0, 0, fmt.Errorf("postgres store: step %d of execution %d: %w", seq, exec, err)
 		}
-		if ok(first, last) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo, nil
+		return first, last, nil
+	}, ok)
 }
 
 // RunningExecutions implements store.Store.
 func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, error) {
-	return query(ctx, s, scanExec, `SELECT `+execColumns+` FROM executions WHERE status='RUNNING' ORDER BY id`)
+	return query(ctx, s, func(row sqlrow.Scanner) (*store.Execution, error) { return sqlrow.ScanExec(row) },
+		`SELECT `+sqlrow.ExecColumns+` FROM executions WHERE status='RUNNING' ORDER BY id`)
 }

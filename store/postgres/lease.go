@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // renew renews the node's lease every fifth of its length until Close. The
@@ -110,16 +111,16 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 	switch {
 	case !s.swept.Load():
 		rows, err = tx.Query(ctx, `UPDATE executions e SET owner = $1 WHERE status = 'RUNNING' AND owner <> $1
-			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.owner) RETURNING `+execColumns, s.node)
+			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.owner) RETURNING `+sqlrow.ExecColumns, s.node)
 	case len(gone) > 0:
-		rows, err = tx.Query(ctx, `UPDATE executions SET owner = $1 WHERE status = 'RUNNING' AND owner = ANY($2) RETURNING `+execColumns, s.node, gone)
+		rows, err = tx.Query(ctx, `UPDATE executions SET owner = $1 WHERE status = 'RUNNING' AND owner = ANY($2) RETURNING `+sqlrow.ExecColumns, s.node, gone)
 	default:
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
-	claimed, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Execution, error) { return scanExec(row) })
+	claimed, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Execution, error) { return sqlrow.ScanExec(row) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // AddNotice implements store.Outbox.
@@ -22,17 +21,12 @@ func (s *Store) AddNotice(ctx context.Context, executionARN, status string, at t
 func (s *Store) TakeNotices(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]*store.Notice, error) {
 	rows, err := s.pool.Query(ctx, `UPDATE notices SET due = $2 WHERE id IN (
 		SELECT id FROM notices WHERE due <= $1 ORDER BY due, id LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING id, exec_arn, status, at, attempts`, codec.Nanos(now), codec.Nanos(now.Add(hold)), limit)
+		RETURNING `+sqlrow.NoticeColumns, codec.Nanos(now), codec.Nanos(now.Add(hold)), limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: taking notices: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Notice, error) {
-		var n store.Notice
-		var at int64
-		err := row.Scan(&n.ID, &n.ExecutionARN, &n.Status, &at, &n.Attempts)
-		n.At = codec.FromNanos(at)
-		return &n, err
-	})
+	defer rows.Close()
+	out, err := sqlrow.Collect(rows, sqlrow.ScanNotice)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: taking notices: %w", err)
 	}

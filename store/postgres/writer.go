@@ -46,35 +46,7 @@ func (s *Store) Commits() int64 { return s.commits.Load() }
 // writer commits queued requests in batches until Close, then commits what
 // is still queued.
 func (s *Store) writer(w *pgx.Conn) {
-	for {
-		var batch []*request
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		case <-s.done:
-			for {
-				batch = s.more(nil)
-				if len(batch) == 0 {
-					return
-				}
-				s.commit(w, batch)
-			}
-		}
-		s.commit(w, s.more(batch))
-	}
-}
-
-// more adds the waiting requests to batch, up to maxBatch.
-func (s *Store) more(batch []*request) []*request {
-	for len(batch) < maxBatch {
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		default:
-			return batch
-		}
-	}
-	return batch
+	batch.Run(s.reqs, s.done, maxBatch, func(b []*request) { s.commit(w, b) })
 }
 
 // commit runs a batch and answers its callers. A batch holds at most one

@@ -4,23 +4,23 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // CreateStateMachine implements store.Store.
 func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) error {
-	tags, err := json.Marshal(sm.Tags)
+	values, err := sqlrow.SMValues(sm)
 	if err != nil {
-		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+		return err
 	}
 	return s.writeThen(ctx, func(tx *sql.Tx) error {
-		_, err := tx.Exec(`INSERT INTO state_machines (`+smColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?)`, sm.ARN, sm.Name, sm.Type, sm.Definition, sm.RoleARN, codec.Nanos(sm.Created), codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.Logging)
+		_, err := tx.Exec(`INSERT INTO state_machines (`+sqlrow.SMColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?)`, values...)
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("state machine %s: %w", sm.ARN, store.ErrExists))
 		}
@@ -30,13 +30,13 @@ func (s *Store) CreateStateMachine(ctx context.Context, sm *store.StateMachine) 
 
 // UpdateStateMachine implements store.Store.
 func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) error {
-	tags, err := json.Marshal(sm.Tags)
+	tags, err := sqlrow.Tags(sm)
 	if err != nil {
-		return fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
+		return err
 	}
 	arn := sm.ARN
 	return s.writeThen(ctx, func(tx *sql.Tx) error {
-		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=?, logging=? WHERE arn=?`, sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, string(tags), sm.Logging, sm.ARN)
+		res, err := tx.Exec(`UPDATE state_machines SET definition=?, role_arn=?, updated=?, revision=?, tags=?, logging=? WHERE arn=?`, sm.Definition, sm.RoleARN, codec.Nanos(sm.Updated), sm.RevisionID, tags, sm.Logging, sm.ARN)
 		if err != nil {
 			return err
 		}
@@ -49,22 +49,6 @@ func (s *Store) UpdateStateMachine(ctx context.Context, sm *store.StateMachine) 
 	}, func() { s.forgetSM(arn) })
 }
 
-const smColumns = `arn, name, type, definition, role_arn, created, updated, revision, tags, logging`
-
-func scanSM(row scanner) (*store.StateMachine, error) {
-	var sm store.StateMachine
-	var created, updated int64
-	var tags string
-	if err := row.Scan(&sm.ARN, &sm.Name, &sm.Type, &sm.Definition, &sm.RoleARN, &created, &updated, &sm.RevisionID, &tags, &sm.Logging); err != nil {
-		return nil, err
-	}
-	sm.Created, sm.Updated = codec.FromNanos(created), codec.FromNanos(updated)
-	if err := json.Unmarshal([]byte(tags), &sm.Tags); err != nil {
-		return nil, fmt.Errorf("state machine %s: tags: %w", sm.ARN, err)
-	}
-	return &sm, nil
-}
-
 // GetStateMachine implements store.Store: from the cache when it holds
 // the state machine, else from the database (and then into the cache).
 // The caller gets its own copy either way.
@@ -75,7 +59,7 @@ func (s *Store) GetStateMachine(ctx context.Context, arn string) (*store.StateMa
 	if cached != nil {
 		return copySM(cached), nil
 	}
-	sm, err := scanSM(s.db.QueryRowContext(ctx, `SELECT `+smColumns+` FROM state_machines WHERE arn=?`, arn))
+	sm, err := sqlrow.ScanSM(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.SMColumns+` FROM state_machines WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("state machine %s: %w", arn, store.ErrNotFound)
 	}
@@ -126,7 +110,7 @@ func (s *Store) DeleteStateMachine(ctx context.Context, arn string) error {
 
 // ListStateMachines implements store.Store.
 func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.StateMachine, string, error) {
-	return byName(ctx, s.db, kindStateMachines, "state_machines", smColumns, p, scanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
+	return byName(ctx, s.db, kindStateMachines, "state_machines", sqlrow.SMColumns, p, sqlrow.ScanSM, func(sm *store.StateMachine) (string, string) { return sm.Name, sm.ARN })
 }
 
 // CreateActivity implements store.Store.
@@ -140,19 +124,9 @@ func (s *Store) CreateActivity(ctx context.Context, a *store.Activity) error {
 	})
 }
 
-func scanActivity(row scanner) (*store.Activity, error) {
-	var a store.Activity
-	var created int64
-	if err := row.Scan(&a.ARN, &a.Name, &created); err != nil {
-		return nil, err
-	}
-	a.Created = codec.FromNanos(created)
-	return &a, nil
-}
-
 // GetActivity implements store.Store.
 func (s *Store) GetActivity(ctx context.Context, arn string) (*store.Activity, error) {
-	a, err := scanActivity(s.db.QueryRowContext(ctx, `SELECT arn, name, created FROM activities WHERE arn=?`, arn))
+	a, err := sqlrow.ScanActivity(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.ActivityColumns+` FROM activities WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("activity %s: %w", arn, store.ErrNotFound)
 	}
@@ -180,7 +154,7 @@ func (s *Store) DeleteActivity(ctx context.Context, arn string) error {
 
 // ListActivities implements store.Store.
 func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Activity, string, error) {
-	return byName(ctx, s.db, kindActivities, "activities", "arn, name, created", p, scanActivity, func(a *store.Activity) (string, string) { return a.Name, a.ARN })
+	return byName(ctx, s.db, kindActivities, "activities", sqlrow.ActivityColumns, p, sqlrow.ScanActivity, func(a *store.Activity) (string, string) { return a.Name, a.ARN })
 }
 
 // Secret implements store.Store: the secret is made once, in a write that

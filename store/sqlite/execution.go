@@ -55,27 +55,12 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 		if next == nil {
 			return nil
 		}
-		st := next.Take()
-		if st == nil {
-			return nil
-		}
-		if st.ExecutionARN != e.ARN || st.Seq != c.next {
-			return fmt.Errorf("execution %s: step %d of %s offered with its creation, want step %d: %w", e.ARN, st.Seq, st.ExecutionARN, c.next, store.ErrConflict)
+		st, err := next.TakeFor(e.ARN, c.next)
+		if st == nil || err != nil {
+			return err
 		}
 		return unrefused(s.insertStep(tx, c, st))
 	})
-}
-
-const execColumns = `arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
-
-func scanExec(row scanner) (*store.Execution, error) {
-	var e store.Execution
-	var started, stopped int64
-	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Definition, &e.Type, &e.RoleARN, &e.TestCase, &e.Input, &e.Status, &e.Output, &e.Error, &e.Cause, &started, &stopped); err != nil {
-		return nil, err
-	}
-	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
-	return &e, nil
 }
 
 // listColumns are the summary columns that ListExecutions reads (the
@@ -84,19 +69,14 @@ func scanExec(row scanner) (*store.Execution, error) {
 const listColumns = `arn, name, state_machine_arn, state_machine_name, type, status, started, stopped, seq`
 
 // scanListed scans an execution's summary (listColumns).
-func scanListed(row scanner) (execKeyed, error) {
+func scanListed(row sqlrow.Scanner) (sqlrow.Keyed[*store.Execution], error) {
 	var e store.Execution
 	var started, stopped, key int64
 	if err := row.Scan(&e.ARN, &e.Name, &e.StateMachineARN, &e.StateMachineName, &e.Type, &e.Status, &started, &stopped, &key); err != nil {
-		return execKeyed{}, err
+		return sqlrow.Keyed[*store.Execution]{}, err
 	}
 	e.Started, e.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
-	return execKeyed{&e, key}, nil
-}
-
-type execKeyed struct {
-	e   *store.Execution
-	key int64
+	return sqlrow.Keyed[*store.Execution]{V: &e, Key: key}, nil
 }
 
 // GetExecution implements store.Store.
@@ -105,7 +85,7 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 	if e, ok := s.recent.execution(arn); ok {
 		return e, nil
 	}
-	e, err := scanExec(s.db.QueryRowContext(ctx, `SELECT `+execColumns+` FROM executions WHERE arn=?`, arn))
+	e, err := sqlrow.ScanExec(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.ExecColumns+` FROM executions WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
 	}
@@ -138,7 +118,7 @@ func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p stor
 		return list, next, nil
 	}
 	return bySeq(ctx, s.db, kindExecutions, filter, `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
-		[]any{smARN}, status, p, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
+		[]any{smARN}, status, p, scanListed)
 }
 
 // fillRecent reads the newest executions of a state machine for its
@@ -152,8 +132,8 @@ func (s *Store) fillRecent(ctx context.Context, smARN string) ([]summary, bool, 
 	rows = rows[:min(len(rows), recentWindow)]
 	items := make([]summary, len(rows))
 	for i, r := range rows {
-		e := r.e
-		items[len(rows)-1-i] = summary{key: r.key, arn: e.ARN, name: e.Name, smARN: e.StateMachineARN, smName: e.StateMachineName, typ: e.Type,
+		e := r.V
+		items[len(rows)-1-i] = summary{key: r.Key, arn: e.ARN, name: e.Name, smARN: e.StateMachineARN, smName: e.StateMachineName, typ: e.Type,
 			status: e.Status, started: codec.Nanos(e.Started), stopped: codec.Nanos(e.Stopped)}
 	}
 	return items, complete, nil
@@ -189,17 +169,8 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return query(ctx, s.db, func(row scanner) (*store.Step, error) {
-		st := &store.Step{ExecutionARN: arn}
-		var at, stopped, wake int64
-		var evs []byte
-		if err := row.Scan(&st.Seq, &at, &st.Input, &evs, &st.Status, &st.Output, &st.Error, &st.Cause, &stopped, &wake); err != nil {
-			return nil, err
-		}
-		st.At, st.Stopped, st.Wake = codec.FromNanos(at), codec.FromNanos(stopped), codec.FromNanos(wake)
-		st.Events, err = codec.DecodeEvents(evs)
-		return st, err
-	}, `SELECT seq, at, input, events, status, output, error, cause, stopped, wake FROM step_log WHERE exec=? ORDER BY seq`, exec)
+	return query(ctx, s.db, func(row sqlrow.Scanner) (*store.Step, error) { return sqlrow.ScanStep(row, arn) },
+		`SELECT `+sqlrow.StepColumns+` FROM step_log WHERE exec=? ORDER BY seq`, exec)
 }
 
 // ScanRunning implements store.RunningScanner: in one read transaction,
@@ -288,29 +259,9 @@ func (s *Store) Events(ctx context.Context, arn string, after int64, limit int, 
 		return nil, err
 	}
 	defer rows.Close()
-	var out []store.Event
-	for len(out) < limit && rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, err
-		}
-		evs, err := codec.DecodeEvents(b)
-		if err != nil {
-			return nil, err
-		}
-		if reverse {
-			for i := len(evs) - 1; i >= 0 && len(out) < limit; i-- {
-				if after == 0 || evs[i].ID < after {
-					out = append(out, evs[i])
-				}
-			}
-			continue
-		}
-		for _, ev := range evs {
-			if ev.ID > after && len(out) < limit {
-				out = append(out, ev)
-			}
-		}
+	out, err := sqlrow.Events(rows, after, limit, reverse)
+	if err != nil {
+		return nil, err
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -336,24 +287,16 @@ func (s *Store) searchSteps(ctx context.Context, exec int64, ok func(first, last
 	if !top.Valid {
 		return 0, nil
 	}
-	lo, hi := int64(0), top.Int64+1 // the answer is in [lo, hi]
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		var first, last int64
-		err := s.db.QueryRowContext(ctx, `SELECT first_event, last_event FROM step_log WHERE exec=? AND seq=?`, exec, mid).Scan(&first, &last)
-		if err != nil {
-			return 0, fmt.Errorf("step %d of execution %d: %w", mid, exec, err)
+	return sqlrow.SearchSteps(top.Int64, func(seq int64) (first, last int64, err error) {
+		if err := s.db.QueryRowContext(ctx, `SELECT first_event, last_event FROM step_log WHERE exec=? AND seq=?`, exec, seq).Scan(&first, &last); err != nil {
+			return 0, 0, fmt.Errorf("step %d of execution %d: %w", seq, exec, err)
 		}
-		if ok(first, last) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo, nil
+		return first, last, nil
+	}, ok)
 }
 
 // RunningExecutions implements store.Store.
 func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, error) {
-	return query(ctx, s.db, scanExec, `SELECT `+execColumns+` FROM executions WHERE status='RUNNING' ORDER BY seq`)
+	return query(ctx, s.db, func(row sqlrow.Scanner) (*store.Execution, error) { return sqlrow.ScanExec(row) },
+		`SELECT `+sqlrow.ExecColumns+` FROM executions WHERE status='RUNNING' ORDER BY seq`)
 }

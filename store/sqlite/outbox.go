@@ -8,6 +8,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // AddNotice implements store.Outbox.
@@ -22,23 +23,13 @@ func (s *Store) AddNotice(ctx context.Context, executionARN, status string, at t
 func (s *Store) TakeNotices(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]*store.Notice, error) {
 	var out []*store.Notice
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		out = out[:0]
-		rows, err := tx.Query(`SELECT id, exec_arn, status, at, attempts FROM notices WHERE due <= ? ORDER BY due, id LIMIT ?`, codec.Nanos(now), limit)
+		rows, err := tx.Query(`SELECT `+sqlrow.NoticeColumns+` FROM notices WHERE due <= ? ORDER BY due, id LIMIT ?`, codec.Nanos(now), limit)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var n store.Notice
-			var at int64
-			if err := rows.Scan(&n.ID, &n.ExecutionARN, &n.Status, &at, &n.Attempts); err != nil {
-				rows.Close()
-				return err
-			}
-			n.At = codec.FromNanos(at)
-			out = append(out, &n)
-		}
+		out, err = sqlrow.Collect(rows, sqlrow.ScanNotice)
 		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err != nil {
 			return err
 		}
 		for _, n := range out {

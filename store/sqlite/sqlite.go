@@ -63,6 +63,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/store"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // Store is the SQLite store.
@@ -167,7 +168,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insExec, `INSERT INTO executions (` + execColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insExec, `INSERT INTO executions (` + sqlrow.ExecColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
 			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0, e.state_machine_arn

@@ -77,35 +77,7 @@ func refuse(err error) error { return &refusal{err} }
 // is still queued.
 func (s *Store) writer() {
 	defer close(s.closed)
-	for {
-		var batch []*request
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		case <-s.done:
-			for {
-				batch = s.more(nil)
-				if len(batch) == 0 {
-					return
-				}
-				s.commit(batch)
-			}
-		}
-		s.commit(s.more(batch))
-	}
-}
-
-// more adds the waiting requests to batch, up to maxBatch.
-func (s *Store) more(batch []*request) []*request {
-	for len(batch) < maxBatch {
-		select {
-		case r := <-s.reqs:
-			batch = append(batch, r)
-		default:
-			return batch
-		}
-	}
-	return batch
+	batch.Run(s.reqs, s.done, maxBatch, s.commit)
 }
 
 // commit runs a batch in one transaction and answers its callers. When a
