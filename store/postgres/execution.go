@@ -88,32 +88,11 @@ func (s *Store) creation(e *store.Execution, steps []*store.Step) (execState, []
 	output, errName, cause, stopped := e.Output, e.Error, e.Cause, e.Stopped
 	a := &stepArrays{}
 	for _, st := range steps {
-		first, last := row.last+1, row.last // no events: the empty range after the previous step's
-		if n := len(st.Events); n > 0 {
-			first, last = st.Events[0].ID, st.Events[n-1].ID
-		}
-		row.next, row.last = st.Seq+1, last
-		status := row.status
-		if st.Status != "" {
-			status = st.Status
-		}
-		dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
-		if status != row.status || dirty || row.dirty {
-			row.status, row.dirty = status, dirty
+		after, changed := a.row(st, &row)
+		if changed {
 			output, errName, cause, stopped = st.Output, st.Error, st.Cause, st.Stopped
 		}
-		a.seq = append(a.seq, st.Seq)
-		a.at = append(a.at, codec.Nanos(st.At))
-		a.input = append(a.input, st.Input)
-		a.first = append(a.first, first)
-		a.last = append(a.last, last)
-		a.events = append(a.events, codec.AppendEvents([]byte{}, st.Events))
-		a.status = append(a.status, st.Status)
-		a.output = append(a.output, st.Output)
-		a.errs = append(a.errs, st.Error)
-		a.cause = append(a.cause, st.Cause)
-		a.stop = append(a.stop, codec.Nanos(st.Stopped))
-		a.wake = append(a.wake, codec.Nanos(st.Wake))
+		row = after
 	}
 	return row, []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
 		row.status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped), s.node,

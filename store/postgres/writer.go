@@ -153,8 +153,21 @@ type stepArrays struct {
 	after                            []execState
 }
 
+// add adds the step of r, the next of execution c.
 func (a *stepArrays) add(r *request, c *execState) {
-	st := r.step
+	after, changed := a.row(r.step, c)
+	if changed {
+		a.update = append(a.update, c.id)
+	}
+	a.exec = append(a.exec, c.id)
+	a.reqs = append(a.reqs, r)
+	a.after = append(a.after, after)
+}
+
+// row adds the columns of st, the next step of execution c, and returns
+// what c becomes once st is inserted and whether st changes the summary
+// of the execution's row.
+func (a *stepArrays) row(st *store.Step, c *execState) (after execState, changed bool) {
 	first, last := c.last+1, c.last // no events: the empty range after the previous step's
 	if n := len(st.Events); n > 0 {
 		first, last = st.Events[0].ID, st.Events[n-1].ID
@@ -164,10 +177,6 @@ func (a *stepArrays) add(r *request, c *execState) {
 		status = st.Status
 	}
 	dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
-	if status != c.status || dirty || c.dirty {
-		a.update = append(a.update, c.id)
-	}
-	a.exec = append(a.exec, c.id)
 	a.seq = append(a.seq, st.Seq)
 	a.at = append(a.at, codec.Nanos(st.At))
 	a.input = append(a.input, st.Input)
@@ -180,8 +189,7 @@ func (a *stepArrays) add(r *request, c *execState) {
 	a.cause = append(a.cause, st.Cause)
 	a.stop = append(a.stop, codec.Nanos(st.Stopped))
 	a.wake = append(a.wake, codec.Nanos(st.Wake))
-	a.reqs = append(a.reqs, r)
-	a.after = append(a.after, execState{id: c.id, next: st.Seq + 1, last: last, status: status, dirty: dirty})
+	return execState{id: c.id, next: st.Seq + 1, last: last, status: status, dirty: dirty}, status != c.status || dirty || c.dirty
 }
 
 // cached returns the cache's state of an execution, or nil.
