@@ -228,7 +228,7 @@ func (s *Service) newEagerDriver(e *store.Execution, p *interp.Program, st store
 }
 
 // eager is the innermost journal of an execution whose store creates it
-// eagerly (store.EagerCreator's Eager): StartExecution runs the driver while the
+// eagerly (store.EagerCreator): StartExecution runs the driver while the
 // creation waits to be written, and the driver's first step (the first
 // state, deferred so that StartExecution need not wait for it) is offered
 // to that creation, which commits it in its own transaction if it is ready
