@@ -19,13 +19,13 @@ import (
 
 // Store is an in-memory store. The zero value is not usable; call New.
 type Store struct {
-	mu       sync.RWMutex
-	machines map[string]*store.StateMachine
-	execs    map[string]*execution
-	order    []*execution // creation order
-	acts     map[string]*store.Activity
-	secret   []byte
-	sched    schedules // schedule.go
+	mu        sync.RWMutex
+	machines  map[string]*store.StateMachine
+	execs     map[string]*execution
+	order     []*execution // creation order
+	acts      map[string]*store.Activity
+	secret    []byte
+	schedules // store.Schedules (schedule.go)
 
 	// keep bounds the finished executions kept (0: all); finished holds
 	// them oldest first from head, and dropped counts the evicted ones
@@ -36,7 +36,7 @@ type Store struct {
 	dropped  int
 
 	v       versions // versions, aliases, execution references, settings (version.go)
-	notices notices  // the outbox (outbox.go)
+	notices          // the outbox, store.Outbox (outbox.go)
 	runs    mapRuns  // Map Runs, child executions, redrives (maprun.go)
 }
 

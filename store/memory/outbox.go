@@ -9,7 +9,8 @@ import (
 	"github.com/stepd/stepd/store"
 )
 
-// notices is the memory store's outbox.
+// notices is the memory store's outbox; its methods are the store's
+// store.Outbox.
 type notices struct {
 	mu   sync.Mutex
 	next int64
@@ -22,8 +23,7 @@ type notice struct {
 }
 
 // AddNotice implements store.Outbox.
-func (s *Store) AddNotice(ctx context.Context, executionARN, status string, at time.Time) error {
-	o := &s.notices
+func (o *notices) AddNotice(ctx context.Context, executionARN, status string, at time.Time) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, x := range o.list {
@@ -37,8 +37,7 @@ func (s *Store) AddNotice(ctx context.Context, executionARN, status string, at t
 }
 
 // TakeNotices implements store.Outbox.
-func (s *Store) TakeNotices(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]*store.Notice, error) {
-	o := &s.notices
+func (o *notices) TakeNotices(ctx context.Context, now time.Time, hold time.Duration, limit int) ([]*store.Notice, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var out []*store.Notice
@@ -56,8 +55,7 @@ func (s *Store) TakeNotices(ctx context.Context, now time.Time, hold time.Durati
 }
 
 // DoneNotice implements store.Outbox.
-func (s *Store) DoneNotice(ctx context.Context, id int64) error {
-	o := &s.notices
+func (o *notices) DoneNotice(ctx context.Context, id int64) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.list = slices.DeleteFunc(o.list, func(x *notice) bool { return x.n.ID == id })
@@ -65,8 +63,7 @@ func (s *Store) DoneNotice(ctx context.Context, id int64) error {
 }
 
 // RetryNotice implements store.Outbox.
-func (s *Store) RetryNotice(ctx context.Context, id int64, due time.Time) error {
-	o := &s.notices
+func (o *notices) RetryNotice(ctx context.Context, id int64, due time.Time) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for _, x := range o.list {
