@@ -65,7 +65,7 @@ func (r *Runner) queueStatus(ctx context.Context, executionARN, status string) e
 		return nil
 	}
 	// The outbox runs on the real clock, whatever the executions' clock.
-	if err := r.cfg.Store.(store.Outbox).AddNotice(ctx, executionARN, status, time.Now()); err != nil {
+	if err := r.cfg.Store.AddNotice(ctx, executionARN, status, time.Now()); err != nil {
 		return fmt.Errorf("queuing the %s event of %s: %w", status, executionARN, err)
 	}
 	return nil
@@ -88,10 +88,6 @@ func (r *Runner) putMapRuns(ctx context.Context, st store.Store, x *interp.Execu
 	if len(runs) == 0 && len(kids) == 0 {
 		return
 	}
-	ms, ok := st.(store.MapRunStore)
-	if !ok {
-		return
-	}
 	parent := x.Info().ExecutionArn
 	srs := make([]*store.MapRun, len(runs))
 	for i, run := range runs {
@@ -103,7 +99,7 @@ func (r *Runner) putMapRuns(ctx context.Context, st store.Store, x *interp.Execu
 	}
 	wait := 50 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := ms.PutMapRuns(ctx, srs, sks)
+		err := st.PutMapRuns(ctx, srs, sks)
 		if err == nil {
 			return
 		}
@@ -164,10 +160,8 @@ func (r *Runner) putRedrive(ctx context.Context, executionARN string, n int, at 
 	if n == 0 {
 		return
 	}
-	if ms, ok := r.cfg.Store.(store.MapRunStore); ok {
-		if err := ms.PutRedrive(ctx, executionARN, store.Redrive{Count: n, Date: at}); err != nil {
-			r.log.Error("cannot record an execution's redrive; it is recorded again when the execution is rebuilt", "execution", executionARN, "err", err)
-		}
+	if err := r.cfg.Store.PutRedrive(ctx, executionARN, store.Redrive{Count: n, Date: at}); err != nil {
+		r.log.Error("cannot record an execution's redrive; it is recorded again when the execution is rebuilt", "execution", executionARN, "err", err)
 	}
 }
 

@@ -70,7 +70,7 @@ func (r *Runner) Resume(ctx context.Context) (int, error) {
 	}
 	_, realClock := r.cfg.Clock.(engine.RealClock)
 	defs := map[string]string{} // one copy of each definition's text
-	err := store.ScanRunning(ctx, r.cfg.Store, func(e *store.Execution, steps []*store.Step) error {
+	err := r.cfg.Store.ScanRunning(ctx, func(e *store.Execution, steps []*store.Step) error {
 		if r.cfg.Observer != nil {
 			r.cfg.Observer.Resumed(e)
 		}

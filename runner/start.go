@@ -28,7 +28,7 @@ func (r *Runner) Start(ctx context.Context, e *store.Execution, input any, loggi
 	express := e.Type == "EXPRESS"
 	st := r.storeFor(e.ARN)
 	logs := r.logSetup(logging)
-	eagerly := !express && createsEagerly(st)
+	eagerly := !express && st.Eager()
 	d, ej, err := r.newDriver(e, p, st, logs, eagerly)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func (r *Runner) Start(ctx context.Context, e *store.Execution, input any, loggi
 		// for its next step: the creation gets a copy.
 		first = first.Clone()
 		r.start(e.ARN, d)
-		err = st.(store.EagerCreator).CreateExecutionWith(ctx, e, first, ej.next) // TEMPORARY assertion until the store contract is merged
+		err = st.CreateExecutionWith(ctx, e, first, ej.next)
 	} else {
 		err = st.CreateExecution(ctx, e, first)
 	}
@@ -111,7 +111,7 @@ func (r *Runner) newDriver(e *store.Execution, p *interp.Program, st store.Store
 }
 
 // eager is the journal of an execution whose store creates it eagerly
-// (store.Store's CreatesEagerly): Start runs the driver while the
+// (store.EagerCreator's Eager): Start runs the driver while the
 // creation waits to be written, and the driver's first step (the first
 // state, deferred so that Start need not wait for it) is offered to that
 // creation, which commits it in its own transaction if it is ready in

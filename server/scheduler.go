@@ -15,12 +15,8 @@ import (
 // clock, so the time scale applies) and returns the Scheduler API and a
 // function that stops the firing.
 func startScheduler(ctx context.Context, st store.Store, svc *service.Service, reg *registry.Invoker, cfg service.Config, h *api.Handler) (*api.SchedulerAPI, func()) {
-	ss, ok := st.(store.Schedules)
-	if !ok {
-		panic("stepd serve: the store keeps no schedules")
-	}
 	scope := arn.Scope{Region: cfg.Region, Account: cfg.Account}.Or()
-	sc := scheduler.Config{Store: ss, Service: svc, Clock: cfg.Clock, Region: scope.Region, Account: scope.Account, Log: cfg.Log}
+	sc := scheduler.Config{Store: st, Service: svc, Clock: cfg.Clock, Region: scope.Region, Account: scope.Account, Log: cfg.Log}
 	if reg != nil {
 		sc.Invoker = reg
 	}

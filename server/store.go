@@ -61,7 +61,6 @@ func storeName(storeURL, dir string) string {
 	return "SQLite in " + dir
 }
 
-
 // claimEvery is how often a node of a shared store claims the executions
 // of nodes that died or left (a fifth of the store's default lease).
 const claimEvery = time.Second

@@ -113,10 +113,7 @@ func (s *Service) CreateAlias(ctx context.Context, name, description string, rou
 	if err != nil {
 		return nil, err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	now := s.clock.Now()
 	a := &store.Alias{ARN: s.scope().Alias(sm.Name, name), StateMachineARN: sm.ARN, Name: name, Description: description, Routes: rs, Created: now, Updated: now}
 	if err := vs.CreateAlias(ctx, a, MaxAliases); errors.Is(err, store.ErrExists) {
@@ -136,10 +133,7 @@ func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, 
 	if err := checkAliasARN(aliasARN); err != nil {
 		return nil, err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	a, err := vs.GetAlias(ctx, aliasARN)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
@@ -174,10 +168,7 @@ func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description 
 		a.Routes = rs
 	}
 	a.Updated = s.clock.Now()
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	if err := vs.UpdateAlias(ctx, a); err != nil {
 		return nil, aliasError(err, a.ARN)
 	}
@@ -189,10 +180,7 @@ func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 	if err := checkAliasARN(aliasARN); err != nil {
 		return err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return err
-	}
+	vs := s.store
 	if err := vs.DeleteAlias(ctx, aliasARN); errors.Is(err, store.ErrNotFound) {
 		return fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
 	} else if err != nil {
@@ -209,10 +197,7 @@ func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page
 	if _, err := s.GetStateMachine(ctx, smARN); err != nil {
 		return nil, "", err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, "", err
-	}
+	vs := s.store
 	list, next, err := vs.ListAliases(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)

@@ -177,10 +177,8 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 	var next string
 	if t.version == nil {
 		list, next, err = st.ListExecutions(ctx, smARN, status, page)
-	} else if vs, verr := s.versioned(st); verr != nil {
-		err = verr
 	} else {
-		list, next, err = vs.ListExecutionsOf(ctx, smARN, status, page)
+		list, next, err = st.ListExecutionsOf(ctx, smARN, status, page)
 	}
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)

@@ -12,23 +12,12 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-func (s *Service) mapRunStore() (store.MapRunStore, error) {
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return nil, fault.New(fault.ErrUnsupported, "this store keeps no Map Runs")
-	}
-	return ms, nil
-}
-
 // DescribeMapRun returns a Map Run.
 func (s *Service) DescribeMapRun(ctx context.Context, mapRunARN string) (*store.MapRun, error) {
 	if err := checkARN(mapRunARN, arn.MapRun); err != nil {
 		return nil, err
 	}
-	ms, err := s.mapRunStore()
-	if err != nil {
-		return nil, err
-	}
+	ms := s.store
 	r, err := ms.GetMapRun(ctx, mapRunARN)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", mapRunARN)
@@ -68,10 +57,7 @@ func (s *Service) ListMapRuns(ctx context.Context, executionARN string, page sto
 	if _, err := s.DescribeExecution(ctx, executionARN); err != nil {
 		return nil, "", err
 	}
-	ms, err := s.mapRunStore()
-	if err != nil {
-		return nil, "", err
-	}
+	ms := s.store
 	list, next, err := ms.ListMapRuns(ctx, executionARN, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
@@ -88,7 +74,7 @@ func (s *Service) ListMapRunExecutions(ctx context.Context, mapRunARN, status st
 	if err := checkStatusFilter(status); err != nil {
 		return nil, "", err
 	}
-	ms, _ := s.mapRunStore()
+	ms := s.store
 	kids, next, err := ms.ListChildExecutions(ctx, mapRunARN, status, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
@@ -109,10 +95,7 @@ func (s *Service) MapRunOf(ctx context.Context, executionARN string) string {
 	if !isChildARN(executionARN) {
 		return ""
 	}
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return ""
-	}
+	ms := s.store
 	c, err := ms.GetChildExecution(ctx, executionARN)
 	if err != nil {
 		return ""
@@ -132,10 +115,7 @@ func (cat *catalog) childExecution(ctx context.Context, executionARN string) (*s
 	if !isChildARN(executionARN) {
 		return nil, false
 	}
-	ms, ok := cat.store.(store.MapRunStore)
-	if !ok {
-		return nil, false
-	}
+	ms := cat.store
 	c, err := ms.GetChildExecution(ctx, executionARN)
 	if err != nil {
 		return nil, false
@@ -146,8 +126,8 @@ func (cat *catalog) childExecution(ctx context.Context, executionARN string) (*s
 
 // childEvents reads a page of a child execution's history.
 func (cat *catalog) childEvents(ctx context.Context, executionARN string, after int64, limit int, reverse bool) ([]store.Event, error) {
-	ms, ok := cat.store.(store.MapRunStore)
-	if !ok || !isChildARN(executionARN) {
+	ms := cat.store
+	if !isChildARN(executionARN) {
 		return nil, store.ErrNotFound
 	}
 	return ms.ChildEvents(ctx, executionARN, after, limit, reverse)
@@ -216,10 +196,7 @@ func checkStatusFilter(status string) error {
 // the ItemProcessor of the Map state (by Label, else by name) in the parent's
 // definition.
 func (cat *catalog) childDefinition(ctx context.Context, c *store.ChildExecution) (def, role string) {
-	ms, ok := cat.store.(store.MapRunStore)
-	if !ok {
-		return "", ""
-	}
+	ms := cat.store
 	r, err := ms.GetMapRun(ctx, c.MapRunARN)
 	if err != nil {
 		return "", ""

@@ -46,10 +46,8 @@ func (s *Service) Redrive(ctx context.Context, e *store.Execution) RedriveInfo {
 	if e.Type == "EXPRESS" {
 		return info
 	}
-	if ms, ok := s.store.(store.MapRunStore); ok {
-		if r, err := ms.GetRedrive(ctx, e.ARN); err == nil {
-			info.Count, info.Date = r.Count, r.Date
-		}
+	if r, err := s.store.GetRedrive(ctx, e.ARN); err == nil {
+		info.Count, info.Date = r.Count, r.Date
 	}
 	info.Status, info.Reason = s.cat.redrivable(ctx, e)
 	return info
@@ -59,10 +57,7 @@ func (s *Service) Redrive(ctx context.Context, e *store.Execution) RedriveInfo {
 // executions of list that were redriven, by ARN, in one read of the store
 // (ListExecutions' page).
 func (s *Service) Redrives(ctx context.Context, list []*store.Execution) (map[string]store.Redrive, error) {
-	ms, ok := s.store.(store.MapRunStore)
-	if !ok {
-		return map[string]store.Redrive{}, nil
-	}
+	ms := s.store
 	arns := make([]string, 0, len(list))
 	for _, e := range list {
 		if e.Type != "EXPRESS" {

@@ -24,13 +24,9 @@ func (s *Service) DeleteExpired(ctx context.Context, keep time.Duration) (int, e
 	before := s.clock.Now().Add(-keep)
 	total := 0
 	for _, st := range []store.Store{s.store, s.express} {
-		r, ok := st.(store.Retainer)
-		if !ok {
-			continue
-		}
 		for {
 			t0 := time.Now()
-			n, err := r.DeleteEnded(ctx, before, retentionBatch)
+			n, err := st.DeleteEnded(ctx, before, retentionBatch)
 			took := time.Since(t0)
 			total += n
 			if err != nil {

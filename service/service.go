@@ -173,10 +173,7 @@ func (s *Service) invoker(e *store.Execution) (task.Invoker, bool, error) {
 // ReleaseMemory asks the store to free the memory its caches hold, when
 // it can (the SQLite store's page caches), for a server gone idle.
 func (s *Service) ReleaseMemory(ctx context.Context) error {
-	if r, ok := s.store.(interface{ ReleaseMemory(context.Context) error }); ok {
-		return r.ReleaseMemory(ctx)
-	}
-	return nil
+	return s.store.ReleaseMemory(ctx)
 }
 
 // Close stops the drivers; executions stay RUNNING in the store and resume

@@ -103,10 +103,7 @@ func CheckEncryption(e *Encryption) error {
 
 // Settings returns the settings of a state machine or an activity.
 func (s *Service) Settings(ctx context.Context, resource string) (Settings, error) {
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return Settings{}, nil // a store without settings: every resource has the defaults
-	}
+	vs := s.store
 	text, err := vs.GetSettings(ctx, resource)
 	if err != nil {
 		return Settings{}, err
@@ -115,14 +112,7 @@ func (s *Service) Settings(ctx context.Context, resource string) (Settings, erro
 }
 
 func (cat *catalog) putSettings(ctx context.Context, resource string, st Settings) error {
-	vs, err := cat.svc.versioned(cat.store)
-	if err != nil {
-		if st.encode() == "" {
-			return nil // the defaults, which a store without settings gives
-		}
-		return err
-	}
-	return vs.PutSettings(ctx, resource, st.encode())
+	return cat.store.PutSettings(ctx, resource, st.encode())
 }
 
 func checkDescription(field, d string) error {
@@ -168,10 +158,7 @@ func (s *Service) ExecutionSettings(ctx context.Context, e *store.Execution) (Se
 		return Settings{}, "", err
 	}
 	if r := refs[e.ARN]; r != nil && r.VersionARN != "" {
-		vs, err := s.versioned(s.store)
-		if err != nil {
-			return Settings{}, "", err
-		}
+		vs := s.store
 		if v, err := vs.GetVersion(ctx, r.VersionARN); err == nil {
 			st, err := decodeSettings(v.Settings)
 			return st, v.RevisionID, err

@@ -22,16 +22,6 @@ const (
 	aliasNamePattern = `^[a-zA-Z0-9_\-.]*[a-zA-Z_\-.][a-zA-Z0-9_\-.]*$`
 )
 
-// versioned returns the store of versions, aliases and settings: every
-// store stepd has implements it.
-func (s *Service) versioned(st store.Store) (store.Versioned, error) {
-	v, ok := st.(store.Versioned)
-	if !ok {
-		return nil, fault.New(fault.ErrValidation, "this store (%T) keeps no versions, aliases or settings", st)
-	}
-	return v, nil
-}
-
 // PublishVersion publishes a version of a state machine's current
 // revision; publishing a revision that has a version already returns that
 // version, as AWS does. revisionID, when given, must be the current one.
@@ -53,10 +43,7 @@ func (s *Service) PublishVersion(ctx context.Context, smARN, revisionID, descrip
 }
 
 func (s *Service) publish(ctx context.Context, sm *store.StateMachine, description string) (*store.Version, error) {
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := s.store
 	settings, err := vs.GetSettings(ctx, sm.ARN)
 	if err != nil {
 		return nil, err
@@ -81,10 +68,7 @@ func (s *Service) ListVersions(ctx context.Context, smARN string, page store.Pag
 	if _, _, _, ok := arn.Qualified(smARN); ok {
 		return nil, "", fault.New(fault.ErrValidation, "ListStateMachineVersions takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return nil, "", err
-	}
+	vs := s.store
 	list, next, err := vs.ListVersions(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
 		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
@@ -109,11 +93,8 @@ func (s *Service) DeleteVersion(ctx context.Context, versionARN string) error {
 	if err := checkVersionARN(versionARN); err != nil {
 		return err
 	}
-	vs, err := s.versioned(s.store)
-	if err != nil {
-		return err
-	}
-	err = vs.DeleteVersion(ctx, versionARN)
+	vs := s.store
+	err := vs.DeleteVersion(ctx, versionARN)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return nil
@@ -136,10 +117,7 @@ func (s *Service) DeleteVersion(ctx context.Context, versionARN string) error {
 }
 
 func (cat *catalog) version(ctx context.Context, versionARN string) (*store.Version, error) {
-	vs, err := cat.svc.versioned(cat.store)
-	if err != nil {
-		return nil, err
-	}
+	vs := cat.store
 	v, err := vs.GetVersion(ctx, versionARN)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", versionARN)
@@ -174,10 +152,7 @@ func (cat *catalog) resolve(ctx context.Context, smARN string, route bool) (*tar
 	t := &target{sm: sm}
 	versionARN := smARN
 	if !version {
-		vs, err := cat.svc.versioned(cat.store)
-		if err != nil {
-			return nil, err
-		}
+		vs := cat.store
 		a, err := vs.GetAlias(ctx, smARN)
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", smARN)
@@ -213,10 +188,7 @@ func (s *Service) ExecutionRefs(ctx context.Context, list ...*store.Execution) (
 		if len(part.arns) == 0 {
 			continue
 		}
-		vs, err := s.versioned(part.st)
-		if err != nil {
-			return nil, err
-		}
+		vs := part.st
 		refs, err := vs.ExecutionRefs(ctx, part.arns)
 		if err != nil {
 			return nil, err
@@ -238,10 +210,7 @@ func checkUnqualified(op, smARN string) error {
 // forgetVersions removes the versions, aliases and settings of a deleted
 // state machine.
 func (cat *catalog) forgetVersions(ctx context.Context, smARN string) error {
-	vs, err := cat.svc.versioned(cat.store)
-	if err != nil {
-		return nil // a store without versions has none to forget
-	}
+	vs := cat.store
 	if err := vs.DeleteVersions(ctx, smARN); err != nil {
 		return err
 	}
@@ -273,9 +242,6 @@ func (cat *catalog) putRef(ctx context.Context, st store.Store, execARN string, 
 	if *r == (store.ExecutionRef{ExecutionARN: execARN}) {
 		return nil
 	}
-	vs, err := cat.svc.versioned(st)
-	if err != nil {
-		return err
-	}
+	vs := st
 	return vs.PutExecutionRef(ctx, r)
 }

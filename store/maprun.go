@@ -44,8 +44,9 @@ type Redrive struct {
 	Date  time.Time
 }
 
-// MapRunStore keeps Map Runs, their child executions and the redrive
-// records of executions. Every backend implements it.
+// MapRunStore is the part of a Store that keeps Map Runs, their child
+// executions and the redrive records of executions. Every backend
+// implements it.
 type MapRunStore interface {
 	// PutMapRuns replaces the given Map Runs and child executions'
 	// summaries (creating them when new) and adds the children's events,

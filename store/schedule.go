@@ -20,7 +20,7 @@ type Schedule struct {
 	Version int64
 }
 
-// Schedules is the optional part of a Store that keeps schedules (package
+// Schedules is the part of a Store that keeps schedules (package
 // scheduler). Every method is safe for concurrent use; a write that returns
 // without error is durable.
 type Schedules interface {

@@ -8,25 +8,28 @@
 // through the interpreter rebuilds an execution's state after a restart;
 // the events are what GetExecutionHistory returns.
 //
-// Store (store.go) keeps state machines, executions with their steps and
-// events, activities and the secret task tokens are signed with. The other
-// parts are interfaces of their own, which every backend implements:
-// Versioned (versions, aliases, what each execution started from, resources'
-// settings; version.go), MapRunStore (Map Runs, their child executions,
-// redrive records; maprun.go), Retainer and Outbox (retention, and status
-// changes waiting to be delivered as events; ops.go) and Schedules
-// (EventBridge Scheduler schedules; schedule.go). Some backends also
-// implement EagerCreator (an execution created with its next step),
-// RunningScanner (every running execution in one pass; ScanRunning falls
-// back without it) and Shared (several nodes sharing the store: leases,
-// claims, messages to an execution's owner, activity tasks).
+// Store (store.go) is the one contract every backend meets whole. Besides
+// state machines, executions with their steps and events, activities and
+// the secret task tokens are signed with, it holds parts named by
+// interfaces of their own, which it embeds: Versioned (versions, aliases,
+// what each execution started from, resources' settings; version.go),
+// MapRunStore (Map Runs, their child executions, redrive records;
+// maprun.go), Retainer (retention; retention.go), Outbox (status changes
+// waiting to be delivered as events; outbox.go), Schedules (EventBridge
+// Scheduler schedules; schedule.go), EagerCreator (an execution created
+// with its next step) and RunningScanner (every running execution in one
+// pass). Only Shared (several nodes sharing the store: leases, claims,
+// messages to an execution's owner, activity tasks) is a separate
+// interface, which the postgres backend alone implements.
 //
 // The backends are packages under it: memory (Express executions, tests,
 // stepd serve --data ""), sqlite (the durable single-node store) and
 // postgres (several nodes; postgres/pgtest gives tests a schema of their
 // own); storetest is the suite every backend must pass; internal/codec
-// (list tokens, packed events) and internal/batch (the hand-off of a write
-// to a durable store's group-commit writer) are what backends share.
+// (list tokens, packed events), internal/batch (a durable store's
+// group-commit writer: the hand-off of a write, the writer's loop) and
+// internal/sqlrow (the SQL backends' column lists, row scanners and column
+// encoders) are what backends share.
 //
 // It imports nothing of stepd's and must not: the engine, the service and
 // everything above them build on it, so it must not import them, nor the
@@ -185,8 +188,21 @@ type Store interface {
 	// they cannot be forged and stay valid after a restart.
 	Secret(ctx context.Context) ([]byte, error)
 
+	// ReleaseMemory frees the memory the store's caches hold, for a server
+	// gone idle (SQLite's page caches); a store with nothing to free does
+	// nothing.
+	ReleaseMemory(ctx context.Context) error
+
 	// Close releases the store; pending commits finish first.
 	Close() error
+
+	Versioned
+	MapRunStore
+	Retainer
+	Outbox
+	Schedules
+	EagerCreator
+	RunningScanner
 }
 
 // Clone copies a step with its input and events, for a holder that must
@@ -212,17 +228,25 @@ func (st *Step) Clone() *Step {
 	return &c
 }
 
-// EagerCreator is a Store that can commit an execution's second step in
-// the transaction that creates it, when the step is ready by the time the
-// creation is written: the service answers StartExecution once the
-// execution is created, and evaluates its first state meanwhile, so under
-// load the two writes become one. A backend need not implement it.
+// EagerCreator is the part of a Store that commits an execution's second
+// step in the transaction that creates it, when the step is ready by the
+// time the creation is written: the service answers StartExecution once
+// the execution is created, and evaluates its first state meanwhile, so
+// under load the two writes become one. Every backend implements it; Eager
+// says whether the service should start executions so.
 type EagerCreator interface {
 	// CreateExecutionWith is CreateExecution, and also commits the step
 	// next holds when the store writes the creation (next.Take), after
 	// first and in the same transaction; a step offered later is the
 	// caller's to append. With next, first must not be nil.
 	CreateExecutionWith(ctx context.Context, e *Execution, first *Step, next *NextStep) error
+	// Eager reports whether starting executions through
+	// CreateExecutionWith pays: true where a creation waits for a writer
+	// that commits many at once (SQLite's group commit and its fsync), so
+	// that the next step is often ready in time. Where it is false the
+	// service creates executions with CreateExecution and appends their
+	// next step itself.
+	Eager() bool
 }
 
 // NextStep is the step that follows an execution's first, offered while
@@ -256,10 +280,21 @@ func (n *NextStep) Take() *Step {
 	return n.step
 }
 
-// RunningScanner is a Store that reads every running execution with its
-// steps in one pass, which is how a restart finds what to resume: much
-// cheaper than RunningExecutions and then Steps for each one. A backend
-// need not implement it; ScanRunning works with any Store.
+// TakeFor is Take for the creation of execution arn whose next step must
+// have Seq seq: the step offered, if any, once checked to be that one
+// (ErrConflict otherwise, and the creation must fail whole).
+func (n *NextStep) TakeFor(arn string, seq int64) (*Step, error) {
+	st := n.Take()
+	if st != nil && (st.ExecutionARN != arn || st.Seq != seq) {
+		return nil, fmt.Errorf("execution %s: step %d of %s offered with its creation, want step %d: %w", arn, st.Seq, st.ExecutionARN, seq, ErrConflict)
+	}
+	return st, nil
+}
+
+// RunningScanner is the part of a Store that reads every running
+// execution with its steps in one pass, which is how a restart finds what
+// to resume: much cheaper than RunningExecutions and then Steps for each
+// one. Every backend implements it.
 type RunningScanner interface {
 	// ScanRunning calls fn for every RUNNING execution, in the order
 	// RunningExecutions lists them, with its steps in order, from one
@@ -267,36 +302,10 @@ type RunningScanner interface {
 	// Wake comes with that step alone (it need not be rebuilt before then;
 	// Steps reads the others). A step holds what replay reads: its Seq,
 	// At, Input and Wake, and its events' IDs (Events has one entry per
-	// event, without Type or JSON); the summary fields are left empty. fn
-	// may keep what it is given. The scan stops at fn's first error, which
-	// it returns.
+	// event, without Type or JSON); the summary fields are left empty (a
+	// backend may fill more). fn may keep what it is given. The scan stops
+	// at fn's first error, which it returns.
 	ScanRunning(ctx context.Context, fn func(e *Execution, steps []*Step) error) error
-}
-
-// ScanRunning calls fn for every RUNNING execution of s with its steps:
-// in one pass when s is a RunningScanner, else through RunningExecutions
-// and Steps (whose steps hold more than RunningScanner promises).
-func ScanRunning(ctx context.Context, s Store, fn func(e *Execution, steps []*Step) error) error {
-	if r, ok := s.(RunningScanner); ok {
-		return r.ScanRunning(ctx, fn)
-	}
-	list, err := s.RunningExecutions(ctx)
-	if err != nil {
-		return err
-	}
-	for _, e := range list {
-		steps, err := s.Steps(ctx, e.ARN)
-		if err != nil {
-			return fmt.Errorf("the steps of execution %s: %w", e.ARN, err)
-		}
-		if n := len(steps); n > 0 && !steps[n-1].Wake.IsZero() {
-			steps = steps[n-1:]
-		}
-		if err := fn(e, steps); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Shared is a Store that several `stepd serve` nodes share (store/postgres).

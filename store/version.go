@@ -60,10 +60,10 @@ type ExecutionRef struct {
 	TraceHeader  string // StartExecution's traceHeader
 }
 
-// Versioned is a Store that keeps versions and aliases of state machines,
-// which executions they were started from, and each resource's settings
-// (the configuration the Store's own records do not hold). Every backend
-// implements it; durable ones keep all of it across restarts.
+// Versioned is the part of a Store that keeps versions and aliases of state
+// machines, which executions they were started from, and each resource's
+// settings (the configuration the Store's own records do not hold). Every
+// backend implements it; durable ones keep all of it across restarts.
 type Versioned interface {
 	// PublishVersion publishes v (StateMachineARN, Definition, RoleARN,
 	// Type, RevisionID, Description, Settings, Created set). When a version

@@ -31,8 +31,6 @@ type child struct {
 	events map[int64]bool
 }
 
-var _ store.MapRunStore = (*Store)(nil)
-
 func (m *mapRuns) init() {
 	if m.runs == nil {
 		m.runs, m.children, m.redrives = map[string]*mapRun{}, map[string]*child{}, map[string]store.Redrive{}

@@ -19,13 +19,13 @@ import (
 
 // Store is an in-memory store. The zero value is not usable; call New.
 type Store struct {
-	mu       sync.RWMutex
-	machines map[string]*store.StateMachine
-	execs    map[string]*execution
-	order    []*execution // creation order
-	acts     map[string]*store.Activity
-	secret   []byte
-	sched    schedules // schedule.go
+	mu        sync.RWMutex
+	machines  map[string]*store.StateMachine
+	execs     map[string]*execution
+	order     []*execution // creation order
+	acts      map[string]*store.Activity
+	secret    []byte
+	schedules // store.Schedules (schedule.go)
 
 	// keep bounds the finished executions kept (0: all); finished holds
 	// them oldest first from head, and dropped counts the evicted ones
@@ -36,7 +36,7 @@ type Store struct {
 	dropped  int
 
 	v       versions // versions, aliases, execution references, settings (version.go)
-	notices notices  // the outbox (ops.go)
+	notices          // the outbox, store.Outbox (outbox.go)
 	runs    mapRuns  // Map Runs, child executions, redrives (maprun.go)
 }
 
@@ -190,16 +190,37 @@ func (s *Store) ListStateMachines(ctx context.Context, p store.Page) ([]*store.S
 
 // CreateExecution implements store.Store.
 func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *store.Step) error {
+	return s.CreateExecutionWith(ctx, e, first, nil)
+}
+
+// CreateExecutionWith implements store.EagerCreator: the creation is
+// written under the store's lock, which takes the step next holds with it.
+func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, first *store.Step, next *store.NextStep) error {
+	if first == nil && next != nil {
+		return fmt.Errorf("execution %s: a next step offered without a first", e.ARN)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.execs[e.ARN]; ok {
 		return fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
 	}
+	steps := []*store.Step{first}
+	if first == nil {
+		steps = nil
+	} else if next != nil {
+		st, err := next.TakeFor(e.ARN, first.Seq+1)
+		if err != nil {
+			return err
+		}
+		if st != nil {
+			steps = append(steps, st)
+		}
+	}
 	x := &execution{e: *e, seq: len(s.order)}
-	if first != nil {
-		st := first.Clone()
-		x.steps = append(x.steps, st)
-		apply(&x.e, st)
+	for _, st := range steps {
+		c := st.Clone()
+		x.steps = append(x.steps, c)
+		apply(&x.e, c)
 	}
 	s.execs[e.ARN] = x
 	s.order = append(s.order, x)
@@ -208,6 +229,10 @@ func (s *Store) CreateExecution(ctx context.Context, e *store.Execution, first *
 	}
 	return nil
 }
+
+// Eager implements store.EagerCreator: a creation waits for nothing here,
+// so the service creates executions without their next step.
+func (s *Store) Eager() bool { return false }
 
 func apply(e *store.Execution, st *store.Step) {
 	if st.Status != "" {
@@ -322,6 +347,36 @@ func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, erro
 	return out, nil
 }
 
+// ScanRunning implements store.RunningScanner: what it hands fn is read
+// under the lock, in one pass, and handed over once the lock is released
+// (fn may call the store). The steps are the stored ones, which the store
+// never changes.
+func (s *Store) ScanRunning(ctx context.Context, fn func(*store.Execution, []*store.Step) error) error {
+	type running struct {
+		e     store.Execution
+		steps []*store.Step
+	}
+	var list []running
+	s.mu.RLock()
+	for _, x := range s.order {
+		if x.e.Status != "RUNNING" {
+			continue
+		}
+		steps := x.steps
+		if n := len(steps); n > 0 && !steps[n-1].Wake.IsZero() {
+			steps = steps[n-1:]
+		}
+		list = append(list, running{x.e, slices.Clone(steps)})
+	}
+	s.mu.RUnlock()
+	for i := range list {
+		if err := fn(&list[i].e, list[i].steps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // CreateActivity implements store.Store.
 func (s *Store) CreateActivity(ctx context.Context, a *store.Activity) error {
 	s.mu.Lock()
@@ -369,6 +424,9 @@ func (s *Store) ListActivities(ctx context.Context, p store.Page) ([]*store.Acti
 	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	return page(list, p)
 }
+
+// ReleaseMemory implements store.Store: there is no cache to free.
+func (s *Store) ReleaseMemory(ctx context.Context) error { return nil }
 
 // Close implements store.Store.
 func (s *Store) Close() error { return nil }

@@ -12,7 +12,8 @@ import (
 	"github.com/stepd/stepd/store/internal/codec"
 )
 
-// schedules are the store's schedules (store.Schedules).
+// schedules are the store's schedules; its methods are the store's
+// store.Schedules.
 type schedules struct {
 	mu sync.Mutex
 	m  map[[2]string]*memSchedule
@@ -30,8 +31,7 @@ func copySchedule(s *store.Schedule) *store.Schedule {
 }
 
 // CreateSchedule implements store.Schedules.
-func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
-	t := &s.sched
+func (t *schedules) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {
@@ -47,8 +47,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 }
 
 // GetSchedule implements store.Schedules.
-func (s *Store) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
-	t := &s.sched
+func (t *schedules) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.m[[2]string{group, name}]
@@ -59,8 +58,7 @@ func (s *Store) GetSchedule(ctx context.Context, group, name string) (*store.Sch
 }
 
 // PutSchedule implements store.Schedules.
-func (s *Store) PutSchedule(ctx context.Context, sc *store.Schedule) error {
-	t := &s.sched
+func (t *schedules) PutSchedule(ctx context.Context, sc *store.Schedule) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.m[[2]string{sc.Group, sc.Name}]
@@ -76,8 +74,7 @@ func (s *Store) PutSchedule(ctx context.Context, sc *store.Schedule) error {
 }
 
 // DeleteSchedule implements store.Schedules.
-func (s *Store) DeleteSchedule(ctx context.Context, group, name string, version int64) error {
-	t := &s.sched
+func (t *schedules) DeleteSchedule(ctx context.Context, group, name string, version int64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := [2]string{group, name}
@@ -93,7 +90,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, group, name string, version 
 }
 
 // ListSchedules implements store.Schedules.
-func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, p store.Page) ([]*store.Schedule, string, error) {
+func (t *schedules) ListSchedules(ctx context.Context, group, prefix, state string, p store.Page) ([]*store.Schedule, string, error) {
 	filter := codec.FilterHash(group, prefix, state)
 	var after []string
 	if p.Token != "" {
@@ -102,7 +99,6 @@ func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, 
 			return nil, "", err
 		}
 	}
-	t := &s.sched
 	t.mu.Lock()
 	var list []*store.Schedule
 	for k, m := range t.m {
@@ -126,8 +122,7 @@ func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, 
 }
 
 // ClaimSchedules implements store.Schedules.
-func (s *Store) ClaimSchedules(ctx context.Context, now, until time.Time, limit int) ([]*store.Schedule, error) {
-	t := &s.sched
+func (t *schedules) ClaimSchedules(ctx context.Context, now, until time.Time, limit int) ([]*store.Schedule, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var due []*memSchedule

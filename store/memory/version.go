@@ -20,8 +20,6 @@ type versions struct {
 	settings map[string]string
 }
 
-var _ store.Versioned = (*Store)(nil)
-
 // vs returns the maps, made on first use. s.mu is held.
 func (s *Store) vs() *versions {
 	if s.v.list == nil {

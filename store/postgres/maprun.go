@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // Token kinds of the lists of this file.
@@ -17,10 +17,6 @@ const (
 	kindMapRuns  = 'm'
 	kindChildren = 'c'
 )
-
-var _ store.MapRunStore = (*Store)(nil)
-
-type countsJSON struct{ Items, Executions store.MapRunCounts }
 
 // PutMapRuns implements store.MapRunStore: one transaction, fenced like
 // every write of an execution's owner, its statements sent as one batch.
@@ -67,7 +63,7 @@ func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children [
 	}
 	b := &pgx.Batch{}
 	for _, r := range runs {
-		counts, err := json.Marshal(countsJSON{r.Items, r.Executions})
+		counts, err := sqlrow.Counts(r)
 		if err != nil {
 			return err
 		}
@@ -77,7 +73,7 @@ func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children [
 			tolerated_count=excluded.tolerated_count, tolerated_percentage=excluded.tolerated_percentage, counts=excluded.counts,
 			redrive_count=excluded.redrive_count, redrive_date=excluded.redrive_date`,
 			r.ARN, r.ExecutionARN, r.Status, codec.Nanos(r.Started), codec.Nanos(r.Stopped), r.MaxConcurrency,
-			r.ToleratedFailureCount, r.ToleratedFailurePercentage, string(counts), r.RedriveCount, codec.Nanos(r.RedriveDate))
+			r.ToleratedFailureCount, r.ToleratedFailurePercentage, counts, r.RedriveCount, codec.Nanos(r.RedriveDate))
 	}
 	for _, c := range children {
 		k := have[c.ARN]
@@ -117,140 +113,40 @@ func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children [
 	return nil
 }
 
-const mapRunColumns = `arn, exec_arn, status, started, stopped, max_concurrency, tolerated_count, tolerated_percentage, counts, redrive_count, redrive_date, id`
-
-type runKeyed struct {
-	r   *store.MapRun
-	key int64
-}
-
-func scanMapRun(row pgx.Row) (runKeyed, error) {
-	var r store.MapRun
-	var started, stopped, redrive, key int64
-	var counts string
-	if err := row.Scan(&r.ARN, &r.ExecutionARN, &r.Status, &started, &stopped, &r.MaxConcurrency, &r.ToleratedFailureCount,
-		&r.ToleratedFailurePercentage, &counts, &r.RedriveCount, &redrive, &key); err != nil {
-		return runKeyed{}, err
-	}
-	var c countsJSON
-	if err := json.Unmarshal([]byte(counts), &c); err != nil {
-		return runKeyed{}, fmt.Errorf("map run %s: counts: %w", r.ARN, err)
-	}
-	r.Items, r.Executions = c.Items, c.Executions
-	r.Started, r.Stopped, r.RedriveDate = codec.FromNanos(started), codec.FromNanos(stopped), codec.FromNanos(redrive)
-	return runKeyed{&r, key}, nil
-}
-
 // GetMapRun implements store.MapRunStore.
 func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
-	r, err := scanMapRun(s.pool.QueryRow(ctx, `SELECT `+mapRunColumns+` FROM map_runs WHERE arn=$1`, arn))
+	r, err := sqlrow.ScanMapRun(s.pool.QueryRow(ctx, `SELECT `+sqlrow.MapRunColumns+`, id FROM map_runs WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("map run %s: %w", arn, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	return r.r, nil
-}
-
-// list reads one page, newest first, of a query whose rows scan into T
-// with a row id.
-func list[T any](ctx context.Context, s *Store, kind byte, filter uint64, p store.Page, q string, args []any, scan func(pgx.Row) (T, error), key func(T) int64) ([]T, string, error) {
-	limit := codec.PageLimit(p)
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kind, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		args = append(args, before)
-		q += fmt.Sprintf(` AND id<$%d`, len(args))
-	}
-	args = append(args, limit+1)
-	rows, err := s.pool.Query(ctx, q+fmt.Sprintf(` ORDER BY id DESC LIMIT $%d`, len(args)), args...)
-	if err != nil {
-		return nil, "", fmt.Errorf("postgres store: %w", err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, "", fmt.Errorf("postgres store: %w", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", fmt.Errorf("postgres store: %w", err)
-	}
-	next := ""
-	if len(out) > limit {
-		out = out[:limit]
-		next = codec.MakeToken(kind, filter, key(out[limit-1]))
-	}
-	return out, next, nil
+	return r.V, nil
 }
 
 // ListMapRuns implements store.MapRunStore.
 func (s *Store) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
-	rows, next, err := list(ctx, s, kindMapRuns, codec.FilterHash(executionARN), p, `SELECT `+mapRunColumns+` FROM map_runs WHERE exec_arn=$1`,
-		[]any{executionARN}, scanMapRun, func(r runKeyed) int64 { return r.key })
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]*store.MapRun, len(rows))
-	for i, r := range rows {
-		out[i] = r.r
-	}
-	return out, next, nil
-}
-
-const childColumns = `arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input, status, output, error, cause, started, stopped, id`
-
-type childKeyed struct {
-	c   *store.ChildExecution
-	key int64
-}
-
-func scanChild(row pgx.Row) (childKeyed, error) {
-	var c store.ChildExecution
-	var started, stopped, key int64
-	if err := row.Scan(&c.ARN, &c.MapRunARN, &c.Name, &c.StateMachineARN, &c.StateMachineName, &c.Type, &c.Input, &c.Status, &c.Output,
-		&c.Error, &c.Cause, &started, &stopped, &key); err != nil {
-		return childKeyed{}, err
-	}
-	c.Started, c.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
-	return childKeyed{&c, key}, nil
+	return byID(ctx, s, kindMapRuns, codec.FilterHash(executionARN), `SELECT `+sqlrow.MapRunColumns+`, id FROM map_runs WHERE exec_arn=$1`,
+		[]any{executionARN}, "", p, sqlrow.ScanMapRun)
 }
 
 // GetChildExecution implements store.MapRunStore.
 func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
-	c, err := scanChild(s.pool.QueryRow(ctx, `SELECT `+childColumns+` FROM map_run_children WHERE arn=$1`, arn))
+	c, err := sqlrow.ScanChild(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	return c.c, nil
+	return c.V, nil
 }
 
 // ListChildExecutions implements store.MapRunStore.
 func (s *Store) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
-	q := `SELECT ` + childColumns + ` FROM map_run_children WHERE map_run_arn=$1`
-	args := []any{mapRunARN}
-	if status != "" {
-		q += ` AND status=$2`
-		args = append(args, status)
-	}
-	rows, next, err := list(ctx, s, kindChildren, codec.FilterHash(mapRunARN, status), p, q, args, scanChild, func(c childKeyed) int64 { return c.key })
-	if err != nil {
-		return nil, "", err
-	}
-	out := make([]*store.ChildExecution, len(rows))
-	for i, r := range rows {
-		out[i] = r.c
-	}
-	return out, next, nil
+	return byID(ctx, s, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE map_run_arn=$1`,
+		[]any{mapRunARN}, status, p, sqlrow.ScanChild)
 }
 
 // ChildEvents implements store.MapRunStore.
@@ -266,19 +162,8 @@ func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit 
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
 	defer rows.Close()
-	var all []store.Event
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, fmt.Errorf("postgres store: %w", err)
-		}
-		evs, err := codec.DecodeEvents(b)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, evs...)
-	}
-	if err := rows.Err(); err != nil {
+	all, err := sqlrow.ChildEvents(rows)
+	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
 	return store.PageEvents(all, after, limit, reverse), nil
@@ -293,17 +178,14 @@ func (s *Store) PutRedrive(ctx context.Context, executionARN string, r store.Red
 
 // GetRedrive implements store.MapRunStore.
 func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redrive, error) {
-	var r store.Redrive
-	var date int64
-	err := s.pool.QueryRow(ctx, `SELECT count, date FROM redrives WHERE arn=$1`, executionARN).Scan(&r.Count, &date)
+	r, err := sqlrow.ScanRedrive(s.pool.QueryRow(ctx, `SELECT `+sqlrow.RedriveColumns+` FROM redrives WHERE arn=$1`, executionARN))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Redrive{}, nil
 	}
 	if err != nil {
 		return store.Redrive{}, fmt.Errorf("postgres store: %w", err)
 	}
-	r.Date = codec.FromNanos(date)
-	return r, nil
+	return r.R, nil
 }
 
 // GetRedrives implements store.MapRunStore.
@@ -312,19 +194,9 @@ func (s *Store) GetRedrives(ctx context.Context, arns []string) (map[string]stor
 	if len(arns) == 0 {
 		return out, nil
 	}
-	type record struct {
-		arn string
-		r   store.Redrive
-	}
-	records, err := query(ctx, s, func(row pgx.Row) (record, error) {
-		var rec record
-		var date int64
-		err := row.Scan(&rec.arn, &rec.r.Count, &date)
-		rec.r.Date = codec.FromNanos(date)
-		return rec, err
-	}, `SELECT arn, count, date FROM redrives WHERE arn = ANY($1)`, arns)
+	records, err := query(ctx, s, sqlrow.ScanRedrive, `SELECT `+sqlrow.RedriveColumns+` FROM redrives WHERE arn = ANY($1)`, arns)
 	for _, rec := range records {
-		out[rec.arn] = rec.r
+		out[rec.ARN] = rec.R
 	}
 	return out, err
 }

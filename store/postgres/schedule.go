@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // CreateSchedule implements store.Schedules.
@@ -26,21 +27,9 @@ func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 	return nil
 }
 
-const scheduleColumns = `grp, name, state, doc, next, version`
-
-func scanSchedule(row pgx.Row) (*store.Schedule, error) {
-	var sc store.Schedule
-	var next int64
-	if err := row.Scan(&sc.Group, &sc.Name, &sc.State, &sc.Doc, &next, &sc.Version); err != nil {
-		return nil, err
-	}
-	sc.Next = codec.FromNanos(next)
-	return &sc, nil
-}
-
 // GetSchedule implements store.Schedules.
 func (s *Store) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
-	sc, err := scanSchedule(s.pool.QueryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE grp=$1 AND name=$2`, group, name))
+	sc, err := sqlrow.ScanSchedule(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ScheduleColumns+` FROM schedules WHERE grp=$1 AND name=$2`, group, name))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("schedule %s/%s: %w", group, name, store.ErrNotFound)
 	}
@@ -101,7 +90,7 @@ func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, 
 		afterGroup, afterName = strs[0], strs[1]
 	}
 	n := codec.PageLimit(p)
-	rows, err := s.pool.Query(ctx, `SELECT `+scheduleColumns+` FROM schedules
+	rows, err := s.pool.Query(ctx, `SELECT `+sqlrow.ScheduleColumns+` FROM schedules
 		WHERE ($1='' OR grp=$1) AND left(name, length($2))=$2 AND ($3='' OR state=$3) AND (name>$4 OR name=$4 AND grp>$5)
 		ORDER BY name, grp LIMIT $6`, group, prefix, state, afterName, afterGroup, n+1)
 	if err != nil {
@@ -111,24 +100,17 @@ func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, 
 	if err != nil {
 		return nil, "", err
 	}
-	if len(list) > n {
-		last := list[n-1]
-		return list[:n], codec.MakeToken(codec.KindSchedules, filter, 0, last.Group, last.Name), nil
-	}
-	return list, "", nil
+	list, next := sqlrow.Page(list, n, func(last *store.Schedule) string {
+		return codec.MakeToken(codec.KindSchedules, filter, 0, last.Group, last.Name)
+	})
+	return list, next, nil
 }
 
+// scanSchedules reads the schedules of rows (sqlrow.ScheduleColumns).
 func scanSchedules(rows pgx.Rows) ([]*store.Schedule, error) {
 	defer rows.Close()
-	var list []*store.Schedule
-	for rows.Next() {
-		sc, err := scanSchedule(rows)
-		if err != nil {
-			return nil, fmt.Errorf("postgres store: %w", err)
-		}
-		list = append(list, sc)
-	}
-	if err := rows.Err(); err != nil {
+	list, err := sqlrow.Collect(rows, sqlrow.ScanSchedule)
+	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
 	return list, nil
@@ -139,7 +121,7 @@ func scanSchedules(rows pgx.Rows) ([]*store.Schedule, error) {
 func (s *Store) ClaimSchedules(ctx context.Context, now, until time.Time, limit int) ([]*store.Schedule, error) {
 	rows, err := s.pool.Query(ctx, `UPDATE schedules SET claimed=$1 WHERE (grp, name) IN (
 		SELECT grp, name FROM schedules WHERE next <> 0 AND next <= $2 AND claimed < $2 ORDER BY next LIMIT $3 FOR UPDATE SKIP LOCKED)
-		RETURNING `+scheduleColumns, codec.Nanos(until), codec.Nanos(now), limit)
+		RETURNING `+sqlrow.ScheduleColumns, codec.Nanos(until), codec.Nanos(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}

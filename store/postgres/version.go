@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // Token kinds of the lists of versions, aliases and executions by version
@@ -19,8 +19,6 @@ const (
 	kindAliases         = 'l'
 	kindExecutionsOfRef = 'r'
 )
-
-var _ store.Versioned = (*Store)(nil)
 
 // inTx runs fn in a transaction on the pool and commits it unless fn
 // fails.
@@ -54,18 +52,6 @@ func lockMachine(ctx context.Context, tx pgx.Tx, smARN string) error {
 	return nil
 }
 
-const versionColumns = `arn, sm_arn, number, definition, role_arn, type, revision, description, settings, created`
-
-func scanVersion(row pgx.Row) (*store.Version, error) {
-	var v store.Version
-	var created int64
-	if err := row.Scan(&v.ARN, &v.StateMachineARN, &v.Number, &v.Definition, &v.RoleARN, &v.Type, &v.RevisionID, &v.Description, &v.Settings, &created); err != nil {
-		return nil, err
-	}
-	v.Created = codec.FromNanos(created)
-	return &v, nil
-}
-
 // PublishVersion implements store.Versioned.
 func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int) (*store.Version, bool, error) {
 	var out *store.Version
@@ -74,7 +60,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 		if err := lockMachine(ctx, tx, v.StateMachineARN); err != nil {
 			return err
 		}
-		old, err := scanVersion(tx.QueryRow(ctx, `SELECT `+versionColumns+` FROM versions WHERE sm_arn=$1 AND revision=$2 ORDER BY number DESC LIMIT 1`, v.StateMachineARN, v.RevisionID))
+		old, err := sqlrow.ScanVersion(tx.QueryRow(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=$1 AND revision=$2 ORDER BY number DESC LIMIT 1`, v.StateMachineARN, v.RevisionID))
 		if err == nil {
 			out = old
 			return nil
@@ -95,8 +81,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 		if _, err := tx.Exec(ctx, `INSERT INTO version_numbers VALUES ($1, $2) ON CONFLICT (sm_arn) DO UPDATE SET last=excluded.last`, c.StateMachineARN, c.Number); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO versions VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`, c.ARN, c.StateMachineARN, c.Number, c.Definition, c.RoleARN, c.Type,
-			c.RevisionID, c.Description, c.Settings, codec.Nanos(c.Created)); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO versions (`+sqlrow.VersionColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`, sqlrow.VersionValues(&c)...); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
 		out, created = &c, true
@@ -113,7 +98,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 
 // GetVersion implements store.Versioned.
 func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, error) {
-	v, err := scanVersion(s.pool.QueryRow(ctx, `SELECT `+versionColumns+` FROM versions WHERE arn=$1`, arn))
+	v, err := sqlrow.ScanVersion(s.pool.QueryRow(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("version %s: %w", arn, store.ErrNotFound)
 	}
@@ -125,24 +110,8 @@ func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, err
 
 // ListVersions implements store.Versioned.
 func (s *Store) ListVersions(ctx context.Context, smARN string, p store.Page) ([]*store.Version, string, error) {
-	limit := codec.PageLimit(p)
-	filter := codec.FilterHash("versions", smARN)
-	q, args := `SELECT `+versionColumns+` FROM versions WHERE sm_arn=$1`, []any{smARN}
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kindVersions, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		q += ` AND number<$2`
-		args = append(args, before)
-	}
-	q += fmt.Sprintf(` ORDER BY number DESC LIMIT $%d`, len(args)+1)
-	list, err := query(ctx, s, scanVersion, q, append(args, limit+1)...)
-	if err != nil || len(list) <= limit {
-		return list, "", err
-	}
-	list = list[:limit]
-	return list, codec.MakeToken(kindVersions, filter, list[limit-1].Number), nil
+	return sqlrow.Newest(p, kindVersions, codec.FilterHash("versions", smARN), `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=`+param(1),
+		[]any{smARN}, "", "number", param, reads(ctx, s, sqlrow.ScanVersionKeyed))
 }
 
 // DeleteVersion implements store.Versioned.
@@ -161,23 +130,13 @@ func (s *Store) DeleteVersion(ctx context.Context, arn string) error {
 		if err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
-		aliases, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) ([2]string, error) {
-			var a [2]string
-			return a, row.Scan(&a[0], &a[1])
-		})
-		if err != nil {
-			return fmt.Errorf("postgres store: %w", err)
+		err = sqlrow.NotRouted(rows, arn)
+		rows.Close()
+		if err == nil {
+			err = rows.Err()
 		}
-		for _, a := range aliases {
-			var routes []store.Route
-			if err := json.Unmarshal([]byte(a[1]), &routes); err != nil {
-				return fmt.Errorf("alias %s: routes: %w", a[0], err)
-			}
-			for _, r := range routes {
-				if r.VersionARN == arn {
-					return fmt.Errorf("version %s: alias %s routes to it: %w", arn, a[0], store.ErrInUse)
-				}
-			}
+		if err != nil {
+			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM versions WHERE arn=$1`, arn); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
@@ -201,9 +160,9 @@ func routesExist(ctx context.Context, tx pgx.Tx, routes []store.Route) error {
 
 // CreateAlias implements store.Versioned.
 func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) error {
-	routes, err := json.Marshal(a.Routes)
+	routes, err := sqlrow.Routes(a)
 	if err != nil {
-		return fmt.Errorf("alias %s: routes: %w", a.ARN, err)
+		return err
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockMachine(ctx, tx, a.StateMachineARN); err != nil {
@@ -223,7 +182,7 @@ func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) erro
 		} else if n >= limit {
 			return fmt.Errorf("state machine %s: %d aliases: %w", a.StateMachineARN, n, store.ErrLimit)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO aliases VALUES ($1,$2,$3,$4,$5,$6,$7)`, a.ARN, a.StateMachineARN, a.Name, a.Description, string(routes),
+		if _, err := tx.Exec(ctx, `INSERT INTO aliases VALUES ($1,$2,$3,$4,$5,$6,$7)`, a.ARN, a.StateMachineARN, a.Name, a.Description, routes,
 			codec.Nanos(a.Created), codec.Nanos(a.Updated)); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
@@ -233,9 +192,9 @@ func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) erro
 
 // UpdateAlias implements store.Versioned.
 func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
-	routes, err := json.Marshal(a.Routes)
+	routes, err := sqlrow.Routes(a)
 	if err != nil {
-		return fmt.Errorf("alias %s: routes: %w", a.ARN, err)
+		return err
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		if err := lockMachine(ctx, tx, a.StateMachineARN); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -244,7 +203,7 @@ func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
 		if err := routesExist(ctx, tx, a.Routes); err != nil {
 			return err
 		}
-		ct, err := tx.Exec(ctx, `UPDATE aliases SET description=$1, routes=$2, updated=$3 WHERE arn=$4`, a.Description, string(routes), codec.Nanos(a.Updated), a.ARN)
+		ct, err := tx.Exec(ctx, `UPDATE aliases SET description=$1, routes=$2, updated=$3 WHERE arn=$4`, a.Description, routes, codec.Nanos(a.Updated), a.ARN)
 		if err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
@@ -255,25 +214,9 @@ func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
 	})
 }
 
-const aliasColumns = `arn, sm_arn, name, description, routes, created, updated`
-
-func scanAlias(row pgx.Row) (*store.Alias, error) {
-	var a store.Alias
-	var routes string
-	var created, updated int64
-	if err := row.Scan(&a.ARN, &a.StateMachineARN, &a.Name, &a.Description, &routes, &created, &updated); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal([]byte(routes), &a.Routes); err != nil {
-		return nil, fmt.Errorf("alias %s: routes: %w", a.ARN, err)
-	}
-	a.Created, a.Updated = codec.FromNanos(created), codec.FromNanos(updated)
-	return &a, nil
-}
-
 // GetAlias implements store.Versioned.
 func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) {
-	a, err := scanAlias(s.pool.QueryRow(ctx, `SELECT `+aliasColumns+` FROM aliases WHERE arn=$1`, arn))
+	a, err := sqlrow.ScanAlias(s.pool.QueryRow(ctx, `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("alias %s: %w", arn, store.ErrNotFound)
 	}
@@ -287,7 +230,7 @@ func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) 
 func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]*store.Alias, string, error) {
 	limit := codec.PageLimit(p)
 	filter := codec.FilterHash("aliases", smARN)
-	q, args := `SELECT `+aliasColumns+` FROM aliases WHERE sm_arn=$1`, []any{smARN}
+	q, args := `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE sm_arn=$1`, []any{smARN}
 	if p.Token != "" {
 		_, k, err := codec.ParseToken(p.Token, kindAliases, filter, 1)
 		if err != nil {
@@ -297,12 +240,12 @@ func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]
 		args = append(args, k[0])
 	}
 	q += fmt.Sprintf(` ORDER BY name LIMIT $%d`, len(args)+1)
-	list, err := query(ctx, s, scanAlias, q, append(args, limit+1)...)
-	if err != nil || len(list) <= limit {
-		return list, "", err
+	list, err := query(ctx, s, sqlrow.ScanAlias, q, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", err
 	}
-	list = list[:limit]
-	return list, codec.MakeToken(kindAliases, filter, 0, list[limit-1].Name), nil
+	list, next := sqlrow.Page(list, limit, func(last *store.Alias) string { return codec.MakeToken(kindAliases, filter, 0, last.Name) })
+	return list, next, nil
 }
 
 // DeleteAlias implements store.Versioned.
@@ -340,10 +283,8 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 	if len(arns) == 0 {
 		return out, nil
 	}
-	refs, err := query(ctx, s, func(row pgx.Row) (*store.ExecutionRef, error) {
-		var r store.ExecutionRef
-		return &r, row.Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN, &r.TraceHeader)
-	}, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn WHERE r.exec_arn = ANY($1)`, arns)
+	refs, err := query(ctx, s, sqlrow.ScanRef,
+		`SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn WHERE r.exec_arn = ANY($1)`, arns)
 	for _, r := range refs {
 		out[r.ExecutionARN] = r
 	}
@@ -352,9 +293,9 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 
 // ListExecutionsOf implements store.Versioned.
 func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
-	return s.executionsByID(ctx, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status),
-		`SELECT `+execColumns+`, id FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=$1 AND version_arn <> ''
-		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=$1 AND alias_arn <> '')`, []any{ref}, status, p)
+	return byID(ctx, s, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status),
+		`SELECT `+sqlrow.ExecColumns+`, id FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=$1 AND version_arn <> ''
+		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=$1 AND alias_arn <> '')`, []any{ref}, status, p, sqlrow.ScanExecKeyed)
 }
 
 // PutSettings implements store.Versioned.

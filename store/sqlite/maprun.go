@@ -9,6 +9,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // mapRunSchema holds the Map Runs, their child executions (summary and
@@ -37,10 +38,6 @@ const (
 	kindMapRuns  = 'm'
 	kindChildren = 'c'
 )
-
-var _ store.MapRunStore = (*Store)(nil)
-
-type countsJSON struct{ Items, Executions store.MapRunCounts }
 
 // putChunk is the most child executions PutMapRuns writes in one
 // transaction, so that a Map Run of 100,000 children does not hold the
@@ -75,12 +72,12 @@ func (s *Store) putMapRuns(ctx context.Context, runs []*store.MapRun, children [
 			}
 			defer up.Close()
 			for _, r := range runs {
-				counts, err := json.Marshal(countsJSON{r.Items, r.Executions})
+				counts, err := sqlrow.Counts(r)
 				if err != nil {
 					return err
 				}
 				if _, err := up.ExecContext(ctx, r.ARN, r.ExecutionARN, r.Status, codec.Nanos(r.Started), codec.Nanos(r.Stopped), r.MaxConcurrency,
-					r.ToleratedFailureCount, r.ToleratedFailurePercentage, string(counts), r.RedriveCount, codec.Nanos(r.RedriveDate)); err != nil {
+					r.ToleratedFailureCount, r.ToleratedFailurePercentage, counts, r.RedriveCount, codec.Nanos(r.RedriveDate)); err != nil {
 					return fmt.Errorf("map run %s: %w", r.ARN, err)
 				}
 			}
@@ -142,82 +139,40 @@ func (s *Store) putMapRuns(ctx context.Context, runs []*store.MapRun, children [
 	})
 }
 
-const mapRunColumns = `arn, exec_arn, status, started, stopped, max_concurrency, tolerated_count, tolerated_percentage, counts, redrive_count, redrive_date, seq`
-
-type runKeyed struct {
-	r   *store.MapRun
-	key int64
-}
-
-func scanMapRun(row scanner) (runKeyed, error) {
-	var r store.MapRun
-	var started, stopped, redrive, key int64
-	var counts string
-	if err := row.Scan(&r.ARN, &r.ExecutionARN, &r.Status, &started, &stopped, &r.MaxConcurrency, &r.ToleratedFailureCount,
-		&r.ToleratedFailurePercentage, &counts, &r.RedriveCount, &redrive, &key); err != nil {
-		return runKeyed{}, err
-	}
-	var c countsJSON
-	if err := json.Unmarshal([]byte(counts), &c); err != nil {
-		return runKeyed{}, fmt.Errorf("map run %s: counts: %w", r.ARN, err)
-	}
-	r.Items, r.Executions = c.Items, c.Executions
-	r.Started, r.Stopped, r.RedriveDate = codec.FromNanos(started), codec.FromNanos(stopped), codec.FromNanos(redrive)
-	return runKeyed{&r, key}, nil
-}
-
 // GetMapRun implements store.MapRunStore.
 func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
-	r, err := scanMapRun(s.db.QueryRowContext(ctx, `SELECT `+mapRunColumns+` FROM map_runs WHERE arn=?`, arn))
+	r, err := sqlrow.ScanMapRun(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.MapRunColumns+`, seq FROM map_runs WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("map run %s: %w", arn, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return r.r, nil
+	return r.V, nil
 }
 
 // ListMapRuns implements store.MapRunStore.
 func (s *Store) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
-	return bySeq(ctx, s.db, kindMapRuns, codec.FilterHash(executionARN), `SELECT `+mapRunColumns+` FROM map_runs WHERE exec_arn=?`,
-		[]any{executionARN}, "", p, scanMapRun, func(r runKeyed) (*store.MapRun, int64) { return r.r, r.key })
-}
-
-const childColumns = `arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input, status, output, error, cause, started, stopped, seq`
-
-type childKeyed struct {
-	c   *store.ChildExecution
-	key int64
-}
-
-func scanChild(row scanner) (childKeyed, error) {
-	var c store.ChildExecution
-	var started, stopped, key int64
-	if err := row.Scan(&c.ARN, &c.MapRunARN, &c.Name, &c.StateMachineARN, &c.StateMachineName, &c.Type, &c.Input, &c.Status, &c.Output,
-		&c.Error, &c.Cause, &started, &stopped, &key); err != nil {
-		return childKeyed{}, err
-	}
-	c.Started, c.Stopped = codec.FromNanos(started), codec.FromNanos(stopped)
-	return childKeyed{&c, key}, nil
+	return bySeq(ctx, s.db, kindMapRuns, codec.FilterHash(executionARN), `SELECT `+sqlrow.MapRunColumns+`, seq FROM map_runs WHERE exec_arn=?`,
+		[]any{executionARN}, "", p, sqlrow.ScanMapRun)
 }
 
 // GetChildExecution implements store.MapRunStore.
 func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
-	c, err := scanChild(s.db.QueryRowContext(ctx, `SELECT `+childColumns+` FROM map_run_children WHERE arn=?`, arn))
+	c, err := sqlrow.ScanChild(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.ChildColumns+`, seq FROM map_run_children WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return c.c, nil
+	return c.V, nil
 }
 
 // ListChildExecutions implements store.MapRunStore.
 func (s *Store) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
-	return bySeq(ctx, s.db, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+childColumns+` FROM map_run_children WHERE map_run_arn=?`,
-		[]any{mapRunARN}, status, p, scanChild, func(r childKeyed) (*store.ChildExecution, int64) { return r.c, r.key })
+	return bySeq(ctx, s.db, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+sqlrow.ChildColumns+`, seq FROM map_run_children WHERE map_run_arn=?`,
+		[]any{mapRunARN}, status, p, sqlrow.ScanChild)
 }
 
 // ChildEvents implements store.MapRunStore.
@@ -233,23 +188,8 @@ func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit 
 		return nil, err
 	}
 	defer rows.Close()
-	var all []store.Event
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, err
-		}
-		evs, err := codec.DecodeEvents(b)
-		if err != nil {
-			return nil, err
-		}
-		for _, ev := range evs {
-			if n := len(all); n == 0 || ev.ID > all[n-1].ID { // rows may overlap (see PutMapRuns)
-				all = append(all, ev)
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
+	all, err := sqlrow.ChildEvents(rows) // rows may overlap (see PutMapRuns)
+	if err != nil {
 		return nil, err
 	}
 	return store.PageEvents(all, after, limit, reverse), nil
@@ -270,17 +210,14 @@ func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redr
 	if empty, err := s.redrives.empty(ctx, s.db); err != nil || empty {
 		return store.Redrive{}, err
 	}
-	var r store.Redrive
-	var date int64
-	err := s.db.QueryRowContext(ctx, `SELECT count, date FROM redrives WHERE arn=?`, executionARN).Scan(&r.Count, &date)
+	r, err := sqlrow.ScanRedrive(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.RedriveColumns+` FROM redrives WHERE arn=?`, executionARN))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Redrive{}, nil
 	}
 	if err != nil {
 		return store.Redrive{}, err
 	}
-	r.Date = codec.FromNanos(date)
-	return r, nil
+	return r.R, nil
 }
 
 // GetRedrives implements store.MapRunStore.
@@ -296,19 +233,9 @@ func (s *Store) GetRedrives(ctx context.Context, arns []string) (map[string]stor
 	if err != nil {
 		return nil, err
 	}
-	type record struct {
-		arn string
-		r   store.Redrive
-	}
-	records, err := query(ctx, s.db, func(row scanner) (record, error) {
-		var rec record
-		var date int64
-		err := row.Scan(&rec.arn, &rec.r.Count, &date)
-		rec.r.Date = codec.FromNanos(date)
-		return rec, err
-	}, `SELECT arn, count, date FROM redrives WHERE arn IN (SELECT value FROM json_each(?))`, string(list))
+	records, err := query(ctx, s.db, sqlrow.ScanRedrive, `SELECT `+sqlrow.RedriveColumns+` FROM redrives WHERE arn IN (SELECT value FROM json_each(?))`, string(list))
 	for _, rec := range records {
-		out[rec.arn] = rec.r
+		out[rec.ARN] = rec.R
 	}
 	return out, err
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // readers is how many read connections the pool holds. Under a load of
@@ -91,7 +93,7 @@ func (r *reader) QueryContext(ctx context.Context, q string, args ...any) (*rows
 
 // QueryRowContext runs a query for one row with q's prepared statement.
 // The row holds its place at the gate until it is scanned.
-func (r *reader) QueryRowContext(ctx context.Context, q string, args ...any) scanner {
+func (r *reader) QueryRowContext(ctx context.Context, q string, args ...any) sqlrow.Scanner {
 	st, err := r.stmt(ctx, q)
 	if err != nil {
 		return failed{err}

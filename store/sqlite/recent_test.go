@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // TestRecentWindow checks that lists served from the windows of recent
@@ -152,7 +153,7 @@ func comparePages(t *testing.T, s *Store, sm, status string, limit int, when str
 			t.Fatal(err)
 		}
 		w, wNext, err := bySeq(ctx, s.db, kindExecutions, codec.FilterHash(sm, status), `SELECT `+listColumns+` FROM executions WHERE state_machine_arn=?`,
-			[]any{sm}, status, want, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
+			[]any{sm}, status, want, scanListed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func comparePages(t *testing.T, s *Store, sm, status string, limit int, when str
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := scanExec(s.db.QueryRowContext(ctx, `SELECT `+execColumns+` FROM executions WHERE arn=?`, e.ARN))
+			want, err := sqlrow.ScanExec(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.ExecColumns+` FROM executions WHERE arn=?`, e.ARN))
 			if err != nil {
 				t.Fatal(err)
 			}

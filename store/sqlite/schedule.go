@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // scheduleSchema is the table of the schedules (store.Schedules), made
@@ -65,24 +66,12 @@ func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 	return err
 }
 
-func scanSchedule(row scanner) (*store.Schedule, error) {
-	var sc store.Schedule
-	var next int64
-	if err := row.Scan(&sc.Group, &sc.Name, &sc.State, &sc.Doc, &next, &sc.Version); err != nil {
-		return nil, err
-	}
-	sc.Next = codec.FromNanos(next)
-	return &sc, nil
-}
-
-const scheduleColumns = `grp, name, state, doc, next, version`
-
 // GetSchedule implements store.Schedules.
 func (s *Store) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
 	if err := s.schedules(ctx); err != nil {
 		return nil, err
 	}
-	sc, err := scanSchedule(s.db.QueryRowContext(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE grp=? AND name=?`, group, name))
+	sc, err := sqlrow.ScanSchedule(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.ScheduleColumns+` FROM schedules WHERE grp=? AND name=?`, group, name))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("schedule %s/%s: %w", group, name, store.ErrNotFound)
 	}
@@ -160,29 +149,16 @@ func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, 
 		afterGroup, afterName = strs[0], strs[1]
 	}
 	n := codec.PageLimit(p)
-	rows, err := s.db.QueryContext(ctx, `SELECT `+scheduleColumns+` FROM schedules
+	list, err := query(ctx, s.db, sqlrow.ScanSchedule, `SELECT `+sqlrow.ScheduleColumns+` FROM schedules
 		WHERE (?='' OR grp=?) AND substr(name, 1, length(?))=? AND (?='' OR state=?) AND (name>? OR name=? AND grp>?)
 		ORDER BY name, grp LIMIT ?`, group, group, prefix, prefix, state, state, afterName, afterName, afterGroup, n+1)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rows.Close()
-	var list []*store.Schedule
-	for rows.Next() {
-		sc, err := scanSchedule(rows)
-		if err != nil {
-			return nil, "", err
-		}
-		list = append(list, sc)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
-	}
-	if len(list) > n {
-		last := list[n-1]
-		return list[:n], codec.MakeToken(codec.KindSchedules, filter, 0, last.Group, last.Name), nil
-	}
-	return list, "", nil
+	list, next := sqlrow.Page(list, n, func(last *store.Schedule) string {
+		return codec.MakeToken(codec.KindSchedules, filter, 0, last.Group, last.Name)
+	})
+	return list, next, nil
 }
 
 // ClaimSchedules implements store.Schedules.
@@ -192,22 +168,15 @@ func (s *Store) ClaimSchedules(ctx context.Context, now, until time.Time, limit 
 	}
 	var list []*store.Schedule
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		list = list[:0]
 		rows, err := tx.Query(`UPDATE schedules SET claimed=? WHERE rowid IN (
 			SELECT rowid FROM schedules WHERE next <> 0 AND next <= ? AND claimed < ? ORDER BY next LIMIT ?)
-			RETURNING `+scheduleColumns, codec.Nanos(until), codec.Nanos(now), codec.Nanos(now), limit)
+			RETURNING `+sqlrow.ScheduleColumns, codec.Nanos(until), codec.Nanos(now), codec.Nanos(now), limit)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		for rows.Next() {
-			sc, err := scanSchedule(rows)
-			if err != nil {
-				return err
-			}
-			list = append(list, sc)
-		}
-		return rows.Err()
+		list, err = sqlrow.Collect(rows, sqlrow.ScanSchedule)
+		return err
 	})
 	if err != nil {
 		// The writer may still run fn after a cancelled ctx: list is not

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
+	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
 // versionSchema holds what store.Versioned keeps: versions (numbered per
@@ -41,20 +42,6 @@ const (
 	kindExecutionsOfRef = 'r'
 )
 
-var _ store.Versioned = (*Store)(nil)
-
-const versionColumns = `arn, sm_arn, number, definition, role_arn, type, revision, description, settings, created`
-
-func scanVersion(row scanner) (*store.Version, error) {
-	var v store.Version
-	var created int64
-	if err := row.Scan(&v.ARN, &v.StateMachineARN, &v.Number, &v.Definition, &v.RoleARN, &v.Type, &v.RevisionID, &v.Description, &v.Settings, &created); err != nil {
-		return nil, err
-	}
-	v.Created = codec.FromNanos(created)
-	return &v, nil
-}
-
 // PublishVersion implements store.Versioned.
 func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int) (*store.Version, bool, error) {
 	var out *store.Version
@@ -67,7 +54,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 		} else if err != nil {
 			return refuse(err)
 		}
-		old, err := scanVersion(tx.QueryRow(`SELECT `+versionColumns+` FROM versions WHERE sm_arn=? AND revision=? ORDER BY number DESC LIMIT 1`, v.StateMachineARN, v.RevisionID))
+		old, err := sqlrow.ScanVersion(tx.QueryRow(`SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=? AND revision=? ORDER BY number DESC LIMIT 1`, v.StateMachineARN, v.RevisionID))
 		if err == nil {
 			out = old
 			return nil
@@ -88,8 +75,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 		if _, err := tx.Exec(`INSERT INTO version_numbers VALUES (?, ?) ON CONFLICT (sm_arn) DO UPDATE SET last=excluded.last`, c.StateMachineARN, c.Number); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(`INSERT INTO versions VALUES (?,?,?,?,?,?,?,?,?,?)`, c.ARN, c.StateMachineARN, c.Number, c.Definition, c.RoleARN, c.Type,
-			c.RevisionID, c.Description, c.Settings, codec.Nanos(c.Created)); err != nil {
+		if _, err := tx.Exec(`INSERT INTO versions (`+sqlrow.VersionColumns+`) VALUES (?,?,?,?,?,?,?,?,?,?)`, sqlrow.VersionValues(&c)...); err != nil {
 			return err
 		}
 		out, created = &c, true
@@ -106,7 +92,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 
 // GetVersion implements store.Versioned.
 func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, error) {
-	v, err := scanVersion(s.db.QueryRowContext(ctx, `SELECT `+versionColumns+` FROM versions WHERE arn=?`, arn))
+	v, err := sqlrow.ScanVersion(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("version %s: %w", arn, store.ErrNotFound)
 	}
@@ -115,46 +101,8 @@ func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, err
 
 // ListVersions implements store.Versioned.
 func (s *Store) ListVersions(ctx context.Context, smARN string, p store.Page) ([]*store.Version, string, error) {
-	limit := codec.PageLimit(p)
-	filter := codec.FilterHash("versions", smARN)
-	q, args := `SELECT `+versionColumns+` FROM versions WHERE sm_arn=?`, []any{smARN}
-	if p.Token != "" {
-		before, _, err := codec.ParseToken(p.Token, kindVersions, filter, 0)
-		if err != nil {
-			return nil, "", err
-		}
-		q += ` AND number<?`
-		args = append(args, before)
-	}
-	list, err := query(ctx, s.db, scanVersion, q+` ORDER BY number DESC LIMIT ?`, append(args, limit+1)...)
-	if err != nil || len(list) <= limit {
-		return list, "", err
-	}
-	list = list[:limit]
-	return list, codec.MakeToken(kindVersions, filter, list[limit-1].Number), nil
-}
-
-// routesOf reads the routes of the aliases of a state machine. It runs
-// in a write transaction.
-func routesOf(tx *sql.Tx, smARN string) (map[string][]store.Route, error) {
-	rows, err := tx.Query(`SELECT arn, routes FROM aliases WHERE sm_arn=?`, smARN)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string][]store.Route{}
-	for rows.Next() {
-		var arn, routes string
-		if err := rows.Scan(&arn, &routes); err != nil {
-			return nil, err
-		}
-		var rs []store.Route
-		if err := json.Unmarshal([]byte(routes), &rs); err != nil {
-			return nil, fmt.Errorf("alias %s: routes: %w", arn, err)
-		}
-		out[arn] = rs
-	}
-	return out, rows.Err()
+	return sqlrow.Newest(p, kindVersions, codec.FilterHash("versions", smARN), `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=`+param(1),
+		[]any{smARN}, "", "number", param, reads(ctx, s.db, sqlrow.ScanVersionKeyed))
 }
 
 // DeleteVersion implements store.Versioned.
@@ -166,16 +114,14 @@ func (s *Store) DeleteVersion(ctx context.Context, arn string) error {
 		} else if err != nil {
 			return refuse(err)
 		}
-		aliases, err := routesOf(tx, smARN)
+		rows, err := tx.Query(`SELECT arn, routes FROM aliases WHERE sm_arn=?`, smARN)
 		if err != nil {
 			return refuse(err)
 		}
-		for alias, routes := range aliases {
-			for _, r := range routes {
-				if r.VersionARN == arn {
-					return refuse(fmt.Errorf("version %s: alias %s routes to it: %w", arn, alias, store.ErrInUse))
-				}
-			}
+		err = sqlrow.NotRouted(rows, arn)
+		rows.Close()
+		if err != nil {
+			return refuse(err)
 		}
 		_, err = tx.Exec(`DELETE FROM versions WHERE arn=?`, arn)
 		return err
@@ -198,9 +144,9 @@ func routesExist(tx *sql.Tx, routes []store.Route) error {
 
 // CreateAlias implements store.Versioned.
 func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) error {
-	routes, err := json.Marshal(a.Routes)
+	routes, err := sqlrow.Routes(a)
 	if err != nil {
-		return fmt.Errorf("alias %s: routes: %w", a.ARN, err)
+		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -217,7 +163,7 @@ func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) erro
 		} else if n >= limit {
 			return refuse(fmt.Errorf("state machine %s: %d aliases: %w", a.StateMachineARN, n, store.ErrLimit))
 		}
-		_, err := tx.Exec(`INSERT INTO aliases VALUES (?,?,?,?,?,?,?)`, a.ARN, a.StateMachineARN, a.Name, a.Description, string(routes),
+		_, err := tx.Exec(`INSERT INTO aliases VALUES (?,?,?,?,?,?,?)`, a.ARN, a.StateMachineARN, a.Name, a.Description, routes,
 			codec.Nanos(a.Created), codec.Nanos(a.Updated))
 		return err
 	})
@@ -225,9 +171,9 @@ func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) erro
 
 // UpdateAlias implements store.Versioned.
 func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
-	routes, err := json.Marshal(a.Routes)
+	routes, err := sqlrow.Routes(a)
 	if err != nil {
-		return fmt.Errorf("alias %s: routes: %w", a.ARN, err)
+		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -239,30 +185,14 @@ func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
 		if err := routesExist(tx, a.Routes); err != nil {
 			return refuse(err)
 		}
-		_, err := tx.Exec(`UPDATE aliases SET description=?, routes=?, updated=? WHERE arn=?`, a.Description, string(routes), codec.Nanos(a.Updated), a.ARN)
+		_, err := tx.Exec(`UPDATE aliases SET description=?, routes=?, updated=? WHERE arn=?`, a.Description, routes, codec.Nanos(a.Updated), a.ARN)
 		return err
 	})
 }
 
-const aliasColumns = `arn, sm_arn, name, description, routes, created, updated`
-
-func scanAlias(row scanner) (*store.Alias, error) {
-	var a store.Alias
-	var routes string
-	var created, updated int64
-	if err := row.Scan(&a.ARN, &a.StateMachineARN, &a.Name, &a.Description, &routes, &created, &updated); err != nil {
-		return nil, err
-	}
-	if err := json.Unmarshal([]byte(routes), &a.Routes); err != nil {
-		return nil, fmt.Errorf("alias %s: routes: %w", a.ARN, err)
-	}
-	a.Created, a.Updated = codec.FromNanos(created), codec.FromNanos(updated)
-	return &a, nil
-}
-
 // GetAlias implements store.Versioned.
 func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) {
-	a, err := scanAlias(s.db.QueryRowContext(ctx, `SELECT `+aliasColumns+` FROM aliases WHERE arn=?`, arn))
+	a, err := sqlrow.ScanAlias(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("alias %s: %w", arn, store.ErrNotFound)
 	}
@@ -273,7 +203,7 @@ func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) 
 func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]*store.Alias, string, error) {
 	limit := codec.PageLimit(p)
 	filter := codec.FilterHash("aliases", smARN)
-	q, args := `SELECT `+aliasColumns+` FROM aliases WHERE sm_arn=?`, []any{smARN}
+	q, args := `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE sm_arn=?`, []any{smARN}
 	if p.Token != "" {
 		_, k, err := codec.ParseToken(p.Token, kindAliases, filter, 1)
 		if err != nil {
@@ -282,12 +212,12 @@ func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]
 		q += ` AND name>?`
 		args = append(args, k[0])
 	}
-	list, err := query(ctx, s.db, scanAlias, q+` ORDER BY name LIMIT ?`, append(args, limit+1)...)
-	if err != nil || len(list) <= limit {
-		return list, "", err
+	list, err := query(ctx, s.db, sqlrow.ScanAlias, q+` ORDER BY name LIMIT ?`, append(args, limit+1)...)
+	if err != nil {
+		return nil, "", err
 	}
-	list = list[:limit]
-	return list, codec.MakeToken(kindAliases, filter, 0, list[limit-1].Name), nil
+	list, next := sqlrow.Page(list, limit, func(last *store.Alias) string { return codec.MakeToken(kindAliases, filter, 0, last.Name) })
+	return list, next, nil
 }
 
 // DeleteAlias implements store.Versioned.
@@ -381,26 +311,22 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 		return out, err
 	}
 	if len(arns) == 1 {
-		var r store.ExecutionRef
-		err := s.db.QueryRowContext(ctx, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r
-			WHERE r.exec_arn = ? AND EXISTS (SELECT 1 FROM executions WHERE arn = r.exec_arn)`, arns[0]).Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN, &r.TraceHeader)
+		r, err := sqlrow.ScanRef(s.db.QueryRowContext(ctx, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r
+			WHERE r.exec_arn = ? AND EXISTS (SELECT 1 FROM executions WHERE arn = r.exec_arn)`, arns[0]))
 		if errors.Is(err, sql.ErrNoRows) {
 			return out, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		out[r.ExecutionARN] = &r
+		out[r.ExecutionARN] = r
 		return out, nil
 	}
 	list, err := json.Marshal(arns)
 	if err != nil {
 		return nil, err
 	}
-	refs, err := query(ctx, s.db, func(row scanner) (*store.ExecutionRef, error) {
-		var r store.ExecutionRef
-		return &r, row.Scan(&r.ExecutionARN, &r.VersionARN, &r.AliasARN, &r.TraceHeader)
-	}, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn
+	refs, err := query(ctx, s.db, sqlrow.ScanRef, `SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn
 		WHERE r.exec_arn IN (SELECT value FROM json_each(?))`, string(list))
 	for _, r := range refs {
 		out[r.ExecutionARN] = r
@@ -413,7 +339,7 @@ func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p stor
 	q := `SELECT ` + listColumns + ` FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=? AND version_arn != ''
 		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=? AND alias_arn != '')`
 	return bySeq(ctx, s.db, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status), q,
-		[]any{ref, ref}, status, p, scanListed, func(r execKeyed) (*store.Execution, int64) { return r.e, r.key })
+		[]any{ref, ref}, status, p, scanListed)
 }
 
 // PutSettings implements store.Versioned.

@@ -9,17 +9,12 @@ import (
 	"github.com/stepd/stepd/store"
 )
 
-// eager checks a store.EagerCreator (a store that is not one skips): a
-// step offered before the creation is written is committed with it, one
+// eager checks store.EagerCreator: a step offered before the creation is written is committed with it, one
 // offered after is refused by the offer and appended by the caller, a
 // creation refused as existing commits no offered step, and a step that
 // does not follow the first, or comes without a first, fails the creation.
 func eager(t *testing.T, s store.Store) {
 	defer s.Close()
-	ec, ok := s.(store.EagerCreator)
-	if !ok {
-		t.Skip("not a store.EagerCreator")
-	}
 	ctx := context.Background()
 	exec := func(name string) *store.Execution {
 		return &store.Execution{ARN: "arn:aws:states:us-east-1:1:execution:sm:" + name, Name: name, StateMachineARN: "arn:aws:states:us-east-1:1:stateMachine:sm",
@@ -52,7 +47,7 @@ func eager(t *testing.T, s store.Store) {
 	if !next.Offer(step(a, 1, "SUCCEEDED")) {
 		t.Fatal("an offer before the creation was refused")
 	}
-	if err := ec.CreateExecutionWith(ctx, a, step(a, 0, "RUNNING"), next); err != nil {
+	if err := s.CreateExecutionWith(ctx, a, step(a, 0, "RUNNING"), next); err != nil {
 		t.Fatal(err)
 	}
 	if got := seqs(a); fmt.Sprint(got) != "[0 1]" {
@@ -65,7 +60,7 @@ func eager(t *testing.T, s store.Store) {
 	// Offered too late: the caller appends it.
 	b := exec("b")
 	next = &store.NextStep{}
-	if err := ec.CreateExecutionWith(ctx, b, step(b, 0, "RUNNING"), next); err != nil {
+	if err := s.CreateExecutionWith(ctx, b, step(b, 0, "RUNNING"), next); err != nil {
 		t.Fatal(err)
 	}
 	if next.Offer(step(b, 1, "RUNNING")) {
@@ -82,7 +77,7 @@ func eager(t *testing.T, s store.Store) {
 	// step, even one whose number would fit it.
 	next = &store.NextStep{}
 	next.Offer(step(b, 2, "FAILED"))
-	if err := ec.CreateExecutionWith(ctx, b, step(b, 0, "RUNNING"), next); !errors.Is(err, store.ErrExists) {
+	if err := s.CreateExecutionWith(ctx, b, step(b, 0, "RUNNING"), next); !errors.Is(err, store.ErrExists) {
 		t.Fatalf("creating an existing execution: %v, want ErrExists", err)
 	}
 	if got := seqs(b); fmt.Sprint(got) != "[0 1]" {
@@ -93,7 +88,7 @@ func eager(t *testing.T, s store.Store) {
 	c := exec("c")
 	next = &store.NextStep{}
 	next.Offer(step(c, 2, "RUNNING"))
-	if err := ec.CreateExecutionWith(ctx, c, step(c, 0, "RUNNING"), next); err == nil {
+	if err := s.CreateExecutionWith(ctx, c, step(c, 0, "RUNNING"), next); err == nil {
 		t.Fatal("a creation with step 2 after step 0 succeeded")
 	}
 	if _, err := s.GetExecution(ctx, c.ARN); !errors.Is(err, store.ErrNotFound) {
@@ -104,7 +99,7 @@ func eager(t *testing.T, s store.Store) {
 	d := exec("d")
 	next = &store.NextStep{}
 	next.Offer(step(d, 1, "RUNNING"))
-	if err := ec.CreateExecutionWith(ctx, d, nil, next); err == nil {
+	if err := s.CreateExecutionWith(ctx, d, nil, next); err == nil {
 		t.Fatal("a creation with a next step and no first succeeded")
 	}
 	if _, err := s.GetExecution(ctx, d.ARN); !errors.Is(err, store.ErrNotFound) {

@@ -17,10 +17,6 @@ import (
 func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 	ctx := context.Background()
 	defer func() { s.Close() }()
-	ms, ok := s.(store.MapRunStore)
-	if !ok {
-		t.Fatalf("%T does not implement store.MapRunStore", s)
-	}
 	parent := "arn:aws:states:us-east-1:1:execution:p:e"
 	runARN := func(i int) string { return fmt.Sprintf("arn:aws:states:us-east-1:1:mapRun:p/M:%d", i) }
 	run := &store.MapRun{ARN: runARN(1), ExecutionARN: parent, Status: "RUNNING", Started: t0, MaxConcurrency: 5,
@@ -34,7 +30,7 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 		c.Events = []store.Event{{ID: 1, Type: "ExecutionStarted", JSON: []byte(fmt.Sprintf(`{"id":1,"c":%d}`, i))}}
 		children = append(children, c)
 	}
-	if err := ms.PutMapRuns(ctx, []*store.MapRun{run}, children); err != nil {
+	if err := s.PutMapRuns(ctx, []*store.MapRun{run}, children); err != nil {
 		t.Fatal(err)
 	}
 	// The child ends: its summary changes and two events are added; the
@@ -52,20 +48,20 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 	run2.Items = store.MapRunCounts{Pending: 11, Running: 12, Succeeded: 13, Failed: 14, TimedOut: 15, Aborted: 16, Total: 17, ResultsWritten: 18,
 		FailuresNotRedrivable: 19, PendingRedrive: 20}
 	run2.MaxConcurrency, run2.RedriveCount, run2.RedriveDate = 7, 1, t0.Add(time.Minute)
-	if err := ms.PutMapRuns(ctx, []*store.MapRun{&run2}, []*store.ChildExecution{&done, &failed}); err != nil {
+	if err := s.PutMapRuns(ctx, []*store.MapRun{&run2}, []*store.ChildExecution{&done, &failed}); err != nil {
 		t.Fatal(err)
 	}
 	other := &store.MapRun{ARN: runARN(2), ExecutionARN: parent, Status: "SUCCEEDED", Started: t0.Add(time.Hour), Stopped: t0.Add(2 * time.Hour)}
-	if err := ms.PutMapRuns(ctx, []*store.MapRun{other}, nil); err != nil {
+	if err := s.PutMapRuns(ctx, []*store.MapRun{other}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := ms.PutRedrive(ctx, parent, store.Redrive{Count: 2, Date: t0.Add(3 * time.Minute)}); err != nil {
+	if err := s.PutRedrive(ctx, parent, store.Redrive{Count: 2, Date: t0.Add(3 * time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 
 	check := func(when string) {
 		t.Helper()
-		got, err := ms.GetMapRun(ctx, run.ARN)
+		got, err := s.GetMapRun(ctx, run.ARN)
 		if err != nil {
 			t.Fatalf("%s: GetMapRun: %v", when, err)
 		}
@@ -74,19 +70,19 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 			got.Executions != run2.Executions || got.RedriveCount != 1 || !got.RedriveDate.Equal(run2.RedriveDate) {
 			t.Errorf("%s: map run %+v, want %+v", when, got, run2)
 		}
-		if _, err := ms.GetMapRun(ctx, runARN(9)); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.GetMapRun(ctx, runARN(9)); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: a missing map run: %v, want ErrNotFound", when, err)
 		}
 		keys := walk(t, 1, func(r *store.MapRun) string { return r.ARN }, func(p store.Page) ([]*store.MapRun, string, error) {
-			return ms.ListMapRuns(ctx, parent, p)
+			return s.ListMapRuns(ctx, parent, p)
 		})
 		if fmt.Sprint(keys) != fmt.Sprint([]string{runARN(2), runARN(1)}) {
 			t.Errorf("%s: ListMapRuns %v", when, keys)
 		}
-		if list, _, err := ms.ListMapRuns(ctx, parent+"x", store.Page{}); err != nil || len(list) != 0 {
+		if list, _, err := s.ListMapRuns(ctx, parent+"x", store.Page{}); err != nil || len(list) != 0 {
 			t.Errorf("%s: ListMapRuns of another execution: %d %v", when, len(list), err)
 		}
-		c, err := ms.GetChildExecution(ctx, childARN(1))
+		c, err := s.GetChildExecution(ctx, childARN(1))
 		if err != nil {
 			t.Fatalf("%s: GetChildExecution: %v", when, err)
 		}
@@ -94,41 +90,41 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 			c.StateMachineARN != done.StateMachineARN || c.Type != "STANDARD" || !c.Started.Equal(done.Started) || !c.Stopped.Equal(done.Stopped) {
 			t.Errorf("%s: child %+v", when, c)
 		}
-		if c, err := ms.GetChildExecution(ctx, childARN(2)); err != nil || c.Error != "E" || c.Cause != "C" || c.Status != "FAILED" {
+		if c, err := s.GetChildExecution(ctx, childARN(2)); err != nil || c.Error != "E" || c.Cause != "C" || c.Status != "FAILED" {
 			t.Errorf("%s: failed child %+v %v", when, c, err)
 		}
-		if _, err := ms.GetChildExecution(ctx, childARN(9)); !errors.Is(err, store.ErrNotFound) {
+		if _, err := s.GetChildExecution(ctx, childARN(9)); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("%s: a missing child: %v", when, err)
 		}
 		keys = walk(t, 2, func(c *store.ChildExecution) string { return c.Name }, func(p store.Page) ([]*store.ChildExecution, string, error) {
-			return ms.ListChildExecutions(ctx, run.ARN, "", p)
+			return s.ListChildExecutions(ctx, run.ARN, "", p)
 		})
 		if fmt.Sprint(keys) != "[c2 c1 c0]" {
 			t.Errorf("%s: ListChildExecutions %v", when, keys)
 		}
-		if list, _, err := ms.ListChildExecutions(ctx, run.ARN, "FAILED", store.Page{}); err != nil || len(list) != 1 || list[0].Name != "c2" {
+		if list, _, err := s.ListChildExecutions(ctx, run.ARN, "FAILED", store.Page{}); err != nil || len(list) != 1 || list[0].Name != "c2" {
 			t.Errorf("%s: ListChildExecutions FAILED: %v", when, err)
 		}
-		evs, err := ms.ChildEvents(ctx, childARN(1), 0, 100, false)
+		evs, err := s.ChildEvents(ctx, childARN(1), 0, 100, false)
 		if err != nil || len(evs) != 3 || string(evs[0].JSON) != `{"id":1,"c":1}` || evs[2].Type != "ExecutionSucceeded" {
 			t.Errorf("%s: child events %+v %v", when, evs, err)
 		}
-		if evs, err := ms.ChildEvents(ctx, childARN(1), 0, 2, true); err != nil || len(evs) != 2 || evs[0].ID != 3 || evs[1].ID != 2 {
+		if evs, err := s.ChildEvents(ctx, childARN(1), 0, 2, true); err != nil || len(evs) != 2 || evs[0].ID != 3 || evs[1].ID != 2 {
 			t.Errorf("%s: child events reversed %+v %v", when, evs, err)
 		}
-		if evs, err := ms.ChildEvents(ctx, childARN(1), 1, 1, false); err != nil || len(evs) != 1 || evs[0].ID != 2 {
+		if evs, err := s.ChildEvents(ctx, childARN(1), 1, 1, false); err != nil || len(evs) != 1 || evs[0].ID != 2 {
 			t.Errorf("%s: child events after 1 %+v %v", when, evs, err)
 		}
-		if r, err := ms.GetRedrive(ctx, parent); err != nil || r.Count != 2 || !r.Date.Equal(t0.Add(3*time.Minute)) {
+		if r, err := s.GetRedrive(ctx, parent); err != nil || r.Count != 2 || !r.Date.Equal(t0.Add(3*time.Minute)) {
 			t.Errorf("%s: redrive %+v %v", when, r, err)
 		}
-		if r, err := ms.GetRedrive(ctx, parent+"x"); err != nil || r.Count != 0 || !r.Date.IsZero() {
+		if r, err := s.GetRedrive(ctx, parent+"x"); err != nil || r.Count != 0 || !r.Date.IsZero() {
 			t.Errorf("%s: redrive of another %+v %v", when, r, err)
 		}
-		if rs, err := ms.GetRedrives(ctx, []string{parent + "x", parent}); err != nil || len(rs) != 1 || rs[parent].Count != 2 || !rs[parent].Date.Equal(t0.Add(3*time.Minute)) {
+		if rs, err := s.GetRedrives(ctx, []string{parent + "x", parent}); err != nil || len(rs) != 1 || rs[parent].Count != 2 || !rs[parent].Date.Equal(t0.Add(3*time.Minute)) {
 			t.Errorf("%s: redrives of a page %+v %v", when, rs, err)
 		}
-		if rs, err := ms.GetRedrives(ctx, nil); err != nil || len(rs) != 0 {
+		if rs, err := s.GetRedrives(ctx, nil); err != nil || len(rs) != 0 {
 			t.Errorf("%s: redrives of no execution %+v %v", when, rs, err)
 		}
 	}
@@ -138,7 +134,6 @@ func mapRuns(t *testing.T, s store.Store, reopen func() store.Store) {
 			t.Fatal(err)
 		}
 		s = reopen()
-		ms = s.(store.MapRunStore)
 		check("after reopen")
 	}
 }
@@ -173,7 +168,7 @@ func redriven(t *testing.T, s store.Store) {
 		t.Fatalf("running after the redrive: %v %v", names(running), err)
 	}
 	n := 0
-	if err := store.ScanRunning(ctx, s, func(x *store.Execution, steps []*store.Step) error {
+	if err := s.ScanRunning(ctx, func(x *store.Execution, steps []*store.Step) error {
 		n++
 		if len(steps) != 3 {
 			t.Errorf("ScanRunning gave %d steps of the redriven execution, want 3", len(steps))

@@ -10,8 +10,7 @@ import (
 	"github.com/stepd/stepd/store"
 )
 
-// running checks store.ScanRunning (the backend's own when it is a
-// store.RunningScanner): every RUNNING execution, in RunningExecutions'
+// running checks store.RunningScanner: every RUNNING execution, in RunningExecutions'
 // order, each with the steps Steps returns (what replay reads of them), or
 // only the last when it has a Wake; finished executions and other
 // executions' steps are left out, and fn's error stops the scan.
@@ -58,7 +57,7 @@ func running(t *testing.T, s store.Store) {
 	}
 	var got []*store.Execution
 	waking := 0
-	err = store.ScanRunning(ctx, s, func(e *store.Execution, steps []*store.Step) error {
+	err = s.ScanRunning(ctx, func(e *store.Execution, steps []*store.Step) error {
 		got = append(got, e)
 		wantSteps, err := s.Steps(ctx, e.ARN)
 		if err != nil {
@@ -91,7 +90,7 @@ func running(t *testing.T, s store.Store) {
 	}
 	stop := errors.New("enough")
 	calls := 0
-	if err := store.ScanRunning(ctx, s, func(*store.Execution, []*store.Step) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
+	if err := s.ScanRunning(ctx, func(*store.Execution, []*store.Step) error { calls++; return stop }); !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("a scan whose fn fails: %v after %d calls, want %v after 1", err, calls, stop)
 	}
 }

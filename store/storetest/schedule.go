@@ -12,13 +12,9 @@ import (
 	"github.com/stepd/stepd/store"
 )
 
-// schedules checks store.Schedules, which a store may implement.
-func schedules(t *testing.T, st store.Store) {
-	defer st.Close()
-	s, ok := st.(store.Schedules)
-	if !ok {
-		t.Skip("the store keeps no schedules")
-	}
+// schedules checks store.Schedules.
+func schedules(t *testing.T, s store.Store) {
+	defer s.Close()
 	ctx := context.Background()
 	t0 := time.Unix(1_800_000_000, 0).UTC()
 	mk := func(group, name string, next time.Time) *store.Schedule {

@@ -1,7 +1,7 @@
 // Package storetest is the shared suite that every store.Store backend
-// must pass: run Run from the backend's tests (with the parts every
-// backend implements: versions, Map Runs, retention, the outbox,
-// schedules, and an EagerCreator's eager starts), RunDurable for backends
+// must pass: run Run from the backend's tests (the whole store.Store:
+// with versions, Map Runs, retention, the outbox, schedules, eager starts
+// and the scan of running executions), RunDurable for backends
 // that keep data across a close and reopen, and RunShared for a
 // store.Shared (fencing, claims, messages, activity tasks). FsyncRate
 // measures the disk for benchmarks.
@@ -495,5 +495,27 @@ func RunDurable(t *testing.T, open func(t *testing.T, dir string) store.Store) {
 		t.Fatalf("steps after the second reopen: %d %v", len(got), err)
 	} else {
 		checkStep(t, "last step after the second reopen", got[2], last)
+	}
+}
+
+// logging checks that a state machine's loggingConfiguration is kept by
+// Create and Update.
+func logging(t *testing.T, s store.Store) {
+	ctx := context.Background()
+	defer s.Close()
+	m := sm("logged")
+	m.Logging = `{"level":"ALL"}`
+	if err := s.CreateStateMachine(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetStateMachine(ctx, m.ARN); err != nil || got.Logging != m.Logging {
+		t.Fatalf("after create: logging %q, %v; want %q", got.Logging, err, m.Logging)
+	}
+	m.Logging = ""
+	if err := s.UpdateStateMachine(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetStateMachine(ctx, m.ARN); err != nil || got.Logging != "" {
+		t.Fatalf("after update: logging %q, %v; want none", got.Logging, err)
 	}
 }

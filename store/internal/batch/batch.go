@@ -1,6 +1,7 @@
 // Package batch holds what the durable stores' group commit shares: the
-// hand-off of a write request to the store's one writer goroutine, which
-// commits the requests it has gathered in one transaction.
+// hand-off of a write request to the store's writer goroutine (Submit), and
+// that goroutine's loop (Run), which gathers the requests waiting and
+// commits them in one transaction.
 //
 // It imports nothing of stepd's and must not: the durable backends build
 // on it.
@@ -41,4 +42,40 @@ func Submit[R any](ctx context.Context, reqs chan<- R, r R, answer <-chan error,
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Run is a writer goroutine's loop: it waits for a request on reqs, takes
+// every other request waiting (up to max in all) and hands them to commit
+// as one batch, until done is closed; it then commits, in batches, what is
+// still queued and returns.
+func Run[R any](reqs <-chan R, done <-chan struct{}, max int, commit func(batch []R)) {
+	for {
+		var batch []R
+		select {
+		case r := <-reqs:
+			batch = append(batch, r)
+		case <-done:
+			for {
+				batch = more(reqs, nil, max)
+				if len(batch) == 0 {
+					return
+				}
+				commit(batch)
+			}
+		}
+		commit(more(reqs, batch, max))
+	}
+}
+
+// more adds the requests waiting on reqs to batch, up to max.
+func more[R any](reqs <-chan R, batch []R, max int) []R {
+	for len(batch) < max {
+		select {
+		case r := <-reqs:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
 }

@@ -3,6 +3,7 @@ package batch_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stepd/stepd/store/internal/batch"
@@ -50,5 +51,43 @@ func TestSubmit(t *testing.T) {
 	cancel()
 	if err := batch.Submit(cctx, make(chan int), 5, answer, done, closed, errClosed); !errors.Is(err, context.Canceled) {
 		t.Errorf("ctx ended: %v, want context.Canceled", err)
+	}
+}
+
+// TestRun checks that Run commits the requests waiting as one batch, up
+// to max, and, once done is closed, what is still queued before it
+// returns.
+func TestRun(t *testing.T) {
+	reqs := make(chan int, 10)
+	done := make(chan struct{})
+	for i := range 5 {
+		reqs <- i
+	}
+	var batches [][]int
+	first := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		batch.Run(reqs, done, 3, func(b []int) {
+			batches = append(batches, b)
+			if len(batches) == 2 {
+				close(first)
+			}
+		})
+	}()
+	<-first
+	reqs <- 5
+	reqs <- 6
+	close(done)
+	<-ended
+	var all []int
+	for _, b := range batches {
+		if len(b) > 3 {
+			t.Errorf("a batch of %d, want at most 3", len(b))
+		}
+		all = append(all, b...)
+	}
+	if fmt.Sprint(batches[:2]) != "[[0 1 2] [3 4]]" || fmt.Sprint(all) != "[0 1 2 3 4 5 6]" {
+		t.Errorf("batches %v", batches)
 	}
 }

@@ -5,18 +5,6 @@ import (
 	"time"
 )
 
-// Retainer is a Store that deletes finished executions once they are old
-// enough (stepd serve --retention; AWS keeps a closed execution 90 days).
-// Every backend implements it; storetest.Run checks it.
-type Retainer interface {
-	// DeleteEnded deletes up to limit executions that ended (any status
-	// but RUNNING) before the time given, with their steps and history,
-	// oldest stop first, and returns how many it deleted. A call is one
-	// short transaction, so that a caller deleting many executions in
-	// batches leaves the store to other writers between batches.
-	DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error)
-}
-
 // Notice is an execution status change waiting to be delivered as an
 // EventBridge event (stepd serve --events-webhook, --events-command).
 type Notice struct {
@@ -27,10 +15,10 @@ type Notice struct {
 	Attempts     int       // failed deliveries so far
 }
 
-// Outbox is a Store that keeps status changes until they are delivered:
-// the service queues one before it commits the change (so a crash between
-// the two loses nothing), and a dispatcher delivers and removes it. Every
-// backend implements it; storetest.Run checks it.
+// Outbox is the part of a Store that keeps status changes until they are
+// delivered: the service queues one before it commits the change (so a
+// crash between the two loses nothing), and a dispatcher delivers and
+// removes it. Every backend implements it; storetest.Run checks it.
 type Outbox interface {
 	// AddNotice queues the status change of an execution. Queuing the same
 	// execution and status again, while the first is queued, changes
