@@ -182,9 +182,9 @@ func prepare(w *Workload) (func(context.Context) *interp.Execution, error) {
 		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
 	}
 	info := interp.Info{
-		ExecutionArn:     "arn:aws:states:us-east-1:123456789012:execution:" + w.Name + ":bench",
+		ExecutionARN:     "arn:aws:states:us-east-1:123456789012:execution:" + w.Name + ":bench",
 		Name:             "bench",
-		StateMachineArn:  "arn:aws:states:us-east-1:123456789012:stateMachine:" + w.Name,
+		StateMachineARN:  "arn:aws:states:us-east-1:123456789012:stateMachine:" + w.Name,
 		StateMachineName: w.Name,
 		StartTime:        time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 		// As an Express workflow: several workloads record more than a

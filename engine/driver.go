@@ -181,7 +181,7 @@ func (d *Driver) Start(info interp.Info, input any, now time.Time) *store.Step {
 	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
 	info.Rand = d.rand
 	d.meterInfo(&info)
-	d.arn, d.now = info.ExecutionArn, now
+	d.arn, d.now = info.ExecutionARN, now
 	d.meter.step(now)
 	x, cmds := d.p.Start(info, input, now)
 	d.x, d.pending = x, cmds
@@ -205,7 +205,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	d.rand = newRecorder(info.Rand, d.cfg.Journal != nil)
 	info.Rand = d.rand
 	d.meterInfo(&info)
-	d.arn = info.ExecutionArn
+	d.arn = info.ExecutionARN
 	first, err := decodeInput(steps[0].Input)
 	if err != nil {
 		return fmt.Errorf("step 0: %w", err)

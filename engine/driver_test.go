@@ -101,7 +101,7 @@ func TestDriverJournalReplay(t *testing.T) {
 	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		return task.Result{Output: value.ObjectOf("from", req.StateName)}
 	})
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
 	j := &journal{}
 	d := engine.New(p, engine.Config{Invoker: inv, Journal: j})
 	first := d.Start(info, value.NewObject(0), info.StartTime)
@@ -152,7 +152,7 @@ func TestDriverJournalReplay(t *testing.T) {
 // driver before its commands are carried out.
 func TestDriverAbandon(t *testing.T) {
 	p := compile(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":3600,"End":true}}}`)
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	d := engine.New(p, engine.Config{Clock: engine.RealClock{}, Journal: &journal{}})
@@ -185,7 +185,7 @@ func TestDriverAbandon(t *testing.T) {
 // is retried until it takes the step; the execution then moves on by
 // itself, every step committed once and in order.
 func TestDriverRetriesCommits(t *testing.T) {
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
 	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result { return task.Result{Output: 1} })
 	j := &journal{fail: 4}
 	d := engine.New(compile(t, journalDef), engine.Config{Invoker: inv, Journal: j})
@@ -217,7 +217,7 @@ func TestDriverDeliver(t *testing.T) {
 		tokens <- req.TaskToken
 		return task.Result{Output: value.NewObject(0)}
 	})
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
 	j := &journal{}
 	d := engine.New(p, engine.Config{Invoker: inv, Clock: engine.RealClock{}, Journal: j, Submit: true})
 	d.Start(info, value.NewObject(0), info.StartTime)
@@ -274,7 +274,7 @@ func TestDriverReplayLegacy(t *testing.T) {
 	inv := task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
 		return task.Result{Output: value.ObjectOf("from", req.StateName)}
 	})
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
 	j := &journal{}
 	d := engine.New(p, engine.Config{Invoker: inv, Journal: j})
 	j.keep(d.Start(info, value.NewObject(0), info.StartTime))
@@ -307,7 +307,7 @@ func TestDriverReplayLegacy(t *testing.T) {
 // (no goroutine is held); a due timer, a callback and a cancelled context
 // each take it up again, and OnEnd tells when it has ended.
 func TestDriverParks(t *testing.T) {
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
 	ended := make(chan struct{})
 	// A Wait: Run parks, the timer wakes it, the execution succeeds.
 	p := compile(t, `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":1,"End":true}}}`)
@@ -460,7 +460,7 @@ func TestTaskContextObject(t *testing.T) {
 			inv = task.ImmediateFunc(answer)
 		}
 		arn := "arn:aws:states:us-east-1:123456789012:execution:m:e"
-		x := engine.Run(context.Background(), p, interp.Info{ExecutionArn: arn, Name: "e", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Config{Invoker: inv})
+		x := engine.Run(context.Background(), p, interp.Info{ExecutionARN: arn, Name: "e", StartTime: time.Unix(0, 0)}, value.NewObject(0), engine.Config{Invoker: inv})
 		if x.Status() != interp.Succeeded {
 			t.Fatalf("immediate %v: status %s", immediate, x.Status())
 		}
@@ -502,7 +502,7 @@ func TestDriverRecordsWake(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := compile(t, tc.def)
-			info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: start, Defer: tc.deferred}
+			info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: start, Defer: tc.deferred}
 			j := &journal{}
 			d := engine.New(p, engine.Config{Invoker: inv, Journal: j})
 			j.keep(d.Start(info, value.NewObject(0), start))
@@ -597,7 +597,7 @@ func TestAbandonBeforeLateResult(t *testing.T) {
 				}
 			}
 		}}
-		info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
+		info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", Name: "e", StartTime: time.Unix(1000, 0)}
 		d = engine.New(p, engine.Config{Invoker: inv, Journal: j, Clock: engine.RealClock{}})
 		j.keep(d.Start(info, value.NewObject(0), info.StartTime))
 		d.Run(ctx)

@@ -47,11 +47,11 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 		e.RoleArn = scope.Role("stepd")
 	}
 	info := interp.Info{
-		ExecutionArn:     scope.Execution(e.StateMachineName, e.Name),
+		ExecutionARN:     scope.Execution(e.StateMachineName, e.Name),
 		Name:             e.Name,
-		StateMachineArn:  scope.StateMachine(e.StateMachineName),
+		StateMachineARN:  scope.StateMachine(e.StateMachineName),
 		StateMachineName: e.StateMachineName,
-		RoleArn:          e.RoleArn,
+		RoleARN:          e.RoleArn,
 		TestCase:         e.TestCase,
 		Region:           scope.Region,
 		Account:          scope.Account,
@@ -59,7 +59,7 @@ func (l *Local) Run(ctx context.Context, sm *asl.StateMachine, e Execution) (*in
 	}
 	if e.Express {
 		// As on AWS: arn:…:express:STATE_MACHINE:NAME:ID.
-		info.ExecutionArn = scope.Express(e.StateMachineName, e.Name, uuid.New())
+		info.ExecutionARN = scope.Express(e.StateMachineName, e.Name, uuid.New())
 	} else {
 		info.MaxEvents = interp.MaxStandardEvents
 	}

@@ -64,7 +64,7 @@ func eventTypes(x *interp.Execution) string {
 // returned, so that the job is waited for, not started a second time.
 func TestDriverSyncResume(t *testing.T) {
 	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::ecs:runTask.sync","End":true}}}`)
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
 	job := &syncJob{causes: make(chan error, 1), finish: make(chan struct{})}
 	j := &journal{}
 	d := engine.New(p, engine.Config{Invoker: job, Clock: engine.RealClock{}, Journal: j})
@@ -104,7 +104,7 @@ func TestDriverSyncResume(t *testing.T) {
 // tells the invoker to stop the job it started.
 func TestDriverSyncCancelled(t *testing.T) {
 	p := compile(t, `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"arn:aws:states:::batch:submitJob.sync","TimeoutSeconds":1,"End":true}}}`)
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e", StartTime: time.Now()}
 	job := &syncJob{causes: make(chan error, 1), finish: make(chan struct{})}
 	d := engine.New(p, engine.Config{Invoker: job, Clock: engine.RealClock{}, Journal: &journal{}})
 	d.Start(info, value.NewObject(0), info.StartTime)
@@ -152,7 +152,7 @@ func TestRunWaitsForStops(t *testing.T) {
 	})
 	done := make(chan *interp.Execution, 1)
 	go func() {
-		done <- engine.Run(context.Background(), p, interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:m:e"}, value.NewObject(0),
+		done <- engine.Run(context.Background(), p, interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:m:e"}, value.NewObject(0),
 			engine.Config{Invoker: inv, Clock: engine.RealClock{}})
 	}()
 	select {

@@ -23,11 +23,11 @@ const (
 
 // Info describes an execution: its identity and start time.
 type Info struct {
-	ExecutionArn     string
+	ExecutionARN     string
 	Name             string
-	StateMachineArn  string
+	StateMachineARN  string
 	StateMachineName string
-	RoleArn          string
+	RoleARN          string
 	StartTime        time.Time
 	// TestCase names the mock test case for task requests, if any.
 	TestCase string
@@ -284,7 +284,7 @@ func (x *Execution) drain() {
 func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Command) {
 	x := &Execution{prog: p, info: info, input: input, now: now, status: Running, rand: info.Rand, meter: info.Meter}
 	if x.rand == nil {
-		x.rand = seededRand(info.ExecutionArn)
+		x.rand = seededRand(info.ExecutionARN)
 	}
 	x.checkClock()
 	if n := p.histLen.Load(); n > 0 {
@@ -293,8 +293,8 @@ func (p *Program) Start(info Info, input any, now time.Time) (*Execution, []Comm
 	details := value.NewObject(3)
 	details.Set("input", input)
 	details.Set("inputDetails", truncatedFalse())
-	if info.RoleArn != "" {
-		details.Set("roleArn", info.RoleArn)
+	if info.RoleARN != "" {
+		details.Set("roleArn", info.RoleARN)
 	}
 	x.emitText(nil, "ExecutionStarted", "executionStartedEventDetails", details, "input")
 	if p.Def.HasTimeout {

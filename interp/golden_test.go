@@ -179,9 +179,9 @@ func runGolden(t *testing.T, c *goldenCase, src interp.Rand) []byte {
 		t.Fatal(err)
 	}
 	info := interp.Info{
-		ExecutionArn:     "arn:aws:states:us-east-1:123456789012:execution:golden:run",
+		ExecutionARN:     "arn:aws:states:us-east-1:123456789012:execution:golden:run",
 		Name:             "run",
-		StateMachineArn:  "arn:aws:states:us-east-1:123456789012:stateMachine:golden",
+		StateMachineARN:  "arn:aws:states:us-east-1:123456789012:stateMachine:golden",
 		StateMachineName: "golden",
 		StartTime:        goldenStart,
 		Rand:             src,

@@ -156,7 +156,7 @@ func TestStepIgnoresStaleInputs(t *testing.T) {
 func TestDeferredStart(t *testing.T) {
 	p := compile(t, `{"StartAt":"P","States":{"P":{"Type":"Pass","Result":{"ok":true},"End":true}}}`)
 	t0 := time.Unix(1000, 0)
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:m:e", Defer: true}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:m:e", Defer: true}
 	x, cmds := p.Start(info, value.NewObject(0), t0)
 	if len(x.History()) != 1 || x.History()[0].Type != "ExecutionStarted" || x.Status() != interp.Running {
 		t.Fatalf("after a deferred Start: %d events, status %s", len(x.History()), x.Status())
@@ -168,7 +168,7 @@ func TestDeferredStart(t *testing.T) {
 		t.Fatalf("Pending %+v, want the start timer (re-armed after a restart)", pending)
 	}
 	x.Step(t0.Add(time.Millisecond), interp.Input{Kind: interp.TimerFired, ID: cmds[0].ID})
-	direct, _ := p.Start(interp.Info{ExecutionArn: info.ExecutionArn}, value.NewObject(0), t0)
+	direct, _ := p.Start(interp.Info{ExecutionARN: info.ExecutionARN}, value.NewObject(0), t0)
 	if x.Status() != interp.Succeeded || len(x.History()) != len(direct.History()) {
 		t.Fatalf("deferred: %s with %d events; direct: %d events", x.Status(), len(x.History()), len(direct.History()))
 	}
@@ -187,7 +187,7 @@ func TestActivityStartedOncePerAttempt(t *testing.T) {
 	p := compile(t, `{"StartAt":"A","States":{"A":{"Type":"Task","Resource":"arn:aws:states:us-east-1:123456789012:activity:w",
 		"Retry":[{"ErrorEquals":["States.ALL"],"IntervalSeconds":1,"MaxAttempts":1}],"End":true}}}`)
 	t0 := time.Unix(1000, 0)
-	x, cmds := p.Start(interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:m:e"}, value.NewObject(0), t0)
+	x, cmds := p.Start(interp.Info{ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:m:e"}, value.NewObject(0), t0)
 	count := func() int {
 		n := 0
 		for _, e := range x.History() {

@@ -14,7 +14,7 @@ import (
 // is one with an ItemBatcher).
 // Execution.TakeMapRuns hands out the ones a step changed.
 type MapRun struct {
-	Arn         string
+	ARN         string
 	Status      string // RUNNING, SUCCEEDED, FAILED, ABORTED
 	Start, Stop time.Time
 	// The limits in force (UpdateMapRun changes them): 0 is no limit on
@@ -75,9 +75,9 @@ func (m *MapRunCounts) unsuccessful() int64 { return m.Failed + m.TimedOut + m.A
 // ChildExecution is one iteration of a Distributed Map seen as the child
 // workflow execution AWS runs for it, with its own history.
 type ChildExecution struct {
-	MapRunArn       string
-	Arn, Name       string
-	StateMachineArn string
+	MapRunARN       string
+	ARN, Name       string
+	StateMachineARN string
 	Express         bool // EXPRESS child executions (ProcessorConfig.ExecutionType)
 	Input           any
 	Status          Status
@@ -129,7 +129,7 @@ func (x *Execution) touchChild(c *ChildExecution) {
 // startMapRun records the Map Run of a Distributed Map container.
 func (c *container) startMapRun() {
 	x := c.owner.x
-	r := &MapRun{Arn: c.runArn, Status: "RUNNING", Start: x.now, MaxConcurrency: c.maxConc, ToleratedFailureCount: -1, c: c}
+	r := &MapRun{ARN: c.runArn, Status: "RUNNING", Start: x.now, MaxConcurrency: c.maxConc, ToleratedFailureCount: -1, c: c}
 	r.Executions.Total = int64(len(c.items))
 	r.Items.Total = r.Executions.Total
 	if c.weights != nil {
@@ -202,7 +202,7 @@ func (c *container) startChild(ch *thread, input any) {
 		c.childSM = x.scope().StateMachine(label)
 	}
 	name := uuid.FromSource(x.rand)
-	k := &ChildExecution{MapRunArn: c.runArn, Name: name, Arn: x.scope().Execution(label, name), StateMachineArn: c.childSM,
+	k := &ChildExecution{MapRunARN: c.runArn, Name: name, ARN: x.scope().Execution(label, name), StateMachineARN: c.childSM,
 		Express: c.st.ExecutionType == "EXPRESS", Input: input, Status: Running, Start: x.now, noHistory: !x.info.MapRuns}
 	if c.kids == nil {
 		c.kids = make([]*ChildExecution, len(c.items))
@@ -219,8 +219,8 @@ func (c *container) startChild(ch *thread, input any) {
 	d := value.NewObject(3)
 	d.Set("input", input)
 	d.Set("inputDetails", truncatedFalse())
-	if x.info.RoleArn != "" {
-		d.Set("roleArn", x.info.RoleArn)
+	if x.info.RoleARN != "" {
+		d.Set("roleArn", x.info.RoleARN)
 	}
 	x.emitText(ch, "ExecutionStarted", "executionStartedEventDetails", d, "input")
 	ch.last = 0 // the first state's Entered event points at 0, as in an execution's history
@@ -314,7 +314,7 @@ func (x *Execution) updateMapRun(args *value.Object) {
 	a, _ := args.Get("mapRunArn")
 	var r *MapRun
 	for _, m := range x.mapRuns {
-		if m.Arn == a {
+		if m.ARN == a {
 			r = m
 		}
 	}

@@ -34,7 +34,7 @@ func childHistory(k *interp.ChildExecution) string {
 func TestMapRunChildren(t *testing.T) {
 	t.Parallel()
 	in, _ := value.ParseString(`{"items":[{"fail":false},{"fail":true},{"fail":false}]}`)
-	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true,
+	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true,
 		Region: "us-east-1", Account: "123456789012", StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	for _, tc := range []struct {
 		tolerated, conc                     int
@@ -74,7 +74,7 @@ func TestMapRunChildren(t *testing.T) {
 			t.Fatalf("%d map runs", len(runs))
 		}
 		r := runs[0]
-		if !strings.HasPrefix(r.Arn, "arn:aws:states:us-east-1:123456789012:mapRun:sm/L:") || r.Status != tc.run || r.Executions.Total != 3 ||
+		if !strings.HasPrefix(r.ARN, "arn:aws:states:us-east-1:123456789012:mapRun:sm/L:") || r.Status != tc.run || r.Executions.Total != 3 ||
 			r.Executions.Succeeded != tc.succeeded || r.Executions.Failed != tc.failed || r.Executions.Aborted != tc.aborted ||
 			r.Executions.Pending != tc.pending || r.Executions.Running != 0 || r.Items != r.Executions ||
 			r.ToleratedFailureCount != int64(tc.tolerated) || r.MaxConcurrency != tc.conc {
@@ -84,8 +84,8 @@ func TestMapRunChildren(t *testing.T) {
 			t.Fatalf("%d children", len(kids))
 		}
 		for _, k := range kids {
-			if k.MapRunArn != r.Arn || !strings.HasPrefix(k.Arn, "arn:aws:states:us-east-1:123456789012:execution:sm/L:") ||
-				k.StateMachineArn != "arn:aws:states:us-east-1:123456789012:stateMachine:sm/L" || !strings.HasSuffix(k.Arn, ":"+k.Name) {
+			if k.MapRunARN != r.ARN || !strings.HasPrefix(k.ARN, "arn:aws:states:us-east-1:123456789012:execution:sm/L:") ||
+				k.StateMachineARN != "arn:aws:states:us-east-1:123456789012:stateMachine:sm/L" || !strings.HasSuffix(k.ARN, ":"+k.Name) {
 				t.Errorf("child %+v", *k)
 			}
 			h := childHistory(k)
@@ -156,7 +156,7 @@ func TestMapRunCounts(t *testing.T) {
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"TimeoutSeconds":10,
 			"StartAt":"T","States":{"T":{"Type":"Task","Resource":"t","End":true}}}}}}`)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true, StartTime: now}
+	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true, StartTime: now}
 	in, _ := value.ParseString(`{"items":[1,2,3,4,5]}`)
 	x, cmds := p.Start(info, in, now)
 	inv := pendingInvokes{}
@@ -196,7 +196,7 @@ func TestMapRunCounts(t *testing.T) {
 		t.Fatalf("the timed-out child %+v", timedOut)
 	}
 	for _, k := range first {
-		if k.Arn == timedOut.Arn {
+		if k.ARN == timedOut.ARN {
 			timedOut.Events = append(k.Events, timedOut.Events...)
 		}
 	}
@@ -214,7 +214,7 @@ func TestMapRunPendingRedrive(t *testing.T) {
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},
 			"StartAt":"T","States":{"T":{"Type":"Task","Resource":"t","End":true}}}}}}`)
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true, StartTime: now}
+	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true, StartTime: now}
 	in, _ := value.ParseString(`{"items":[1,2,3,4]}`)
 	x, cmds := p.Start(info, in, now)
 	inv := pendingInvokes{}

@@ -93,7 +93,7 @@ func (c *container) redrive() {
 		}
 		x.touchRun(r)
 		c.owner.last = c.runStarted
-		x.emit(c.owner, "MapRunRedriven", "mapRunRedrivenEventDetails", value.ObjectOf("mapRunArn", r.Arn, "redriveCount", value.Int(int64(r.RedriveCount))))
+		x.emit(c.owner, "MapRunRedriven", "mapRunRedrivenEventDetails", value.ObjectOf("mapRunArn", r.ARN, "redriveCount", value.Int(int64(r.RedriveCount))))
 	}
 	// The children that stopped start again, at most MaxConcurrency at
 	// once for a Map; those never started follow (fill).

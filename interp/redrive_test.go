@@ -57,7 +57,7 @@ func TestRedrive(t *testing.T) {
 		return task.Result{Output: req.Resource}
 	})
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true, StartTime: now}
+	info := interp.Info{Name: "x", StateMachineName: "sm", ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:sm:x", MapRuns: true, StartTime: now}
 	in, _ := value.ParseString(`{"items":[1,2,3]}`)
 	x, cmds := p.Start(info, in, now)
 	drive(x, cmds, now, inv)
@@ -91,11 +91,11 @@ func TestRedrive(t *testing.T) {
 	if len(runs) != 1 || runs[0].Status != "FAILED" {
 		t.Fatalf("map runs %+v", runs)
 	}
-	runArn := runs[0].Arn
+	runArn := runs[0].ARN
 	var failedChild string
 	for _, k := range kids {
 		if k.Status == interp.Failed {
-			failedChild = k.Arn
+			failedChild = k.ARN
 		}
 	}
 	fail = false
@@ -114,11 +114,11 @@ func TestRedrive(t *testing.T) {
 		t.Errorf("output %s", out)
 	}
 	runs, kids = x.TakeMapRuns()
-	if len(runs) != 1 || runs[0].Arn != runArn || runs[0].Status != "SUCCEEDED" || runs[0].RedriveCount != 1 || runs[0].Executions.Succeeded != 3 || runs[0].Executions.Failed != 0 || runs[0].Executions.PendingRedrive != 0 {
+	if len(runs) != 1 || runs[0].ARN != runArn || runs[0].Status != "SUCCEEDED" || runs[0].RedriveCount != 1 || runs[0].Executions.Succeeded != 3 || runs[0].Executions.Failed != 0 || runs[0].Executions.PendingRedrive != 0 {
 		t.Errorf("redriven map run %+v", runs)
 	}
 	for _, k := range kids {
-		if k.Arn != failedChild {
+		if k.ARN != failedChild {
 			continue
 		}
 		var h []string

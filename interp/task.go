@@ -53,7 +53,7 @@ func isActivity(res string) bool {
 // can make one.
 func (x *Execution) newToken() string {
 	x.tokens++
-	return SignToken(x.info.TokenKey, x.info.ExecutionArn, x.tokens)
+	return SignToken(x.info.TokenKey, x.info.ExecutionARN, x.tokens)
 }
 
 // tokenMAC is the length of a token's signature, in bytes.
@@ -105,7 +105,7 @@ func VerifyToken(key []byte, token string) (arn string, n int, ok bool) {
 // issued so far (whether or not its task is still open).
 func (x *Execution) Issued(token string) bool {
 	arn, n, ok := VerifyToken(x.info.TokenKey, token)
-	return ok && arn == x.info.ExecutionArn && n <= x.tokens
+	return ok && arn == x.info.ExecutionARN && n <= x.tokens
 }
 
 // parseResource parses a Task's Resource: what its events name, whether

@@ -124,16 +124,16 @@ func (th *thread) contextObject() any {
 func (x *Execution) contextObject(a contextAt) any {
 	if x.ctxExecution == nil {
 		e := value.NewObject(6)
-		e.Set("Id", x.info.ExecutionArn)
+		e.Set("Id", x.info.ExecutionARN)
 		e.Set("Input", x.input)
 		e.Set("StartTime", formatTime(x.info.StartTime))
 		e.Set("Name", x.info.Name)
-		e.Set("RoleArn", x.info.RoleArn)
+		e.Set("RoleArn", x.info.RoleARN)
 		if x.test == nil { // TestState's context has no RedriveCount
 			e.Set("RedriveCount", value.Int(int64(x.redrives)))
 		}
 		x.ctxExecution = e
-		x.ctxStateMachine = value.ObjectOf("Id", x.info.StateMachineArn, "Name", x.info.StateMachineName)
+		x.ctxStateMachine = value.ObjectOf("Id", x.info.StateMachineARN, "Name", x.info.StateMachineName)
 	}
 	c := value.NewObject(5)
 	c.Set("Execution", x.ctxExecution)

@@ -60,7 +60,7 @@ func (th *thread) startWrite(c *container) {
 	for i, it := range c.iters {
 		name := c.kids[i].Name
 		e := value.NewObject(10)
-		e.Set("ExecutionArn", c.kids[i].Arn)
+		e.Set("ExecutionArn", c.kids[i].ARN)
 		e.Set("Input", value.String(it.input))
 		e.Set("InputDetails", value.ObjectOf("Included", true))
 		e.Set("Name", name)

@@ -134,7 +134,7 @@ func (r *Runner) enqueueActivity(d *engine.Driver, id int64, req *task.Request) 
 		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)})
 		return
 	}
-	execution := d.Execution().Info().ExecutionArn
+	execution := d.Execution().Info().ExecutionARN
 	if r.shared(execution) != nil {
 		// Any node's workers may take it.
 		go r.offerShared(r.shared(execution), &store.ActivityTask{ActivityARN: req.Resource, ExecutionARN: execution, Token: req.TaskToken, Input: value.String(req.Input)})

@@ -88,7 +88,7 @@ func (r *Runner) putMapRuns(ctx context.Context, st store.Store, x *interp.Execu
 	if len(runs) == 0 && len(kids) == 0 {
 		return
 	}
-	parent := x.Info().ExecutionArn
+	parent := x.Info().ExecutionARN
 	srs := make([]*store.MapRun, len(runs))
 	for i, run := range runs {
 		srs[i] = storedMapRun(parent, run)
@@ -113,7 +113,7 @@ func (r *Runner) putMapRuns(ctx context.Context, st store.Store, x *interp.Execu
 }
 
 func storedMapRun(parent string, r *interp.MapRun) *store.MapRun {
-	sr := &store.MapRun{ARN: r.Arn, ExecutionARN: parent, Status: r.Status, Started: r.Start, Stopped: r.Stop, MaxConcurrency: r.MaxConcurrency,
+	sr := &store.MapRun{ARN: r.ARN, ExecutionARN: parent, Status: r.Status, Started: r.Start, Stopped: r.Stop, MaxConcurrency: r.MaxConcurrency,
 		ToleratedFailureCount: max(r.ToleratedFailureCount, 0), ToleratedFailurePercentage: r.ToleratedFailurePercentage,
 		RedriveCount: r.RedriveCount, RedriveDate: r.RedriveDate}
 	sr.Executions, sr.Items = storedCounts(r.Executions), storedCounts(r.Items)
@@ -127,10 +127,10 @@ func storedCounts(c interp.MapRunCounts) store.MapRunCounts {
 }
 
 func storedChild(k *interp.ChildExecution) *store.ChildExecution {
-	c := &store.ChildExecution{MapRunARN: k.MapRunArn}
+	c := &store.ChildExecution{MapRunARN: k.MapRunARN}
 	e := &c.Execution
-	e.ARN, e.Name, e.StateMachineARN, e.Status, e.Started, e.Stopped = k.Arn, k.Name, k.StateMachineArn, string(k.Status), k.Start, k.Stop
-	if a, err := arn.Parse(k.StateMachineArn); err == nil && len(a.Names) > 0 {
+	e.ARN, e.Name, e.StateMachineARN, e.Status, e.Started, e.Stopped = k.ARN, k.Name, k.StateMachineARN, string(k.Status), k.Start, k.Stop
+	if a, err := arn.Parse(k.StateMachineARN); err == nil && len(a.Names) > 0 {
 		e.StateMachineName = a.Names[0]
 	}
 	e.Type = "STANDARD"

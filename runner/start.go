@@ -178,8 +178,8 @@ func (r *Runner) info(e *store.Execution, now time.Time, tokenKey []byte) interp
 	if started.IsZero() {
 		started = now
 	}
-	return interp.Info{ExecutionArn: e.ARN, Name: e.Name, StateMachineArn: e.StateMachineARN,
-		StateMachineName: e.StateMachineName, RoleArn: e.RoleARN, StartTime: started, TestCase: e.TestCase,
+	return interp.Info{ExecutionARN: e.ARN, Name: e.Name, StateMachineARN: e.StateMachineARN,
+		StateMachineName: e.StateMachineName, RoleARN: e.RoleARN, StartTime: started, TestCase: e.TestCase,
 		Region: r.cfg.Region, Account: r.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey, MapRuns: true}
 }
 

@@ -90,7 +90,11 @@ func benchDurable(b *testing.B, open func(b *testing.B) store.Store) {
 			st := open(b)
 			defer st.Close()
 			// The execution-end log lines would go to the benchmark's output.
-			svc := service.New(service.Config{Store: st, Invoker: inv, Log: slog.New(slog.DiscardHandler)})
+			cfg := service.Config{Store: st, Invoker: inv, Log: slog.New(slog.DiscardHandler)}
+			if pg, ok := st.(*postgres.Store); ok {
+				cfg.Shared = pg // as stepd serve runs it
+			}
+			svc := service.New(cfg)
 			defer svc.Close()
 			sm, _, err := svc.CreateStateMachine(ctx, service.StateMachineInput{Name: "bench", RoleARN: "arn:aws:iam::1:role/r", Definition: chain(states)})
 			if err != nil {

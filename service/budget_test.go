@@ -157,7 +157,7 @@ func TestStopInterruptsEvaluation(t *testing.T) {
 	if after := historyText(t, svc2, e.ARN); after != committed {
 		t.Errorf("history after the restart\n%s\nbefore\n%s", after, committed)
 	}
-	info := interp.Info{ExecutionArn: e.ARN, Name: "s1", StateMachineArn: sm.ARN, StateMachineName: "slow", RoleArn: "arn:aws:iam::123456789012:role/r", StartTime: got.Started, Defer: true}
+	info := interp.Info{ExecutionARN: e.ARN, Name: "s1", StateMachineARN: sm.ARN, StateMachineName: "slow", RoleARN: "arn:aws:iam::123456789012:role/r", StartTime: got.Started, Defer: true}
 	if rebuilt := replayed(t, st2, def, e.ARN, info); rebuilt != committed {
 		t.Errorf("replay rebuilt\n%s\nthe committed history is\n%s", rebuilt, committed)
 	}
@@ -213,7 +213,7 @@ func TestEventTimesShowEvaluation(t *testing.T) {
 	if at["PassStateExited"] <= at["PassStateEntered"] {
 		t.Errorf("PassStateEntered at %v, PassStateExited at %v: the evaluation's time is not shown", at["PassStateEntered"], at["PassStateExited"])
 	}
-	info := interp.Info{ExecutionArn: e.ARN, Name: "t1", StateMachineArn: sm.ARN, StateMachineName: "timed", RoleArn: "arn:aws:iam::123456789012:role/r", StartTime: done.Started, Defer: true}
+	info := interp.Info{ExecutionARN: e.ARN, Name: "t1", StateMachineARN: sm.ARN, StateMachineName: "timed", RoleARN: "arn:aws:iam::123456789012:role/r", StartTime: done.Started, Defer: true}
 	if committed, rebuilt := historyText(t, svc, e.ARN), replayed(t, st, def, e.ARN, info); rebuilt != committed {
 		t.Errorf("replay rebuilt\n%s\nthe committed history is\n%s", rebuilt, committed)
 	}

@@ -52,7 +52,7 @@ func interpDraws(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		src := &counting{}
-		engine.Run(context.Background(), p, interp.Info{ExecutionArn: "arn:aws:states:us-east-1:1:execution:p:p", StartTime: time.Unix(0, 0), Rand: src},
+		engine.Run(context.Background(), p, interp.Info{ExecutionARN: "arn:aws:states:us-east-1:1:execution:p:p", StartTime: time.Unix(0, 0), Rand: src},
 			value.NewObject(0), engine.Config{Invoker: flaky})
 		if src.n.Load() == 0 {
 			missing = append(missing, probe.name)

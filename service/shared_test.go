@@ -33,7 +33,7 @@ func TestSharedNodes(t *testing.T) {
 		}
 		stores[i] = st
 		defer st.Close()
-		nodes[i] = service.New(service.Config{Store: st})
+		nodes[i] = service.New(service.Config{Store: st, Shared: st})
 		defer nodes[i].Close()
 		receivers.Go(func() { _ = nodes[i].Runner().Receive(ctx) })
 	}
@@ -224,7 +224,7 @@ func TestSharedUpdateMapRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		nodes[i] = service.New(service.Config{Store: st})
+		nodes[i] = service.New(service.Config{Store: st, Shared: st})
 		defer nodes[i].Close()
 		receivers.Go(func() { _ = nodes[i].Runner().Receive(ctx) })
 	}

@@ -158,11 +158,11 @@ func (s *Service) TestState(ctx context.Context, in TestStateInput) (*interp.Tes
 	}
 	execName := uuid.New()
 	info := interp.Info{
-		ExecutionArn:     s.scope().Express("TestStateStateMachine", execName, ""),
+		ExecutionARN:     s.scope().Express("TestStateStateMachine", execName, ""),
 		Name:             execName,
-		StateMachineArn:  s.scope().StateMachine("TestStateStateMachine"),
+		StateMachineARN:  s.scope().StateMachine("TestStateStateMachine"),
 		StateMachineName: "TestStateStateMachine",
-		RoleArn:          s.scope().Role("TestState"),
+		RoleARN:          s.scope().Role("TestState"),
 		StartTime:        s.clock.Now(),
 		Region:           s.cfg.Region,
 		Account:          s.cfg.Account,

@@ -29,7 +29,7 @@ func TestSendMessageWaitForTaskToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := engine.New(p, engine.Config{Invoker: inv, Clock: engine.RealClock{}, Submit: true})
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:111111111111:execution:m:e", StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:111111111111:execution:m:e", StartTime: time.Now()}
 	d.Start(info, value.NewObject(0), info.StartTime)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -92,7 +92,7 @@ func run(ctx context.Context, t *testing.T, inv task.Invoker, resource, params, 
 		t.Fatal(err)
 	}
 	d := engine.New(p, engine.Config{Invoker: inv, Clock: engine.RealClock{}, Journal: j, Submit: true})
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:m:" + t.Name(), StartTime: time.Now()}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:m:" + t.Name(), StartTime: time.Now()}
 	j.steps = append(j.steps, cloneStep(d.Start(info, value.NewObject(0), info.StartTime)))
 	j.program, j.info = p, info
 	go d.Run(ctx)

@@ -100,7 +100,7 @@ func runReaderCases(t *testing.T, reg task.Invoker, bucket string, skip map[stri
 			if err != nil {
 				t.Fatal(err)
 			}
-			info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineName: "sm",
+			info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineName: "sm",
 				StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			x := engine.Run(context.Background(), p, info, in, engine.Config{Invoker: reg})
 			got := value.String(x.Output())
@@ -217,7 +217,7 @@ func runWriterCase(t *testing.T, reg task.Invoker, bucket string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := interp.Info{ExecutionArn: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineName: "sm",
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:sm:x", StateMachineName: "sm",
 		StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	x := engine.Run(context.Background(), p, info, value.ObjectOf("prefix", "runs/"), engine.Config{Invoker: reg})
 	if f := x.Failure(); f != nil {
