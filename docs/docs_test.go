@@ -525,8 +525,10 @@ func workdir(t *testing.T, root string) string {
 		}
 		to := filepath.Join(dir, rel)
 		switch {
-		case rel == ".git":
+		case rel == ".git" && d.IsDir():
 			return filepath.SkipDir
+		case rel == ".git":
+			return nil // a worktree's .git is a file naming its repository: not copied
 		case d.IsDir() && d.Name() == "node_modules":
 			if err := os.Symlink(path, to); err != nil {
 				return err
