@@ -144,6 +144,20 @@ func (s *gatedStore) Steps(ctx context.Context, arn string) ([]*store.Step, erro
 	return s.Store.Steps(ctx, arn)
 }
 
+// ScanRunning is the store's, with the child's steps held up as Steps
+// holds them (Resume reads them through the scan).
+func (s *gatedStore) ScanRunning(ctx context.Context, fn func(e *store.Execution, steps []*store.Step) error) error {
+	return s.Store.ScanRunning(ctx, func(e *store.Execution, steps []*store.Step) error {
+		if e.ARN == s.child {
+			select {
+			case <-s.stepped:
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+		return fn(e, steps)
+	})
+}
+
 // TestResumedParentWaitsForResumedChild: after a restart, a parent's
 // re-dispatched .sync:2 task waits for its child even when the child is
 // rebuilt after the parent (the store lists executions in start order),
