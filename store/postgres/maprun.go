@@ -20,7 +20,7 @@ const (
 
 // PutMapRuns implements store.MapRunStore: one transaction, fenced like
 // every write of an execution's owner, its statements sent as one batch.
-func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
+func (s mapRunPart) PutMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres store: map runs: %w", err)
@@ -114,7 +114,7 @@ func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children [
 }
 
 // GetMapRun implements store.MapRunStore.
-func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
+func (s mapRunPart) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
 	r, err := sqlrow.ScanMapRun(s.pool.QueryRow(ctx, `SELECT `+sqlrow.MapRunColumns+`, id FROM map_runs WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("map run %s: %w", arn, store.ErrNotFound)
@@ -126,13 +126,13 @@ func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error
 }
 
 // ListMapRuns implements store.MapRunStore.
-func (s *Store) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
-	return byID(ctx, s, kindMapRuns, codec.FilterHash(executionARN), `SELECT `+sqlrow.MapRunColumns+`, id FROM map_runs WHERE exec_arn=$1`,
+func (s mapRunPart) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
+	return byID(ctx, s.Store, kindMapRuns, codec.FilterHash(executionARN), `SELECT `+sqlrow.MapRunColumns+`, id FROM map_runs WHERE exec_arn=$1`,
 		[]any{executionARN}, "", p, sqlrow.ScanMapRun)
 }
 
 // GetChildExecution implements store.MapRunStore.
-func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
+func (s mapRunPart) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
 	c, err := sqlrow.ScanChild(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
@@ -144,13 +144,13 @@ func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.Child
 }
 
 // ListChildExecutions implements store.MapRunStore.
-func (s *Store) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
-	return byID(ctx, s, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE map_run_arn=$1`,
+func (s mapRunPart) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
+	return byID(ctx, s.Store, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE map_run_arn=$1`,
 		[]any{mapRunARN}, status, p, sqlrow.ScanChild)
 }
 
 // ChildEvents implements store.MapRunStore.
-func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
+func (s mapRunPart) ChildEvents(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
 	var key int64
 	if err := s.pool.QueryRow(ctx, `SELECT id FROM map_run_children WHERE arn=$1`, arn).Scan(&key); errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
@@ -170,14 +170,14 @@ func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit 
 }
 
 // PutRedrive implements store.MapRunStore.
-func (s *Store) PutRedrive(ctx context.Context, executionARN string, r store.Redrive) error {
+func (s mapRunPart) PutRedrive(ctx context.Context, executionARN string, r store.Redrive) error {
 	_, err := s.exec(ctx, `INSERT INTO redrives (arn, count, date) VALUES ($1,$2,$3) ON CONFLICT (arn) DO UPDATE SET count=excluded.count, date=excluded.date`,
 		executionARN, r.Count, codec.Nanos(r.Date))
 	return err
 }
 
 // GetRedrive implements store.MapRunStore.
-func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redrive, error) {
+func (s mapRunPart) GetRedrive(ctx context.Context, executionARN string) (store.Redrive, error) {
 	r, err := sqlrow.ScanRedrive(s.pool.QueryRow(ctx, `SELECT `+sqlrow.RedriveColumns+` FROM redrives WHERE arn=$1`, executionARN))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return store.Redrive{}, nil
@@ -189,12 +189,12 @@ func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redr
 }
 
 // GetRedrives implements store.MapRunStore.
-func (s *Store) GetRedrives(ctx context.Context, arns []string) (map[string]store.Redrive, error) {
+func (s mapRunPart) GetRedrives(ctx context.Context, arns []string) (map[string]store.Redrive, error) {
 	out := map[string]store.Redrive{}
 	if len(arns) == 0 {
 		return out, nil
 	}
-	records, err := query(ctx, s, sqlrow.ScanRedrive, `SELECT `+sqlrow.RedriveColumns+` FROM redrives WHERE arn = ANY($1)`, arns)
+	records, err := query(ctx, s.Store, sqlrow.ScanRedrive, `SELECT `+sqlrow.RedriveColumns+` FROM redrives WHERE arn = ANY($1)`, arns)
 	for _, rec := range records {
 		out[rec.ARN] = rec.R
 	}

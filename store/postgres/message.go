@@ -28,11 +28,11 @@ const sendInput = `WITH i AS (
 
 // Send implements store.Shared: the message is a row of inputs, and a
 // notification wakes its owner.
-func (s *Store) Send(ctx context.Context, arn string, msg []byte) error {
+func (s messagePart) Send(ctx context.Context, arn string, msg []byte) error {
 	return s.send(ctx, arn, msg, "", 0)
 }
 
-func (s *Store) send(ctx context.Context, arn string, msg []byte, replyTo string, replyKey int64) error {
+func (s messagePart) send(ctx context.Context, arn string, msg []byte, replyTo string, replyKey int64) error {
 	rows, err := s.pool.Query(ctx, sendInput, arn, msg, replyTo, replyKey)
 	if err != nil {
 		return fmt.Errorf("postgres store: send to %s: %w", arn, err)
@@ -60,7 +60,7 @@ const sweepReplies = 300
 // Ask implements store.Shared. The message names this node and a random
 // key; the owner leaves its reply under the key in replies and notifies
 // this node, whose Receive wakes the asker.
-func (s *Store) Ask(ctx context.Context, arn string, msg []byte) ([]byte, error) {
+func (s messagePart) Ask(ctx context.Context, arn string, msg []byte) ([]byte, error) {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	key := int64(binary.LittleEndian.Uint64(b[:])>>1) | 1 // positive, never 0
@@ -93,7 +93,7 @@ func (s *Store) Ask(ctx context.Context, arn string, msg []byte) ([]byte, error)
 
 // await returns a channel that is closed when a notification of the
 // reply under key arrives.
-func (s *Store) await(key int64) <-chan struct{} {
+func (s messagePart) await(key int64) <-chan struct{} {
 	s.notifyMu.Lock()
 	defer s.notifyMu.Unlock()
 	ch := make(chan struct{})
@@ -101,7 +101,7 @@ func (s *Store) await(key int64) <-chan struct{} {
 	return ch
 }
 
-func (s *Store) unawait(key int64) {
+func (s messagePart) unawait(key int64) {
 	s.notifyMu.Lock()
 	defer s.notifyMu.Unlock()
 	delete(s.replies, key)
@@ -109,7 +109,7 @@ func (s *Store) unawait(key int64) {
 
 // notified wakes the waiters of a notification; it reports whether it is
 // a message for this node's executions.
-func (s *Store) notified(n *pgconn.Notification) bool {
+func (s messagePart) notified(n *pgconn.Notification) bool {
 	s.notifyMu.Lock()
 	defer s.notifyMu.Unlock()
 	if n.Channel == tasksChannel {
@@ -139,7 +139,7 @@ const receiveEvery = time.Second
 // on each notification (or every receiveEvery), takes the messages of the
 // executions it owns in one transaction, locked so that no other
 // receiver takes them, and deletes those fn has handled.
-func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) error {
+func (s messagePart) Receive(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) error {
 	// Close ends it too, so that its connection goes back to the pool
 	// before the pool closes.
 	ctx, cancel := context.WithCancel(ctx)
@@ -206,7 +206,7 @@ func (s *Store) Receive(ctx context.Context, fn func(ctx context.Context, arn st
 
 // receiveSome hands up to 100 messages to fn and deletes those it
 // handled; more reports that there may be others.
-func (s *Store) receiveSome(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) (more bool, err error) {
+func (s messagePart) receiveSome(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) (more bool, err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return false, err

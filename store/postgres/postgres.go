@@ -61,6 +61,12 @@ import (
 
 // Store is the PostgreSQL store.
 type Store struct {
+	// The methods of each concern are declared on a part of their own (a
+	// view of the Store), composed here: versions, Map Runs, schedules, messages.
+	versionPart
+	mapRunPart
+	schedulePart
+	messagePart
 	pool   *pgxpool.Pool // reads and rare writes
 	ws     []*pgx.Conn   // the writers' connections
 	reqs   chan *request
@@ -136,6 +142,7 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{},
 		node: rand.Text(), lease: opts.Lease, lost: make(chan struct{}), stopLease: make(chan struct{}), leaseDone: make(chan struct{}),
 		offered: map[string]chan struct{}{}, replies: map[int64]chan struct{}{}}
+	s.versionPart, s.mapRunPart, s.schedulePart, s.messagePart = versionPart{s}, mapRunPart{s}, schedulePart{s}, messagePart{s}
 	if s.lease <= 0 {
 		s.lease = DefaultLease
 	}
@@ -214,3 +221,15 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) 
 // ReleaseMemory implements store.Store: the connections' memory is the
 // server's, and the store keeps no cache worth freeing.
 func (s *Store) ReleaseMemory(ctx context.Context) error { return nil }
+
+// versionPart declares the Store's methods of one concern (see Store).
+type versionPart struct{ *Store }
+
+// mapRunPart declares the Store's methods of one concern (see Store).
+type mapRunPart struct{ *Store }
+
+// schedulePart declares the Store's methods of one concern (see Store).
+type schedulePart struct{ *Store }
+
+// messagePart declares the Store's methods of one concern (see Store).
+type messagePart struct{ *Store }

@@ -14,7 +14,7 @@ import (
 )
 
 // CreateSchedule implements store.Schedules.
-func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
+func (s schedulePart) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 	n, err := s.exec(ctx, `INSERT INTO schedules (grp, name, state, doc, next, version) VALUES ($1,$2,$3,$4,$5,1) ON CONFLICT DO NOTHING`,
 		sc.Group, sc.Name, sc.State, sc.Doc, codec.Nanos(sc.Next))
 	if err != nil {
@@ -28,7 +28,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 }
 
 // GetSchedule implements store.Schedules.
-func (s *Store) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
+func (s schedulePart) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
 	sc, err := sqlrow.ScanSchedule(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ScheduleColumns+` FROM schedules WHERE grp=$1 AND name=$2`, group, name))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("schedule %s/%s: %w", group, name, store.ErrNotFound)
@@ -40,7 +40,7 @@ func (s *Store) GetSchedule(ctx context.Context, group, name string) (*store.Sch
 }
 
 // versionError tells a missing schedule from one of another version.
-func (s *Store) versionError(ctx context.Context, group, name string, version int64) error {
+func (s schedulePart) versionError(ctx context.Context, group, name string, version int64) error {
 	var v int64
 	err := s.pool.QueryRow(ctx, `SELECT version FROM schedules WHERE grp=$1 AND name=$2`, group, name).Scan(&v)
 	switch {
@@ -53,7 +53,7 @@ func (s *Store) versionError(ctx context.Context, group, name string, version in
 }
 
 // PutSchedule implements store.Schedules.
-func (s *Store) PutSchedule(ctx context.Context, sc *store.Schedule) error {
+func (s schedulePart) PutSchedule(ctx context.Context, sc *store.Schedule) error {
 	n, err := s.exec(ctx, `UPDATE schedules SET state=$1, doc=$2, next=$3, version=version+1, claimed=0 WHERE grp=$4 AND name=$5 AND version=$6`,
 		sc.State, sc.Doc, codec.Nanos(sc.Next), sc.Group, sc.Name, sc.Version)
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *Store) PutSchedule(ctx context.Context, sc *store.Schedule) error {
 }
 
 // DeleteSchedule implements store.Schedules.
-func (s *Store) DeleteSchedule(ctx context.Context, group, name string, version int64) error {
+func (s schedulePart) DeleteSchedule(ctx context.Context, group, name string, version int64) error {
 	n, err := s.exec(ctx, `DELETE FROM schedules WHERE grp=$1 AND name=$2 AND ($3::bigint=0 OR version=$3)`, group, name, version)
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, group, name string, version 
 }
 
 // ListSchedules implements store.Schedules.
-func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, p store.Page) ([]*store.Schedule, string, error) {
+func (s schedulePart) ListSchedules(ctx context.Context, group, prefix, state string, p store.Page) ([]*store.Schedule, string, error) {
 	filter := codec.FilterHash(group, prefix, state)
 	afterGroup, afterName := "", ""
 	if p.Token != "" {
@@ -118,7 +118,7 @@ func scanSchedules(rows pgx.Rows) ([]*store.Schedule, error) {
 
 // ClaimSchedules implements store.Schedules: the due rows are locked with
 // SKIP LOCKED, so nodes claiming at once take different schedules.
-func (s *Store) ClaimSchedules(ctx context.Context, now, until time.Time, limit int) ([]*store.Schedule, error) {
+func (s schedulePart) ClaimSchedules(ctx context.Context, now, until time.Time, limit int) ([]*store.Schedule, error) {
 	rows, err := s.pool.Query(ctx, `UPDATE schedules SET claimed=$1 WHERE (grp, name) IN (
 		SELECT grp, name FROM schedules WHERE next <> 0 AND next <= $2 AND claimed < $2 ORDER BY next LIMIT $3 FOR UPDATE SKIP LOCKED)
 		RETURNING `+sqlrow.ScheduleColumns, codec.Nanos(until), codec.Nanos(now), limit)

@@ -22,7 +22,7 @@ const (
 
 // inTx runs fn in a transaction on the pool and commits it unless fn
 // fails.
-func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+func (s versionPart) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres store: %w", err)
@@ -53,7 +53,7 @@ func lockMachine(ctx context.Context, tx pgx.Tx, smARN string) error {
 }
 
 // PublishVersion implements store.Versioned.
-func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int) (*store.Version, bool, error) {
+func (s versionPart) PublishVersion(ctx context.Context, v *store.Version, limit int) (*store.Version, bool, error) {
 	var out *store.Version
 	var created bool
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -97,7 +97,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 }
 
 // GetVersion implements store.Versioned.
-func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, error) {
+func (s versionPart) GetVersion(ctx context.Context, arn string) (*store.Version, error) {
 	v, err := sqlrow.ScanVersion(s.pool.QueryRow(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("version %s: %w", arn, store.ErrNotFound)
@@ -109,13 +109,13 @@ func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, err
 }
 
 // ListVersions implements store.Versioned.
-func (s *Store) ListVersions(ctx context.Context, smARN string, p store.Page) ([]*store.Version, string, error) {
+func (s versionPart) ListVersions(ctx context.Context, smARN string, p store.Page) ([]*store.Version, string, error) {
 	return sqlrow.Newest(p, kindVersions, codec.FilterHash("versions", smARN), `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=`+param(1),
-		[]any{smARN}, "", "number", param, reads(ctx, s, sqlrow.ScanVersionKeyed))
+		[]any{smARN}, "", "number", param, reads(ctx, s.Store, sqlrow.ScanVersionKeyed))
 }
 
 // DeleteVersion implements store.Versioned.
-func (s *Store) DeleteVersion(ctx context.Context, arn string) error {
+func (s versionPart) DeleteVersion(ctx context.Context, arn string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		var smARN string
 		if err := tx.QueryRow(ctx, `SELECT sm_arn FROM versions WHERE arn=$1`, arn).Scan(&smARN); errors.Is(err, pgx.ErrNoRows) {
@@ -159,7 +159,7 @@ func routesExist(ctx context.Context, tx pgx.Tx, routes []store.Route) error {
 }
 
 // CreateAlias implements store.Versioned.
-func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) error {
+func (s versionPart) CreateAlias(ctx context.Context, a *store.Alias, limit int) error {
 	routes, err := sqlrow.Routes(a)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) erro
 }
 
 // UpdateAlias implements store.Versioned.
-func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
+func (s versionPart) UpdateAlias(ctx context.Context, a *store.Alias) error {
 	routes, err := sqlrow.Routes(a)
 	if err != nil {
 		return err
@@ -215,7 +215,7 @@ func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
 }
 
 // GetAlias implements store.Versioned.
-func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) {
+func (s versionPart) GetAlias(ctx context.Context, arn string) (*store.Alias, error) {
 	a, err := sqlrow.ScanAlias(s.pool.QueryRow(ctx, `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("alias %s: %w", arn, store.ErrNotFound)
@@ -227,7 +227,7 @@ func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) 
 }
 
 // ListAliases implements store.Versioned.
-func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]*store.Alias, string, error) {
+func (s versionPart) ListAliases(ctx context.Context, smARN string, p store.Page) ([]*store.Alias, string, error) {
 	limit := codec.PageLimit(p)
 	filter := codec.FilterHash("aliases", smARN)
 	q, args := `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE sm_arn=$1`, []any{smARN}
@@ -240,7 +240,7 @@ func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]
 		args = append(args, k[0])
 	}
 	q += fmt.Sprintf(` ORDER BY name LIMIT $%d`, len(args)+1)
-	list, err := query(ctx, s, sqlrow.ScanAlias, q, append(args, limit+1)...)
+	list, err := query(ctx, s.Store, sqlrow.ScanAlias, q, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -249,7 +249,7 @@ func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]
 }
 
 // DeleteAlias implements store.Versioned.
-func (s *Store) DeleteAlias(ctx context.Context, arn string) error {
+func (s versionPart) DeleteAlias(ctx context.Context, arn string) error {
 	n, err := s.exec(ctx, `DELETE FROM aliases WHERE arn=$1`, arn)
 	if err == nil && n == 0 {
 		return fmt.Errorf("alias %s: %w", arn, store.ErrNotFound)
@@ -258,7 +258,7 @@ func (s *Store) DeleteAlias(ctx context.Context, arn string) error {
 }
 
 // DeleteVersions implements store.Versioned.
-func (s *Store) DeleteVersions(ctx context.Context, smARN string) error {
+func (s versionPart) DeleteVersions(ctx context.Context, smARN string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		for _, q := range []string{`DELETE FROM versions WHERE sm_arn=$1`, `DELETE FROM version_numbers WHERE sm_arn=$1`, `DELETE FROM aliases WHERE sm_arn=$1`} {
 			if _, err := tx.Exec(ctx, q, smARN); err != nil {
@@ -270,7 +270,7 @@ func (s *Store) DeleteVersions(ctx context.Context, smARN string) error {
 }
 
 // PutExecutionRef implements store.Versioned.
-func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
+func (s versionPart) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
 	_, err := s.exec(ctx, `INSERT INTO execution_refs SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=$1)
 		ON CONFLICT (exec_arn) DO UPDATE SET version_arn=excluded.version_arn, alias_arn=excluded.alias_arn, trace_header=excluded.trace_header`,
 		r.ExecutionARN, r.VersionARN, r.AliasARN, r.TraceHeader)
@@ -278,12 +278,12 @@ func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) erro
 }
 
 // ExecutionRefs implements store.Versioned.
-func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*store.ExecutionRef, error) {
+func (s versionPart) ExecutionRefs(ctx context.Context, arns []string) (map[string]*store.ExecutionRef, error) {
 	out := map[string]*store.ExecutionRef{}
 	if len(arns) == 0 {
 		return out, nil
 	}
-	refs, err := query(ctx, s, sqlrow.ScanRef,
+	refs, err := query(ctx, s.Store, sqlrow.ScanRef,
 		`SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn WHERE r.exec_arn = ANY($1)`, arns)
 	for _, r := range refs {
 		out[r.ExecutionARN] = r
@@ -292,14 +292,14 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 }
 
 // ListExecutionsOf implements store.Versioned.
-func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
-	return byID(ctx, s, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status),
+func (s versionPart) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
+	return byID(ctx, s.Store, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status),
 		`SELECT `+sqlrow.ExecColumns+`, id FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=$1 AND version_arn <> ''
 		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=$1 AND alias_arn <> '')`, []any{ref}, status, p, sqlrow.ScanExecKeyed)
 }
 
 // PutSettings implements store.Versioned.
-func (s *Store) PutSettings(ctx context.Context, arn, settings string) error {
+func (s versionPart) PutSettings(ctx context.Context, arn, settings string) error {
 	if settings == "" {
 		_, err := s.exec(ctx, `DELETE FROM settings WHERE arn=$1`, arn)
 		return err
@@ -309,7 +309,7 @@ func (s *Store) PutSettings(ctx context.Context, arn, settings string) error {
 }
 
 // GetSettings implements store.Versioned.
-func (s *Store) GetSettings(ctx context.Context, arn string) (string, error) {
+func (s versionPart) GetSettings(ctx context.Context, arn string) (string, error) {
 	var out string
 	err := s.pool.QueryRow(ctx, `SELECT settings FROM settings WHERE arn=$1`, arn).Scan(&out)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -46,7 +46,7 @@ const (
 const putChunk = 2000
 
 // PutMapRuns implements store.MapRunStore.
-func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
+func (s mapRunPart) PutMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
 	for {
 		n := min(len(children), putChunk)
 		if err := s.putMapRuns(ctx, runs, children[:n]); err != nil {
@@ -59,7 +59,7 @@ func (s *Store) PutMapRuns(ctx context.Context, runs []*store.MapRun, children [
 	}
 }
 
-func (s *Store) putMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
+func (s mapRunPart) putMapRuns(ctx context.Context, runs []*store.MapRun, children []*store.ChildExecution) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if len(runs) > 0 {
 			up, err := tx.PrepareContext(ctx, `INSERT INTO map_runs (arn, exec_arn, status, started, stopped, max_concurrency, tolerated_count,
@@ -140,7 +140,7 @@ func (s *Store) putMapRuns(ctx context.Context, runs []*store.MapRun, children [
 }
 
 // GetMapRun implements store.MapRunStore.
-func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
+func (s mapRunPart) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error) {
 	r, err := sqlrow.ScanMapRun(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.MapRunColumns+`, seq FROM map_runs WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("map run %s: %w", arn, store.ErrNotFound)
@@ -152,13 +152,13 @@ func (s *Store) GetMapRun(ctx context.Context, arn string) (*store.MapRun, error
 }
 
 // ListMapRuns implements store.MapRunStore.
-func (s *Store) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
+func (s mapRunPart) ListMapRuns(ctx context.Context, executionARN string, p store.Page) ([]*store.MapRun, string, error) {
 	return bySeq(ctx, s.db, kindMapRuns, codec.FilterHash(executionARN), `SELECT `+sqlrow.MapRunColumns+`, seq FROM map_runs WHERE exec_arn=?`,
 		[]any{executionARN}, "", p, sqlrow.ScanMapRun)
 }
 
 // GetChildExecution implements store.MapRunStore.
-func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
+func (s mapRunPart) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
 	c, err := sqlrow.ScanChild(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.ChildColumns+`, seq FROM map_run_children WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
@@ -170,13 +170,13 @@ func (s *Store) GetChildExecution(ctx context.Context, arn string) (*store.Child
 }
 
 // ListChildExecutions implements store.MapRunStore.
-func (s *Store) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
+func (s mapRunPart) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
 	return bySeq(ctx, s.db, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+sqlrow.ChildColumns+`, seq FROM map_run_children WHERE map_run_arn=?`,
 		[]any{mapRunARN}, status, p, sqlrow.ScanChild)
 }
 
 // ChildEvents implements store.MapRunStore.
-func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
+func (s mapRunPart) ChildEvents(ctx context.Context, arn string, after int64, limit int, reverse bool) ([]store.Event, error) {
 	var key int64
 	if err := s.db.QueryRowContext(ctx, `SELECT seq FROM map_run_children WHERE arn=?`, arn).Scan(&key); errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
@@ -196,7 +196,7 @@ func (s *Store) ChildEvents(ctx context.Context, arn string, after int64, limit 
 }
 
 // PutRedrive implements store.MapRunStore.
-func (s *Store) PutRedrive(ctx context.Context, executionARN string, r store.Redrive) error {
+func (s mapRunPart) PutRedrive(ctx context.Context, executionARN string, r store.Redrive) error {
 	s.redrives.adding()
 	return s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO redrives (arn, count, date) VALUES (?,?,?) ON CONFLICT (arn) DO UPDATE SET count=excluded.count, date=excluded.date`,
@@ -206,7 +206,7 @@ func (s *Store) PutRedrive(ctx context.Context, executionARN string, r store.Red
 }
 
 // GetRedrive implements store.MapRunStore.
-func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redrive, error) {
+func (s mapRunPart) GetRedrive(ctx context.Context, executionARN string) (store.Redrive, error) {
 	if empty, err := s.redrives.empty(ctx, s.db); err != nil || empty {
 		return store.Redrive{}, err
 	}
@@ -221,7 +221,7 @@ func (s *Store) GetRedrive(ctx context.Context, executionARN string) (store.Redr
 }
 
 // GetRedrives implements store.MapRunStore.
-func (s *Store) GetRedrives(ctx context.Context, arns []string) (map[string]store.Redrive, error) {
+func (s mapRunPart) GetRedrives(ctx context.Context, arns []string) (map[string]store.Redrive, error) {
 	out := map[string]store.Redrive{}
 	if len(arns) == 0 {
 		return out, nil

@@ -30,7 +30,7 @@ type scheduleTable struct {
 	ready bool
 }
 
-func (s *Store) schedules(ctx context.Context) error {
+func (s schedulePart) schedules(ctx context.Context) error {
 	t := &s.sched
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -48,7 +48,7 @@ func (s *Store) schedules(ctx context.Context) error {
 }
 
 // CreateSchedule implements store.Schedules.
-func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
+func (s schedulePart) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 	if err := s.schedules(ctx); err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc *store.Schedule) error {
 }
 
 // GetSchedule implements store.Schedules.
-func (s *Store) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
+func (s schedulePart) GetSchedule(ctx context.Context, group, name string) (*store.Schedule, error) {
 	if err := s.schedules(ctx); err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func versionError(tx *sql.Tx, group, name string, version int64) error {
 }
 
 // PutSchedule implements store.Schedules.
-func (s *Store) PutSchedule(ctx context.Context, sc *store.Schedule) error {
+func (s schedulePart) PutSchedule(ctx context.Context, sc *store.Schedule) error {
 	if err := s.schedules(ctx); err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (s *Store) PutSchedule(ctx context.Context, sc *store.Schedule) error {
 }
 
 // DeleteSchedule implements store.Schedules.
-func (s *Store) DeleteSchedule(ctx context.Context, group, name string, version int64) error {
+func (s schedulePart) DeleteSchedule(ctx context.Context, group, name string, version int64) error {
 	if err := s.schedules(ctx); err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, group, name string, version 
 }
 
 // ListSchedules implements store.Schedules.
-func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, p store.Page) ([]*store.Schedule, string, error) {
+func (s schedulePart) ListSchedules(ctx context.Context, group, prefix, state string, p store.Page) ([]*store.Schedule, string, error) {
 	if err := s.schedules(ctx); err != nil {
 		return nil, "", err
 	}
@@ -162,7 +162,7 @@ func (s *Store) ListSchedules(ctx context.Context, group, prefix, state string, 
 }
 
 // ClaimSchedules implements store.Schedules.
-func (s *Store) ClaimSchedules(ctx context.Context, now, until time.Time, limit int) ([]*store.Schedule, error) {
+func (s schedulePart) ClaimSchedules(ctx context.Context, now, until time.Time, limit int) ([]*store.Schedule, error) {
 	if err := s.schedules(ctx); err != nil {
 		return nil, err
 	}

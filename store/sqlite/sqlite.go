@@ -68,6 +68,11 @@ import (
 
 // Store is the SQLite store.
 type Store struct {
+	// The methods of each concern are declared on a part of their own (a
+	// view of the Store), composed here: versions, Map Runs, schedules.
+	versionPart
+	mapRunPart
+	schedulePart
 	db     *reader // readers
 	w      *sql.DB // the writer's single connection
 	reqs   chan *request
@@ -163,6 +168,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	s := &Store{db: newReader(r), w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
 		arena: make([]byte, 0, 1<<16)} // never nil: a step without events binds an empty blob, not NULL
+	s.versionPart, s.mapRunPart, s.schedulePart = versionPart{s}, mapRunPart{s}, schedulePart{s}
 	s.refs.table, s.redrives.table = "execution_refs", "redrives"
 	for _, p := range []struct {
 		dst **sql.Stmt
@@ -224,3 +230,12 @@ func (s *Store) Close() error {
 	})
 	return s.closeErr
 }
+
+// versionPart declares the Store's methods of one concern (see Store).
+type versionPart struct{ *Store }
+
+// mapRunPart declares the Store's methods of one concern (see Store).
+type mapRunPart struct{ *Store }
+
+// schedulePart declares the Store's methods of one concern (see Store).
+type schedulePart struct{ *Store }

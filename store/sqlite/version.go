@@ -43,7 +43,7 @@ const (
 )
 
 // PublishVersion implements store.Versioned.
-func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int) (*store.Version, bool, error) {
+func (s versionPart) PublishVersion(ctx context.Context, v *store.Version, limit int) (*store.Version, bool, error) {
 	var out *store.Version
 	var created bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -91,7 +91,7 @@ func (s *Store) PublishVersion(ctx context.Context, v *store.Version, limit int)
 }
 
 // GetVersion implements store.Versioned.
-func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, error) {
+func (s versionPart) GetVersion(ctx context.Context, arn string) (*store.Version, error) {
 	v, err := sqlrow.ScanVersion(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("version %s: %w", arn, store.ErrNotFound)
@@ -100,13 +100,13 @@ func (s *Store) GetVersion(ctx context.Context, arn string) (*store.Version, err
 }
 
 // ListVersions implements store.Versioned.
-func (s *Store) ListVersions(ctx context.Context, smARN string, p store.Page) ([]*store.Version, string, error) {
+func (s versionPart) ListVersions(ctx context.Context, smARN string, p store.Page) ([]*store.Version, string, error) {
 	return sqlrow.Newest(p, kindVersions, codec.FilterHash("versions", smARN), `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=`+param(1),
 		[]any{smARN}, "", "number", param, reads(ctx, s.db, sqlrow.ScanVersionKeyed))
 }
 
 // DeleteVersion implements store.Versioned.
-func (s *Store) DeleteVersion(ctx context.Context, arn string) error {
+func (s versionPart) DeleteVersion(ctx context.Context, arn string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		var smARN string
 		if err := tx.QueryRow(`SELECT sm_arn FROM versions WHERE arn=?`, arn).Scan(&smARN); errors.Is(err, sql.ErrNoRows) {
@@ -143,7 +143,7 @@ func routesExist(tx *sql.Tx, routes []store.Route) error {
 }
 
 // CreateAlias implements store.Versioned.
-func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) error {
+func (s versionPart) CreateAlias(ctx context.Context, a *store.Alias, limit int) error {
 	routes, err := sqlrow.Routes(a)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func (s *Store) CreateAlias(ctx context.Context, a *store.Alias, limit int) erro
 }
 
 // UpdateAlias implements store.Versioned.
-func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
+func (s versionPart) UpdateAlias(ctx context.Context, a *store.Alias) error {
 	routes, err := sqlrow.Routes(a)
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (s *Store) UpdateAlias(ctx context.Context, a *store.Alias) error {
 }
 
 // GetAlias implements store.Versioned.
-func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) {
+func (s versionPart) GetAlias(ctx context.Context, arn string) (*store.Alias, error) {
 	a, err := sqlrow.ScanAlias(s.db.QueryRowContext(ctx, `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE arn=?`, arn))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("alias %s: %w", arn, store.ErrNotFound)
@@ -200,7 +200,7 @@ func (s *Store) GetAlias(ctx context.Context, arn string) (*store.Alias, error) 
 }
 
 // ListAliases implements store.Versioned.
-func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]*store.Alias, string, error) {
+func (s versionPart) ListAliases(ctx context.Context, smARN string, p store.Page) ([]*store.Alias, string, error) {
 	limit := codec.PageLimit(p)
 	filter := codec.FilterHash("aliases", smARN)
 	q, args := `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE sm_arn=?`, []any{smARN}
@@ -221,7 +221,7 @@ func (s *Store) ListAliases(ctx context.Context, smARN string, p store.Page) ([]
 }
 
 // DeleteAlias implements store.Versioned.
-func (s *Store) DeleteAlias(ctx context.Context, arn string) error {
+func (s versionPart) DeleteAlias(ctx context.Context, arn string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.Exec(`DELETE FROM aliases WHERE arn=?`, arn)
 		if err != nil {
@@ -237,7 +237,7 @@ func (s *Store) DeleteAlias(ctx context.Context, arn string) error {
 }
 
 // DeleteVersions implements store.Versioned.
-func (s *Store) DeleteVersions(ctx context.Context, smARN string) error {
+func (s versionPart) DeleteVersions(ctx context.Context, smARN string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for _, q := range []string{`DELETE FROM versions WHERE sm_arn=?`, `DELETE FROM version_numbers WHERE sm_arn=?`, `DELETE FROM aliases WHERE sm_arn=?`} {
 			if _, err := tx.Exec(q, smARN); err != nil {
@@ -290,7 +290,7 @@ func (r *rarelyUsed) empty(ctx context.Context, db *reader) (bool, error) {
 }
 
 // PutExecutionRef implements store.Versioned.
-func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
+func (s versionPart) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
 	s.refs.adding()
 	ref := *r
 	return s.write(ctx, func(tx *sql.Tx) error {
@@ -302,7 +302,7 @@ func (s *Store) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) erro
 }
 
 // ExecutionRefs implements store.Versioned.
-func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*store.ExecutionRef, error) {
+func (s versionPart) ExecutionRefs(ctx context.Context, arns []string) (map[string]*store.ExecutionRef, error) {
 	out := map[string]*store.ExecutionRef{}
 	if len(arns) == 0 {
 		return out, nil
@@ -335,7 +335,7 @@ func (s *Store) ExecutionRefs(ctx context.Context, arns []string) (map[string]*s
 }
 
 // ListExecutionsOf implements store.Versioned.
-func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
+func (s versionPart) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
 	q := `SELECT ` + listColumns + ` FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=? AND version_arn != ''
 		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=? AND alias_arn != '')`
 	return bySeq(ctx, s.db, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status), q,
@@ -343,7 +343,7 @@ func (s *Store) ListExecutionsOf(ctx context.Context, ref, status string, p stor
 }
 
 // PutSettings implements store.Versioned.
-func (s *Store) PutSettings(ctx context.Context, arn, settings string) error {
+func (s versionPart) PutSettings(ctx context.Context, arn, settings string) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if settings == "" {
 			_, err := tx.Exec(`DELETE FROM settings WHERE arn=?`, arn)
@@ -355,7 +355,7 @@ func (s *Store) PutSettings(ctx context.Context, arn, settings string) error {
 }
 
 // GetSettings implements store.Versioned.
-func (s *Store) GetSettings(ctx context.Context, arn string) (string, error) {
+func (s versionPart) GetSettings(ctx context.Context, arn string) (string, error) {
 	var out string
 	err := s.db.QueryRowContext(ctx, `SELECT settings FROM settings WHERE arn=?`, arn).Scan(&out)
 	if errors.Is(err, sql.ErrNoRows) {
