@@ -223,3 +223,14 @@ func (th *thread) propagate(f *Failure) {
 
 // retryNow re-runs the current state after a retry interval.
 func (th *thread) retryNow() { th.runState() }
+
+// site is where a failure arose: the state and the id of its Entered
+// event, which the cause of every States.Runtime, intrinsic and evaluation
+// failure names.
+type site struct {
+	state   string
+	entered int64
+}
+
+// site is where the thread is: its current state's run.
+func (th *thread) site() site { return site{state: th.cur.Name, entered: th.run.enteredID} }

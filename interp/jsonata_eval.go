@@ -139,7 +139,7 @@ func endsName(c byte) bool {
 
 // inputStates returns $states over the state's raw input (no result or
 // errorOutput). Each method of jsonataEval builds the variables,
-// th.jvars(e.inputStates(th)), only when the state has a field to evaluate,
+// th.vars.jsonataVars(e.inputStates(th)), only when the state has a field to evaluate,
 // and keeps them local: jvars is inlined and the map stays off the heap.
 func (e *jsonataEval) inputStates(th *thread) *value.Object {
 	return e.statesVar(th, th.run.input, nil, nil, false, false)
@@ -155,12 +155,12 @@ func (e *jsonataEval) has(names ...string) bool {
 	return false
 }
 
-// jvars builds the JSONata variables: the workflow variables in scope and
+// jsonataVars builds the JSONata variables: the workflow variables in scope and
 // $states.
-func (th *thread) jvars(states *value.Object) map[string]any {
+func (sc *scope) jsonataVars(states *value.Object) map[string]any {
 	vars := map[string]any{}
 	var chain []*scope
-	for s := th.vars; s != nil; s = s.parent {
+	for s := sc; s != nil; s = s.parent {
 		chain = append(chain, s)
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
@@ -198,27 +198,27 @@ func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars ma
 	}
 	v, err := t.EvalWith(th.x.evalContext(), vars, jsonata.Options{Rand: th.x.rand})
 	if in := th.x.evalEnd(); in != nil {
-		return nil, true, th.interrupted(name, in)
+		return nil, true, th.site().interrupted(name, in)
 	}
 	if err != nil {
-		return nil, true, th.queryFailure(name, err)
+		return nil, true, th.site().queryFailure(name, err)
 	}
 	return v, true, nil
 }
 
 // queryFailure maps a JSONata evaluation error to States.QueryEvaluationError
 // with AWS's cause text.
-func (th *thread) queryFailure(field string, err error) *Failure {
+func (s site) queryFailure(field string, err error) *Failure {
 	var te *jsonata.TemplateError
 	if errors.As(err, &te) {
-		return th.evalFailure(te.FieldPath(field), te.Cause(field))
+		return s.evalFailure(te.FieldPath(field), te.Cause(field))
 	}
-	return th.evalFailure(field, err.Error())
+	return s.evalFailure(field, err.Error())
 }
 
 // evalFailure builds a States.QueryEvaluationError for a field.
-func (th *thread) evalFailure(location, msg string) *Failure {
-	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(th.cur.Name, th.run.enteredID) + msg, evaluation: true, location: location}
+func (s site) evalFailure(location, msg string) *Failure {
+	return &Failure{Error: ErrQueryEvaluationError, Cause: statePrefix(s.state, s.entered) + msg, evaluation: true, location: location}
 }
 
 // typeFailure reports a field whose expression returned the wrong type.
@@ -228,7 +228,7 @@ func (e *jsonataEval) typeFailure(th *thread, field, want string, v any) *Failur
 	if t != nil {
 		expr = t.Source()
 	}
-	return th.evalFailure(field, jsonata.TypeCause(expr, field, want, v))
+	return th.site().evalFailure(field, jsonata.TypeCause(expr, field, want, v))
 }
 
 // assignedDetails renders assignedVariables for a StateExited event.
@@ -274,7 +274,7 @@ func (e *jsonataEval) parameters(th *thread, in any) (any, *Failure) {
 	if !e.has("Arguments") {
 		return in, nil
 	}
-	args, ok, f := th.evalField(e.fields, "Arguments", th.jvars(e.inputStates(th)))
+	args, ok, f := th.evalField(e.fields, "Arguments", th.vars.jsonataVars(e.inputStates(th)))
 	if f != nil {
 		return nil, f
 	}
@@ -299,21 +299,21 @@ func (e *jsonataEval) output(th *thread, result any, hasResult bool) (any, *Fail
 		return result, nil
 	}
 	if hasResult {
-		return th.outputAndAssign(e.fields, th.jvars(e.statesVar(th, th.run.input, result, nil, true, false)), result)
+		return th.outputAndAssign(e.fields, th.vars.jsonataVars(e.statesVar(th, th.run.input, result, nil, true, false)), result)
 	}
-	return th.outputAndAssign(e.fields, th.jvars(e.inputStates(th)), result)
+	return th.outputAndAssign(e.fields, th.vars.jsonataVars(e.inputStates(th)), result)
 }
 
 func (e *jsonataEval) passOn(th *thread, in any) (any, *Failure) {
 	if !e.has("Output", "Assign") {
 		return in, nil
 	}
-	return th.outputAndAssign(e.fields, th.jvars(e.inputStates(th)), in)
+	return th.outputAndAssign(e.fields, th.vars.jsonataVars(e.inputStates(th)), in)
 }
 
 func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 	st := th.cur
-	vars := th.jvars(e.inputStates(th))
+	vars := th.vars.jsonataVars(e.inputStates(th))
 	for i, m := range e.rules {
 		v, _, f := th.evalField(m, "Condition", vars)
 		if f != nil {
@@ -321,7 +321,7 @@ func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 		}
 		b, isBool := v.(bool)
 		if !isBool {
-			return nil, nil, th.evalFailure("Condition", jsonata.TypeCause(m["Condition"].Source(), "Condition", "boolean", v))
+			return nil, nil, th.site().evalFailure("Condition", jsonata.TypeCause(m["Condition"].Source(), "Condition", "boolean", v))
 		}
 		if b {
 			th.x.branch(st.Name, BranchChoice, i)
@@ -346,7 +346,7 @@ func (e *jsonataEval) waitUntil(th *thread, _ any) (time.Time, *Failure) {
 	if !e.has("Seconds", "Timestamp") {
 		return due, nil
 	}
-	vars := th.jvars(e.inputStates(th))
+	vars := th.vars.jsonataVars(e.inputStates(th))
 	if v, ok, f := th.evalField(e.fields, "Seconds", vars); f != nil {
 		return due, f
 	} else if ok {
@@ -366,7 +366,7 @@ func (e *jsonataEval) waitUntil(th *thread, _ any) (time.Time, *Failure) {
 		}
 		t, valid := parseTimestamp(s)
 		if !valid {
-			return due, th.evalFailure("Timestamp", "The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: "+s)
+			return due, th.site().evalFailure("Timestamp", "The Timestamp field cannot be parsed as an ISO-8601 extended offset date-time format string: "+s)
 		}
 		due = t
 	}
@@ -378,7 +378,7 @@ func (e *jsonataEval) failure(th *thread) *Failure {
 	if !e.has("Error", "Cause") {
 		return f
 	}
-	vars := th.jvars(e.inputStates(th))
+	vars := th.vars.jsonataVars(e.inputStates(th))
 	for _, name := range []string{"Error", "Cause"} {
 		v, ok, fl := th.evalField(e.fields, name, vars)
 		if fl != nil {
@@ -405,7 +405,7 @@ func (e *jsonataEval) taskTimeouts(th *thread, _ any) (int64, int64, *Failure) {
 	if !e.has("TimeoutSeconds", "HeartbeatSeconds") {
 		return 0, 0, nil
 	}
-	vars := th.jvars(e.inputStates(th))
+	vars := th.vars.jsonataVars(e.inputStates(th))
 	for _, name := range []string{"TimeoutSeconds", "HeartbeatSeconds"} {
 		v, ok, f := th.evalField(e.fields, name, vars)
 		if f != nil {
@@ -433,7 +433,7 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 	var ok bool
 	if e.has("Items") {
 		var f *Failure
-		if items, ok, f = th.evalField(e.fields, "Items", th.jvars(e.inputStates(th))); f != nil {
+		if items, ok, f = th.evalField(e.fields, "Items", th.vars.jsonataVars(e.inputStates(th))); f != nil {
 			// As for an Items of the wrong type (a function, say): the Map
 			// state fails after its EvaluationFailed event.
 			th.run.failEvent = "MapStateFailed"
@@ -452,7 +452,7 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 		if ok {
 			return nil, e.typeFailure(th, "Items", "array", items)
 		}
-		return nil, th.evalFailure("", "Map state input must be an array but was: "+value.String(items))
+		return nil, th.site().evalFailure("", "Map state input must be an array but was: "+value.String(items))
 	}
 	return arr, nil
 }
@@ -462,7 +462,7 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
 	var vars map[string]any
 	if e.has("MaxConcurrency", "ToleratedFailureCount", "ToleratedFailurePercentage") {
-		vars = th.jvars(e.inputStates(th))
+		vars = th.vars.jsonataVars(e.inputStates(th))
 	}
 	if v, ok, f := th.evalField(e.fields, "MaxConcurrency", vars); f != nil {
 		return f
@@ -507,7 +507,7 @@ func (e *jsonataEval) mapTolerance(*thread, *container, any) *Failure { return n
 
 // writerParams evaluates the ResultWriter's Arguments over $states.input.
 func (e *jsonataEval) writerParams(th *thread, _ *container) (any, *Failure) {
-	v, ok, f := th.evalField(e.writer, "Arguments", th.jvars(e.inputStates(th)))
+	v, ok, f := th.evalField(e.writer, "Arguments", th.vars.jsonataVars(e.inputStates(th)))
 	if f != nil || ok {
 		return v, f
 	}
@@ -517,7 +517,7 @@ func (e *jsonataEval) writerParams(th *thread, _ *container) (any, *Failure) {
 // readerParams evaluates the ItemReader's Arguments and MaxItems over
 // $states.input.
 func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
-	vars := th.jvars(e.inputStates(th))
+	vars := th.vars.jsonataVars(e.inputStates(th))
 	var params any = value.NewObject(0)
 	if v, ok, f := th.evalField(e.reader, "Arguments", vars); f != nil {
 		return nil, 0, f
@@ -531,7 +531,7 @@ func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
 		n, isNum := v.(value.Number)
 		i, exact := n.Int64()
 		if !isNum || !exact || i < 0 {
-			return nil, 0, th.evalFailure("MaxItems", jsonata.TypeCause(e.reader["MaxItems"].Source(), "MaxItems", "non-negative integer", v))
+			return nil, 0, th.site().evalFailure("MaxItems", jsonata.TypeCause(e.reader["MaxItems"].Source(), "MaxItems", "non-negative integer", v))
 		}
 		maxItems = int(i)
 	}
@@ -542,7 +542,7 @@ func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
 // literal or an expression over $states.input.
 func (e *jsonataEval) mapBatcher(th *thread, c *container, _ any) (batching, *Failure) {
 	var bt batching
-	vars := th.jvars(e.inputStates(th))
+	vars := th.vars.jsonataVars(e.inputStates(th))
 	for _, l := range []struct {
 		name string
 		dst  *int
@@ -578,17 +578,17 @@ func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Fai
 	if e.context {
 		states.Set("context", ch.contextObjectFor(th))
 	}
-	v, err := t.EvalWith(th.x.evalContext(), th.jvars(states), jsonata.Options{Rand: th.x.rand})
+	v, err := t.EvalWith(th.x.evalContext(), th.vars.jsonataVars(states), jsonata.Options{Rand: th.x.rand})
 	if in := th.x.evalEnd(); in != nil {
-		return nil, th.interrupted("ItemSelector", in)
+		return nil, th.site().interrupted("ItemSelector", in)
 	}
 	if err != nil {
-		return nil, th.queryFailure("ItemSelector", err)
+		return nil, th.site().queryFailure("ItemSelector", err)
 	}
 	return v, nil
 }
 
 func (e *jsonataEval) caught(th *thread, i int, errOut any) (any, *Failure) {
-	vars := th.jvars(e.statesVar(th, th.run.input, nil, errOut, false, true))
+	vars := th.vars.jsonataVars(e.statesVar(th, th.run.input, nil, errOut, false, true))
 	return th.outputAndAssign(e.catchers[i], vars, errOut)
 }

@@ -238,7 +238,7 @@ func (th *thread) applyPath(path *ref, null bool, v any) (any, *Failure) {
 	}
 	out, err := path.get(th.env(v))
 	if err != nil {
-		return nil, th.pathFailure(err)
+		return nil, th.site().pathFailure(err)
 	}
 	return out, nil
 }
@@ -332,7 +332,7 @@ func (e *jsonPathEval) choose(th *thread, in any) (*state, any, *Failure) {
 	for i, c := range e.rules {
 		ok, err := c.eval(env)
 		if err != nil {
-			return nil, nil, th.pathFailure(err)
+			return nil, nil, th.site().pathFailure(err)
 		}
 		if ok {
 			next, matched = st.choiceNext[i], c
@@ -445,7 +445,7 @@ func (e *jsonPathEval) failure(th *thread) *Failure {
 func (th *thread) evalRefOrCall(r *ref, field string, e *env) (any, *Failure) {
 	v, err := r.get(e)
 	if err != nil {
-		if f := th.budgetFailure(err); f != nil {
+		if f := th.site().budgetFailure(err); f != nil {
 			return nil, f
 		}
 		if r.call != nil {
@@ -468,7 +468,7 @@ func (e *jsonPathEval) taskTimeouts(th *thread, in any) (int64, int64, *Failure)
 	if e.timeoutPath != nil {
 		v, err := e.timeoutPath.get(th.env(in))
 		if err != nil {
-			return 0, 0, th.pathFailure(err)
+			return 0, 0, th.site().pathFailure(err)
 		}
 		n, ok := v.(value.Number)
 		if i, isInt := n.Int64(); ok && isInt && i > 0 {
@@ -480,7 +480,7 @@ func (e *jsonPathEval) taskTimeouts(th *thread, in any) (int64, int64, *Failure)
 	if e.heartbeatPath != nil {
 		v, err := e.heartbeatPath.get(th.env(in))
 		if err != nil {
-			return 0, 0, th.pathFailure(err)
+			return 0, 0, th.site().pathFailure(err)
 		}
 		n, ok := v.(value.Number)
 		if i, isInt := n.Int64(); ok && isInt && i > 0 {
@@ -500,7 +500,7 @@ func (e *jsonPathEval) mapItems(th *thread, in any) ([]any, *Failure) {
 	} else if e.itemsPath != nil {
 		v, err := e.itemsPath.get(th.env(in))
 		if err != nil {
-			return nil, th.pathFailure(err)
+			return nil, th.site().pathFailure(err)
 		}
 		items = v
 	}
@@ -553,7 +553,7 @@ func (e *jsonPathEval) writerParams(th *thread, c *container) (any, *Failure) {
 	}
 	v, err := e.writerArgs.eval(th.env(c.input))
 	if err != nil {
-		return nil, th.payloadFailure(err, c.input)
+		return nil, th.site().payloadFailure(err, c.input)
 	}
 	return v, nil
 }
@@ -566,7 +566,7 @@ func (e *jsonPathEval) readerParams(th *thread, in any) (any, int, *Failure) {
 	if e.readerArgs != nil {
 		v, err := e.readerArgs.eval(th.env(in))
 		if err != nil {
-			return nil, 0, th.payloadFailure(err, in)
+			return nil, 0, th.site().payloadFailure(err, in)
 		}
 		params = v
 	}
@@ -619,7 +619,7 @@ func (e *jsonPathEval) mapBatcher(th *thread, c *container, in any) (batching, *
 	if e.batchInput != nil {
 		v, err := e.batchInput.eval(th.env(c.input))
 		if err != nil {
-			return bt, th.payloadFailure(err, c.input)
+			return bt, th.site().payloadFailure(err, c.input)
 		}
 		bt.input, bt.hasInput = v, true
 	}
@@ -671,7 +671,7 @@ func (e *jsonPathEval) mapTolerance(th *thread, c *container, in any) *Failure {
 func (th *thread) pathNumber(r *ref, field, path, kind string, in any) (float64, *Failure) {
 	v, err := r.get(th.env(in))
 	if err != nil {
-		return 0, th.pathFailure(err)
+		return 0, th.site().pathFailure(err)
 	}
 	switch x := v.(type) {
 	case value.Number:
@@ -702,7 +702,7 @@ func (e *jsonPathEval) itemInput(th *thread, c *container, ch *thread) (any, *Fa
 	env.item = ch
 	v, err := sel.eval(env)
 	if err != nil {
-		return nil, th.payloadFailure(err, c.input)
+		return nil, th.site().payloadFailure(err, c.input)
 	}
 	return v, nil
 }
@@ -729,8 +729,8 @@ func (e *jsonPathEval) caught(th *thread, i int, errOut any) (any, *Failure) {
 	return v, nil
 }
 
-func (th *thread) pathFailure(err error) *Failure {
-	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
+func (s site) pathFailure(err error) *Failure {
+	return runtimeFailure(s.state, s.entered, "%s", err.Error())
 }
 
 // evalPayload evaluates a payload template and maps its errors to ASL
@@ -740,7 +740,7 @@ func (th *thread) evalPayload(p *payload, input any) (any, *Failure) {
 	if err == nil {
 		return v, nil
 	}
-	if f := th.budgetFailure(err); f != nil {
+	if f := th.site().budgetFailure(err); f != nil {
 		return nil, f
 	}
 	var pe *payloadError
@@ -776,25 +776,25 @@ func (th *thread) assign(p *payload, input any) *Failure {
 	}
 	v, err := p.eval(th.env(input))
 	if err != nil {
-		return th.payloadFailure(err, input)
+		return th.site().payloadFailure(err, input)
 	}
 	o, _ := v.(*value.Object)
 	th.addAssigned(o)
 	return nil
 }
 
-func (th *thread) payloadFailure(err error, input any) *Failure {
-	if f := th.budgetFailure(err); f != nil {
+func (s site) payloadFailure(err error, input any) *Failure {
+	if f := s.budgetFailure(err); f != nil {
 		return f
 	}
 	var pe *payloadError
 	if errors.As(err, &pe) && pe.name == ErrIntrinsicFailure {
-		return &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(th.cur.Name, th.run.enteredID) + intrinsicCause(pe.err)}
+		return &Failure{Error: ErrIntrinsicFailure, Cause: statePrefix(s.state, s.entered) + intrinsicCause(pe.err)}
 	}
 	if errors.As(err, &pe) {
-		return runtimeFailure(th.cur.Name, th.run.enteredID,
+		return runtimeFailure(s.state, s.entered,
 			"The JSONPath '%s' specified for the field '%s' could not be found in the input '%s'",
 			pe.expr, pe.field, value.String(input))
 	}
-	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", err.Error())
+	return runtimeFailure(s.state, s.entered, "%s", err.Error())
 }

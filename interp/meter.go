@@ -95,11 +95,11 @@ func (x *Execution) evalEnd() *Interrupt {
 
 // interrupted is the failure of an evaluation of field that was
 // interrupted: a stop aborts the execution; a budget fails the state.
-func (th *thread) interrupted(field string, in *Interrupt) *Failure {
+func (s site) interrupted(field string, in *Interrupt) *Failure {
 	if in.Stop {
 		return &Failure{Error: in.Name, Cause: in.Cause, abort: true}
 	}
-	return th.evalFailure(field, "The evaluation of the field '"+field+"' was stopped: "+in.Cause)
+	return s.evalFailure(field, "The evaluation of the field '"+field+"' was stopped: "+in.Cause)
 }
 
 // clockNow advances the execution's time to the meter's, for an event.

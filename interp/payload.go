@@ -139,12 +139,12 @@ func thousands(n int64) string {
 
 // budgetFailure is the States.Runtime failure of a path or function that
 // exceeded the budget, or nil when err is something else.
-func (th *thread) budgetFailure(err error) *Failure {
+func (s site) budgetFailure(err error) *Failure {
 	var be *budgetError
 	if !errors.As(err, &be) {
 		return nil
 	}
-	return runtimeFailure(th.cur.Name, th.run.enteredID, "%s", be.msg)
+	return runtimeFailure(s.state, s.entered, "%s", be.msg)
 }
 
 type undefinedVariable struct{ name string }
