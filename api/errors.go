@@ -40,6 +40,7 @@ var wireErrors = map[error]wireError{
 	fault.ErrNotRedrivable:        {"ExecutionNotRedrivable", 400},
 	fault.ErrTypeNotSupported:     {"StateMachineTypeNotSupported", 400},
 	fault.ErrUnsupported:          {"UnsupportedOperation", 400},
+	fault.ErrUnavailable:          {"ServiceUnavailable", 503},
 }
 
 // AWSError returns the AWS error code and message that the API answers

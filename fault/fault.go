@@ -87,6 +87,12 @@ var (
 	// ErrUnsupported: the operation needs what this store does not have
 	// (UnsupportedOperation).
 	ErrUnsupported = errors.New("unsupported operation")
+	// ErrUnavailable: the service cannot answer now but may in a moment:
+	// its store cannot be reached, is restarting, or cannot write (a full
+	// disk), or this node is taking its lease again. Clients retry it
+	// (ServiceUnavailable, HTTP 503, which AWS's SDKs retry with
+	// back-off).
+	ErrUnavailable = errors.New("service unavailable")
 )
 
 // All lists every sentinel above, so that a table keyed by them (the
@@ -97,7 +103,7 @@ func All() []error {
 		ErrInvalidOutput, ErrInvalidLogging, ErrInvalidEncryption, ErrMissingParameter, ErrTooManyTags,
 		ErrStateMachineNotFound, ErrExecutionNotFound, ErrActivityNotFound, ErrResourceNotFound,
 		ErrStateMachineExists, ErrExecutionExists, ErrNoTask, ErrTaskClosed, ErrBadToken,
-		ErrConflict, ErrQuota, ErrNotRedrivable, ErrTypeNotSupported, ErrUnsupported,
+		ErrConflict, ErrQuota, ErrNotRedrivable, ErrTypeNotSupported, ErrUnsupported, ErrUnavailable,
 	}
 }
 

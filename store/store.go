@@ -31,7 +31,8 @@
 // internal/sqlrow (the SQL backends' column lists, row scanners and column
 // encoders) are what backends share.
 //
-// It imports nothing of stepd's and must not: the engine, the service and
+// It imports nothing of stepd's but fault (the conditions every layer
+// shares, for ErrUnavailable), and must not: the engine, the service and
 // everything above them build on it, so it must not import them, nor the
 // interpreter, nor any of its backends.
 package store
@@ -42,6 +43,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/stepd/stepd/fault"
 )
 
 // Errors a Store returns; backends wrap them with %w.
@@ -53,6 +56,13 @@ var (
 	ErrConflict = errors.New("step out of order")
 	// ErrBadToken is a pagination token the store did not issue.
 	ErrBadToken = errors.New("invalid pagination token")
+	// ErrUnavailable is a store that cannot do the work now but may in a
+	// moment: its database cannot be reached or is restarting, its disk
+	// is full, or (a shared store) this node's lease lapsed and it is
+	// taking a new one. The backend's error wraps it beside the cause it
+	// names; it is the service's fault.ErrUnavailable, so that the API
+	// answers it as a retryable ServiceUnavailable.
+	ErrUnavailable = fault.ErrUnavailable
 )
 
 // StateMachine is a stored state machine.

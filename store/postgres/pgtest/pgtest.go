@@ -3,6 +3,10 @@
 // a fresh schema per call, dropped when the test ends. Without a server
 // the test is skipped, or fails when CI=true.
 //
+// Private starts a server of a test's own (initdb and pg_ctl), which the
+// test may stop, restart or freeze: a test that stops PostgreSQL never
+// touches the shared server.
+//
 // It imports nothing of stepd's and must not: only tests import it.
 package pgtest
 
