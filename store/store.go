@@ -331,8 +331,14 @@ type Shared interface {
 	// for the caller to resume by replay.
 	Claim(ctx context.Context) ([]*Execution, error)
 	// Lost is closed once this node has lost its lease: from then on it
-	// can commit no step, and its process should stop.
+	// can commit no step. The node then stops every execution it runs
+	// and calls Rejoin; Lost returns a new channel after that.
 	Lost() <-chan struct{}
+	// Rejoin makes the node a member again after it lost its lease,
+	// under a new identity, so that nothing the old one queued can
+	// commit; the executions it ran are claimed again by whoever claims
+	// next (this node's Claim included). It fails while the lease holds.
+	Rejoin(ctx context.Context) error
 	// Send queues msg for the owner of a running execution (ErrNotFound
 	// when it is not running). The message outlives its owner: if the
 	// owner dies first, the node that claims the execution receives it.
@@ -342,7 +348,9 @@ type Shared interface {
 	// stays queued and Ask returns ctx's error.
 	Ask(ctx context.Context, executionARN string, msg []byte) (reply []byte, err error)
 	// Receive calls fn, until ctx ends, with each message sent to an
-	// execution this node owns, in the order sent. A message is removed
+	// execution this node owns, in the order sent. It returns early with
+	// an error when its connection fails or the lease is lost; the caller
+	// calls it again (after Rejoin). A message is removed
 	// once fn returns no error, and its reply goes to the node that
 	// asked (Ask); when fn fails it is offered again later.
 	Receive(ctx context.Context, fn func(ctx context.Context, executionARN string, msg []byte) (reply []byte, err error)) error

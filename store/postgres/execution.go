@@ -64,7 +64,7 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 				steps = append(steps, st)
 			}
 		}
-		row, args := s.creation(e, steps)
+		row, args := creation(e, steps, r.member.node)
 		b.Queue(insExecution, args...).Query(func(rows pgx.Rows) error {
 			if !rows.Next() {
 				r.refused = fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists)
@@ -81,9 +81,9 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 
 // creation returns insExecution's arguments for e and its first steps, and
 // what the cache will know of the execution once it is inserted (but its
-// row id). The row holds the summary after the steps, as AppendStep would
-// leave it.
-func (s *Store) creation(e *store.Execution, steps []*store.Step) (execState, []any) {
+// row id). The execution is owned by node owner; the row holds the summary
+// after the steps, as AppendStep would leave it.
+func creation(e *store.Execution, steps []*store.Step, owner string) (execState, []any) {
 	row := execState{status: e.Status, dirty: e.Output != "" || e.Error != "" || e.Cause != "" || !e.Stopped.IsZero()}
 	output, errName, cause, stopped := e.Output, e.Error, e.Cause, e.Stopped
 	a := &stepArrays{}
@@ -95,7 +95,7 @@ func (s *Store) creation(e *store.Execution, steps []*store.Step) (execState, []
 		row = after
 	}
 	return row, []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
-		row.status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped), s.node,
+		row.status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped), owner,
 		a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.wake}
 }
 

@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,14 +16,82 @@ import (
 	"github.com/stepd/stepd/store/internal/sqlrow"
 )
 
-// renew renews the node's lease every fifth of its length until Close. The
-// lease is lost when its row is gone (another node has claimed its
-// executions) or when no renewal succeeded for a whole lease.
+// A membership is one term of this node in the nodes table: an id of its
+// own, the executions it owns, and a lease that it renews. A node whose
+// lease is lost takes a new membership (Rejoin) under a new id, so that
+// nothing written under the old one (a write queued before the loss) can
+// pass the fence again.
+type membership struct {
+	node     string        // the node's id in this membership
+	lost     chan struct{} // closed when the lease is lost
+	lostOnce sync.Once
+	done     chan struct{} // closed when its renewer has stopped
+	swept    atomic.Bool   // a claim has taken the executions of every node gone
+}
+
+// lose marks the membership's lease lost.
+func (m *membership) lose() { m.lostOnce.Do(func() { close(m.lost) }) }
+
+// errLeaseHeld is Rejoin's error while the current lease holds.
+var errLeaseHeld = errors.New("postgres store: this node's lease holds; there is nothing to rejoin")
+
+// join registers the node under a new id, with a lease from now, and
+// starts renewing it.
+func (s *Store) join(ctx context.Context) error {
+	m := &membership{node: rand.Text(), lost: make(chan struct{}), done: make(chan struct{})}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO nodes (id, lease_until) VALUES ($1, now() + $2::interval)`, m.node, s.lease.String()); err != nil {
+		return fmt.Errorf("postgres store: register the node: %w", err)
+	}
+	s.member.Store(m)
+	go s.renew(m)
+	return nil
+}
+
+// Rejoin implements store.Shared: once the lease is lost, it removes the
+// node's old row (its running executions go to whoever claims next, this
+// node's next Claim included) and registers the node anew under a new id.
+// The caller must have stopped every execution it ran under the old
+// lease first.
+func (s *Store) Rejoin(ctx context.Context) error {
+	s.joinMu.Lock()
+	defer s.joinMu.Unlock()
+	select {
+	case <-s.stopLease:
+		return errors.New("postgres store: closed")
+	default:
+	}
+	old := s.member.Load()
+	select {
+	case <-old.lost:
+	default:
+		return errLeaseHeld
+	}
+	<-old.done
+	// The old row, if no other node has removed it yet: its executions
+	// become those of a node that is gone, which the next claim takes.
+	// Removing it waits for the old membership's commits in flight.
+	if _, err := s.pool.Exec(ctx, `DELETE FROM nodes WHERE id = $1`, old.node); err != nil {
+		return fmt.Errorf("postgres store: leave the lapsed lease: %w", err)
+	}
+	s.cacheMu.Lock()
+	clear(s.cache)
+	s.cacheMu.Unlock()
+	return s.join(ctx)
+}
+
+// renew renews the lease of membership m every fifth of its length until
+// Close. The lease is lost when its row is gone (another node has claimed
+// its executions) or when no renewal succeeded for a whole lease.
 //
 // It renews on a connection of its own, so that a pool busy with reads
 // cannot delay a renewal; the connection is made again after a failure.
-func (s *Store) renew(cfg *pgx.ConnConfig) {
-	defer close(s.leaseDone)
+// Each attempt has a deadline of half the lease, so that one that hangs
+// (a database that stopped answering) leaves time for the next. A renewal
+// does not wait for the node's commits: they hold its row FOR KEY SHARE,
+// which an UPDATE of the lease does not conflict with (a claimer's DELETE
+// does).
+func (s *Store) renew(m *membership) {
+	defer close(m.done)
 	tick := time.NewTicker(s.lease / 5)
 	defer tick.Stop()
 	renewed := time.Now()
@@ -34,7 +105,7 @@ func (s *Store) renew(cfg *pgx.ConnConfig) {
 		select {
 		case <-s.stopLease:
 			return
-		case <-s.lost:
+		case <-m.lost:
 			return
 		case <-tick.C:
 		}
@@ -42,10 +113,10 @@ func (s *Store) renew(cfg *pgx.ConnConfig) {
 		var ct pgconn.CommandTag
 		var err error
 		if conn == nil {
-			conn, err = pgx.ConnectConfig(ctx, cfg)
+			conn, err = pgx.ConnectConfig(ctx, s.renewCfg)
 		}
 		if err == nil {
-			ct, err = conn.Exec(ctx, `UPDATE nodes SET lease_until = now() + $2::interval WHERE id = $1`, s.node, s.lease.String())
+			ct, err = conn.Exec(ctx, `UPDATE nodes SET lease_until = now() + $2::interval WHERE id = $1`, m.node, s.lease.String())
 			if err != nil {
 				conn.Close(ctx)
 				conn = nil
@@ -56,20 +127,36 @@ func (s *Store) renew(cfg *pgx.ConnConfig) {
 		case err == nil && ct.RowsAffected() == 1:
 			renewed = time.Now()
 		case err == nil:
-			s.loseLease()
+			m.lose()
 		case time.Since(renewed) > s.lease:
-			s.loseLease()
+			m.lose()
 		}
 	}
 }
 
-func (s *Store) loseLease() { s.lostOnce.Do(func() { close(s.lost) }) }
+// Lost implements store.Shared: the channel of the current membership.
+func (s *Store) Lost() <-chan struct{} { return s.member.Load().lost }
 
-// Lost implements store.Shared.
-func (s *Store) Lost() <-chan struct{} { return s.lost }
+// Node returns this node's id, the owner of the executions it runs; it
+// changes when the node rejoins.
+func (s *Store) Node() string { return s.member.Load().node }
 
-// Node returns this node's id, the owner of the executions it runs.
-func (s *Store) Node() string { return s.node }
+// holdLease is the statement that proves the lease in a transaction: it
+// holds the node's row FOR KEY SHARE until the commit, so that a claimer's
+// DELETE of the row waits for the commit, while a renewal does not.
+const holdLease = `SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR KEY SHARE`
+
+// holdOrLose runs holdLease in tx for membership m: errFenced (and m is
+// lost) when the lease has lapsed.
+func holdOrLose(ctx context.Context, tx pgx.Tx, m *membership) error {
+	var one int
+	err := tx.QueryRow(ctx, holdLease, m.node).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		m.lose()
+		return errFenced
+	}
+	return err
+}
 
 // Claim implements store.Shared: in one transaction, while this node's
 // lease holds, it removes the nodes whose lease has lapsed (waiting for
@@ -87,13 +174,11 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	var one int
-	err = tx.QueryRow(ctx, `SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		s.loseLease()
-		return nil, errFenced
-	}
-	if err != nil {
+	m := s.member.Load()
+	if err := holdOrLose(ctx, tx, m); err != nil {
+		if errors.Is(err, errFenced) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
 	rows, err := tx.Query(ctx, `DELETE FROM nodes WHERE lease_until < now() RETURNING id`)
@@ -109,11 +194,11 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 	// those of any node that is gone (a claimer's transaction that failed,
 	// executions of schema version 1).
 	switch {
-	case !s.swept.Load():
+	case !m.swept.Load():
 		rows, err = tx.Query(ctx, `UPDATE executions e SET owner = $1 WHERE status = 'RUNNING' AND owner <> $1
-			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.owner) RETURNING `+sqlrow.ExecColumns, s.node)
+			AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = e.owner) RETURNING `+sqlrow.ExecColumns, m.node)
 	case len(gone) > 0:
-		rows, err = tx.Query(ctx, `UPDATE executions SET owner = $1 WHERE status = 'RUNNING' AND owner = ANY($2) RETURNING `+sqlrow.ExecColumns, s.node, gone)
+		rows, err = tx.Query(ctx, `UPDATE executions SET owner = $1 WHERE status = 'RUNNING' AND owner = ANY($2) RETURNING `+sqlrow.ExecColumns, m.node, gone)
 	default:
 		return nil, nil
 	}
@@ -127,7 +212,7 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
-	s.swept.Store(true)
+	m.swept.Store(true)
 	for _, e := range claimed {
 		s.forget(e.ARN)
 	}

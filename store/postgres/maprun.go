@@ -26,13 +26,10 @@ func (s mapRunPart) PutMapRuns(ctx context.Context, runs []*store.MapRun, childr
 		return fmt.Errorf("postgres store: map runs: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	var one int
-	err = tx.QueryRow(ctx, `SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		s.loseLease()
-		return errFenced
-	}
-	if err != nil {
+	if err := holdOrLose(ctx, tx, s.member.Load()); err != nil {
+		if errors.Is(err, errFenced) {
+			return err
+		}
 		return fmt.Errorf("postgres store: map runs: %w", err)
 	}
 	// What is stored of the children already: row id and last event.

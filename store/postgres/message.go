@@ -66,7 +66,7 @@ func (s messagePart) Ask(ctx context.Context, arn string, msg []byte) ([]byte, e
 	key := int64(binary.LittleEndian.Uint64(b[:])>>1) | 1 // positive, never 0
 	woken := s.await(key)
 	defer s.unawait(key)
-	if err := s.send(ctx, arn, msg, s.node, key); err != nil {
+	if err := s.send(ctx, arn, msg, s.member.Load().node, key); err != nil {
 		return nil, err
 	}
 	for {
@@ -151,12 +151,16 @@ func (s messagePart) Receive(ctx context.Context, fn func(ctx context.Context, a
 		case <-ctx.Done():
 		}
 	}()
+	// It receives for the current membership: once its lease is lost,
+	// Receive returns errFenced, and the node receives again after it
+	// rejoins.
+	m := s.member.Load()
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("postgres store: receive: %w", err)
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{channel(s.node)}.Sanitize()+`; LISTEN `+tasksChannel); err != nil {
+	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{channel(m.node)}.Sanitize()+`; LISTEN `+tasksChannel); err != nil {
 		return fmt.Errorf("postgres store: receive: %w", err)
 	}
 	defer func() {
@@ -166,7 +170,12 @@ func (s messagePart) Receive(ctx context.Context, fn func(ctx context.Context, a
 		_, _ = conn.Exec(unlisten, `UNLISTEN *`)
 	}()
 	for {
-		more, err := s.receiveSome(ctx, fn)
+		select {
+		case <-m.lost:
+			return errFenced
+		default:
+		}
+		more, err := s.receiveSome(ctx, m, fn)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -206,7 +215,7 @@ func (s messagePart) Receive(ctx context.Context, fn func(ctx context.Context, a
 
 // receiveSome hands up to 100 messages to fn and deletes those it
 // handled; more reports that there may be others.
-func (s messagePart) receiveSome(ctx context.Context, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) (more bool, err error) {
+func (s messagePart) receiveSome(ctx context.Context, m *membership, fn func(ctx context.Context, arn string, msg []byte) ([]byte, error)) (more bool, err error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return false, err
@@ -214,17 +223,11 @@ func (s messagePart) receiveSome(ctx context.Context, fn func(ctx context.Contex
 	defer tx.Rollback(ctx)
 	// As a writer's, the transaction holds the node's row: a node that
 	// lost its lease receives nothing more.
-	var one int
-	err = tx.QueryRow(ctx, `SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE`, s.node).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		s.loseLease()
-		return false, errFenced
-	}
-	if err != nil {
+	if err := holdOrLose(ctx, tx, m); err != nil {
 		return false, err
 	}
 	rows, err := tx.Query(ctx, `SELECT i.id, i.exec_arn, i.body, i.reply_to, i.reply_key FROM inputs i JOIN executions e ON e.arn = i.exec_arn
-		WHERE e.owner = $1 ORDER BY i.id LIMIT 100 FOR UPDATE OF i SKIP LOCKED`, s.node)
+		WHERE e.owner = $1 ORDER BY i.id LIMIT 100 FOR UPDATE OF i SKIP LOCKED`, m.node)
 	if err != nil {
 		return false, err
 	}

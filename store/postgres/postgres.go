@@ -45,7 +45,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,17 +76,17 @@ type Store struct {
 	closeErr  error
 
 	commits atomic.Int64 // transactions committed, for benchmarks
-	swept   atomic.Bool  // a claim has taken the executions of every node gone
 
 	cacheMu sync.Mutex
 	cache   map[string]execState // by execution ARN; see execState
 
-	node      string        // this node's id, the owner of the executions it runs
-	lease     time.Duration // how long a renewal keeps the node's lease
-	lost      chan struct{} // closed when the lease is lost
-	lostOnce  sync.Once
-	stopLease chan struct{} // closed by Close: stop renewing
-	leaseDone chan struct{} // closed when the renewer has stopped
+	// member is this node's membership: its id and lease, replaced by
+	// Rejoin after the lease is lost (see lease.go).
+	member    atomic.Pointer[membership]
+	joinMu    sync.Mutex      // serializes Rejoin and Close
+	lease     time.Duration   // how long a renewal keeps the node's lease
+	stopLease chan struct{}   // closed by Close: stop renewing
+	renewCfg  *pgx.ConnConfig // of the renewer's connection
 
 	// Woken by the notifications Receive hears: takers waiting for an
 	// activity's tasks (Offered), askers waiting for a reply (Ask).
@@ -140,7 +139,7 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 		cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
 	}
 	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{},
-		node: rand.Text(), lease: opts.Lease, lost: make(chan struct{}), stopLease: make(chan struct{}), leaseDone: make(chan struct{}),
+		lease: opts.Lease, stopLease: make(chan struct{}),
 		offered: map[string]chan struct{}{}, replies: map[int64]chan struct{}{}}
 	s.versionPart, s.mapRunPart, s.schedulePart, s.messagePart = versionPart{s}, mapRunPart{s}, schedulePart{s}, messagePart{s}
 	if s.lease <= 0 {
@@ -162,11 +161,11 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 		s.closeConns()
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
-	if _, err := s.pool.Exec(ctx, `INSERT INTO nodes (id, lease_until) VALUES ($1, now() + $2::interval)`, s.node, s.lease.String()); err != nil {
+	s.renewCfg = cfg.ConnConfig.Copy()
+	if err := s.join(ctx); err != nil {
 		s.closeConns()
-		return nil, fmt.Errorf("postgres store: register the node: %w", err)
+		return nil, err
 	}
-	go s.renew(cfg.ConnConfig.Copy())
 	var wg sync.WaitGroup
 	for _, w := range s.ws {
 		wg.Go(func() { s.writer(w) })
@@ -184,13 +183,16 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
+		s.joinMu.Lock()
+		defer s.joinMu.Unlock()
 		close(s.stopLease)
-		<-s.leaseDone
+		m := s.member.Load()
+		<-m.done
 		// Leaving ends the lease now, so that the others claim this
 		// node's running executions at their next claim.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, err := s.pool.Exec(ctx, `UPDATE nodes SET lease_until = now() - interval '1 second' WHERE id = $1`, s.node)
+		_, err := s.pool.Exec(ctx, `UPDATE nodes SET lease_until = now() - interval '1 second' WHERE id = $1`, m.node)
 		s.closeErr = errors.Join(err, s.closeConns())
 	})
 	return s.closeErr

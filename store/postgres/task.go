@@ -50,7 +50,7 @@ func (s *Store) TakeTask(ctx context.Context, activityARN string) (*store.Activi
 		SELECT t.id FROM activity_tasks t WHERE t.activity_arn = $1
 			AND (t.taken_by IS NULL OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.id = t.taken_by AND n.lease_until > now()))
 		ORDER BY t.id LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING exec_arn, token, input`, activityARN, s.node).Scan(&t.ExecutionARN, &t.Token, &t.Input)
+		RETURNING exec_arn, token, input`, activityARN, s.Node()).Scan(&t.ExecutionARN, &t.Token, &t.Input)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -62,7 +62,7 @@ func (s *Store) TakeTask(ctx context.Context, activityARN string) (*store.Activi
 
 // DropTask implements store.Shared.
 func (s *Store) DropTask(ctx context.Context, token string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM activity_tasks WHERE token = $1 AND taken_by = $2`, token, s.node); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM activity_tasks WHERE token = $1 AND taken_by = $2`, token, s.Node()); err != nil {
 		return fmt.Errorf("postgres store: drop an activity task: %w", err)
 	}
 	return nil
@@ -72,7 +72,7 @@ func (s *Store) DropTask(ctx context.Context, token string) error {
 // offer wakes the takers (Offered).
 func (s *Store) ReleaseTask(ctx context.Context, token string) error {
 	if _, err := s.pool.Exec(ctx, `WITH u AS (UPDATE activity_tasks SET taken_by = NULL WHERE token = $1 AND taken_by = $2 RETURNING activity_arn)
-		SELECT pg_notify('`+tasksChannel+`', activity_arn) FROM u`, token, s.node); err != nil {
+		SELECT pg_notify('`+tasksChannel+`', activity_arn) FROM u`, token, s.Node()); err != nil {
 		return fmt.Errorf("postgres store: release an activity task: %w", err)
 	}
 	return nil

@@ -38,6 +38,10 @@ type request struct {
 	// step0ARN: the cache knows it once the transaction commits.
 	created  *execState
 	step0ARN string
+	// member is the membership the request was made under: the writer
+	// refuses it (errFenced) once the node has rejoined under another,
+	// and an execution it creates is owned by member's node.
+	member *membership
 }
 
 // Commits returns the number of transactions the writer has committed.
@@ -227,14 +231,15 @@ func (s *Store) forget(arns ...string) {
 }
 
 // fence is the first statement of every writer's transaction. It locks
-// the node's row for share until the commit, which proves the lease: a
+// the node's row (holdLease: FOR KEY SHARE) until the commit, which proves
+// the lease: a
 // node claiming this one's executions deletes the row, so it waits for
 // this commit, and this node commits nothing after it. Without the row
 // (or with its lease lapsed) it divides by zero, which fails the whole
 // transaction: the batch is one implicit transaction that commits at its
 // end unless a statement failed, so the refusal has to be an error (no
 // other statement of a batch divides).
-const fence = `SELECT 1 / (SELECT count(*)::int FROM (SELECT 1 FROM nodes WHERE id = $1 AND lease_until > now() FOR SHARE) n)`
+const fence = `SELECT 1 / (SELECT count(*)::int FROM (` + holdLease + `) n)`
 
 // isFenced reports whether err is fence's refusal.
 func isFenced(err error) bool {
@@ -254,9 +259,15 @@ func isFenced(err error) bool {
 func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 	ctx := context.Background()
 	b := &pgx.Batch{}
-	b.Queue(fence, s.node)
+	m := s.member.Load()
+	b.Queue(fence, m.node)
 	var steps []*request
 	for _, r := range batch {
+		if r.member != m {
+			// Queued before the node rejoined: its lease is lost.
+			r.refused = errFenced
+			continue
+		}
 		if r.step == nil {
 			r.queue(b, r)
 		} else {
@@ -309,7 +320,7 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 	if err := w.SendBatch(ctx, b).Close(); err != nil {
 		s.forget(unknown...)
 		if isFenced(err) {
-			s.loseLease()
+			m.lose()
 			return errFenced
 		}
 		return fmt.Errorf("postgres store: %w", err)
@@ -359,5 +370,6 @@ func (s *Store) readStates(ctx context.Context, w *pgx.Conn, arns []string, stat
 // first, the write may still commit.
 func (s *Store) write(ctx context.Context, r *request) error {
 	r.err = make(chan error, 1)
+	r.member = s.member.Load()
 	return batch.Submit(ctx, s.reqs, r, r.err, s.done, s.closed, errClosed)
 }
