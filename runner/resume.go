@@ -162,20 +162,18 @@ func (r *Runner) wakeUp(arn string, z *sleeper) {
 		}
 		d, err := r.rebuild(r.ctx, z.e, steps)
 		r.mu.Lock()
-		if r.dormant[arn] == z {
-			delete(r.dormant, arn)
+		defer r.mu.Unlock()
+		// A sleeper forgotten meanwhile (Close, Abandon) is not run.
+		if r.dormant[arn] != z || r.ctx.Err() != nil {
+			return
 		}
-		if err != nil || r.ctx.Err() != nil {
-			r.mu.Unlock()
-			if err != nil {
-				r.log.Error("cannot resume execution", "execution", arn, "err", err)
-			}
+		delete(r.dormant, arn)
+		if err != nil {
+			r.log.Error("cannot resume execution", "execution", arn, "err", err)
 			return
 		}
 		r.running[arn] = d
-		r.wg.Add(1)
-		r.mu.Unlock()
-		go d.Run(r.ctx)
+		r.runLocked(d)
 	})
 }
 

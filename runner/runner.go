@@ -92,11 +92,12 @@ type Runner struct {
 	running  map[string]*engine.Driver    // by execution ARN
 	dormant  map[string]*sleeper          // resumed executions not yet rebuilt, by ARN (see Resume)
 	key      []byte                       // signs task tokens: the store's secret, once read
-	ctx      context.Context
+	ctx      context.Context              // the runner's life: Close ends it
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	timers   atomic.Int64 // timers queued by this runner's drivers
-	logMemo  sync.Map     // state machine ARN → its logging configuration, recently read (logs.go)
+	ep       *epoch                    // the drivers run since New or the last Abandon
+	epochOf  map[*engine.Driver]*epoch // the epoch of each driver that runs
+	timers   atomic.Int64              // timers queued by this runner's drivers
+	logMemo  sync.Map                  // state machine ARN → its logging configuration, recently read (logs.go)
 
 	polls    chan struct{} // closed by EndPolls: waiting GetActivityTask calls return
 	endPolls sync.Once
@@ -118,7 +119,59 @@ func New(cfg Config) *Runner {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Runner{cfg: cfg, log: cfg.Log, programs: map[string]*interp.Program{}, running: map[string]*engine.Driver{},
-		dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel, polls: make(chan struct{})}
+		dormant: map[string]*sleeper{}, ctx: ctx, cancel: cancel, ep: newEpoch(ctx), epochOf: map[*engine.Driver]*epoch{},
+		polls: make(chan struct{})}
+}
+
+// An epoch is a span of the runner's drivers: those run since the runner
+// was made or since it last abandoned its executions (Abandon). Its
+// context ends when they must stop.
+type epoch struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // a driver run in the epoch that has not ended
+}
+
+func newEpoch(parent context.Context) *epoch {
+	ctx, cancel := context.WithCancel(parent)
+	return &epoch{ctx: ctx, cancel: cancel}
+}
+
+// runLocked runs driver d in the current epoch. r.mu is held.
+func (r *Runner) runLocked(d *engine.Driver) {
+	ep := r.ep
+	ep.wg.Add(1)
+	r.epochOf[d] = ep
+	go d.Run(ep.ctx)
+}
+
+// Abandon stops every execution this process runs, without a word to the
+// store, and forgets the dormant ones: a node of a shared store that lost
+// its lease calls it, since the executions it ran may belong to other
+// nodes now (those still its own are claimed again after it rejoins).
+// It returns once every driver has stopped, and how many there were;
+// drivers started after it is called run on.
+func (r *Runner) Abandon() int {
+	r.mu.Lock()
+	old := r.ep
+	r.ep = newEpoch(r.ctx)
+	n := len(r.running) + len(r.dormant)
+	r.forgetDormantLocked()
+	r.mu.Unlock()
+	old.cancel()
+	old.wg.Wait()
+	return n
+}
+
+// forgetDormantLocked stops the timers of the dormant executions and
+// forgets them. r.mu is held.
+func (r *Runner) forgetDormantLocked() {
+	for arn, z := range r.dormant {
+		if z.timer != nil {
+			z.timer.Stop()
+		}
+		delete(r.dormant, arn)
+	}
 }
 
 // OnEnded makes f called with an execution's ARN each time one of its
@@ -155,14 +208,10 @@ func (r *Runner) EndPolls() { r.endPolls.Do(func() { close(r.polls) }) }
 func (r *Runner) Close() {
 	r.mu.Lock()
 	r.cancel() // under mu: a dormant execution waking now sees it
-	for arn, z := range r.dormant {
-		if z.timer != nil {
-			z.timer.Stop()
-		}
-		delete(r.dormant, arn)
-	}
+	r.forgetDormantLocked()
+	ep := r.ep
 	r.mu.Unlock()
-	r.wg.Wait()
+	ep.wg.Wait()
 }
 
 // Stopping reports whether Close has been called.

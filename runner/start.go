@@ -207,8 +207,9 @@ func (r *Runner) unregister(arn string) {
 
 // start runs a registered driver.
 func (r *Runner) start(arn string, d *engine.Driver) {
-	r.wg.Add(1)
-	go d.Run(r.ctx)
+	r.mu.Lock()
+	r.runLocked(d)
+	r.mu.Unlock()
 }
 
 // ended forgets the driver of an execution that ended (or was abandoned):
@@ -220,11 +221,15 @@ func (r *Runner) ended(arn string, d *engine.Driver) {
 	if r.running[arn] == d {
 		delete(r.running, arn)
 	}
+	ep := r.epochOf[d]
+	delete(r.epochOf, d)
 	r.mu.Unlock()
 	if r.onEnded != nil {
 		r.onEnded(arn)
 	}
-	r.wg.Done()
+	if ep != nil {
+		ep.wg.Done()
+	}
 }
 
 // driver returns the execution's driver in this process, or nil; a

@@ -64,7 +64,13 @@ type readiness struct {
 	store   store.Store
 	resumed atomic.Int64 // executions resumed at start, -1 until done
 	ready   atomic.Bool  // resumed and not stopping
+	// rejoining: the node lost its lease to a shared store and is taking
+	// a new one.
+	rejoining atomic.Bool
 }
+
+// Rejoining marks the node as taking a new lease (not ready), or done.
+func (r *readiness) Rejoining(on bool) { r.rejoining.Store(on) }
 
 func newReadiness(st store.Store) *readiness {
 	r := &readiness{store: st}
@@ -83,12 +89,15 @@ func (r *readiness) Stopping() { r.ready.Store(false) }
 
 func (r *readiness) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body := map[string]any{"status": "ok", "resumed": r.resumed.Load()}
-	if !r.ready.Load() {
+	if !r.ready.Load() || r.rejoining.Load() {
 		body["status"] = "not ready"
-		if r.resumed.Load() < 0 {
+		switch {
+		case r.resumed.Load() < 0:
 			body["reason"] = "resuming the open executions"
-		} else {
+		case !r.ready.Load():
 			body["reason"] = "stopping"
+		default:
+			body["reason"] = "this node lost its lease to the store and is taking a new one"
 		}
 		writeHealth(w, http.StatusServiceUnavailable, body)
 		return

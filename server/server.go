@@ -15,7 +15,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -107,11 +106,6 @@ const MinLease = 2 * claimEvery
 // server returns the memory of the last burst to the operating system.
 const idleRelease = 5 * time.Second
 
-// ErrLeaseLost is Wait's error when another node has claimed this node's
-// executions: it can commit nothing more, so it stops (a supervisor
-// restarts it as a new node).
-var ErrLeaseLost = errors.New("this node lost its lease to the store")
-
 // A ResumeError is Start's error when the store could not give the node
 // its open executions (resuming them, or claiming a shared store's): the
 // configuration was fine, the store failed.
@@ -128,8 +122,8 @@ type Server struct {
 	log    *slog.Logger
 	cancel context.CancelFunc // ends the background work (claims, events, schedules …)
 	store  store.Store
-	shared bool // the store is shared with other nodes
-	lost   <-chan struct{}
+	shared bool    // the store is shared with other nodes
+	member *member // this node's membership of a shared store
 	svc    *service.Service
 	logs   *execlog.Destination
 	ready  *readiness
@@ -198,18 +192,15 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	s.ready = newReadiness(st)
 	var n int
 	if sh != nil {
-		s.shared, s.lost = true, sh.Lost()
+		s.shared = true
 		claimed, err := sh.Claim(ctx)
 		if err != nil {
 			return nil, &ResumeError{Op: "claiming executions", Err: err}
 		}
 		n = svc.Runner().Adopt(ctx, claimed)
-		go claimLoop(ctx, sh, svc, log)
-		go func() {
-			if err := svc.Runner().Receive(ctx); err != nil {
-				log.Error("receiving stops and callbacks from other nodes", "err", err)
-			}
-		}()
+		s.member = &member{shared: sh, svc: svc, ready: s.ready, log: log}
+		go s.member.run(ctx)
+		go s.member.receive(ctx)
 	} else if n, err = svc.Runner().Resume(ctx); err != nil {
 		return nil, &ResumeError{Op: "resuming executions", Err: err}
 	}
@@ -275,9 +266,9 @@ func (s *Server) abort() {
 // Addr is the address the server listens on.
 func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 
-// Wait waits for a reason to stop, and logs it: ctx ends (nil), the
-// listener fails (its error) or the node loses its lease to a shared store
-// (ErrLeaseLost).
+// Wait waits for a reason to stop, and logs it: ctx ends (nil) or the
+// listener fails (its error). A node that loses its lease to a shared
+// store does not stop: it takes a new one (see member).
 func (s *Server) Wait(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
@@ -285,10 +276,16 @@ func (s *Server) Wait(ctx context.Context) error {
 	case err := <-s.errc:
 		s.log.Error("server stopped", "err", err)
 		return err
-	case <-s.lost:
-		s.log.Error("this node lost its lease to the store; stopping")
-		return ErrLeaseLost
 	}
+}
+
+// LeaseLosses returns how many times this node lost its lease to a shared
+// store (and took a new one); 0 on a store of one node.
+func (s *Server) LeaseLosses() int64 {
+	if s.member == nil {
+		return 0
+	}
+	return s.member.losses.Load()
 }
 
 // Shutdown stops the server: /readyz says it is stopping, the long polls

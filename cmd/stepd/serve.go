@@ -163,8 +163,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return exitUsage
 	}
 	code := exitOK
-	if errors.Is(srv.Wait(ctx), server.ErrLeaseLost) {
-		code = exitFail
+	if srv.Wait(ctx) != nil {
+		code = exitFail // the listener failed
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

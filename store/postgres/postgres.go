@@ -67,7 +67,7 @@ type Store struct {
 	schedulePart
 	messagePart
 	pool   *pgxpool.Pool // reads and rare writes
-	ws     []*pgx.Conn   // the writers' connections
+	ws     []*wconn      // the writers' connections
 	reqs   chan *request
 	done   chan struct{} // closed by Close
 	closed chan struct{} // closed by the writer when it stops
@@ -146,14 +146,14 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 		s.lease = DefaultLease
 	}
 	for range writers {
-		w, err := pgx.ConnectConfig(ctx, cfg.ConnConfig.Copy())
-		if err != nil {
+		w := &wconn{cfg: cfg.ConnConfig.Copy()}
+		if w.c, err = pgx.ConnectConfig(ctx, w.cfg); err != nil {
 			s.closeConns()
 			return nil, fmt.Errorf("postgres store: connect: %w", err)
 		}
 		s.ws = append(s.ws, w)
 	}
-	if _, _, err := migrate(ctx, s.ws[0]); err != nil {
+	if _, _, err := migrate(ctx, s.ws[0].c); err != nil {
 		s.closeConns()
 		return nil, fmt.Errorf("postgres store: migrate the schema: %w", err)
 	}
@@ -202,7 +202,9 @@ func (s *Store) Close() error {
 func (s *Store) closeConns() error {
 	var errs []error
 	for _, w := range s.ws {
-		errs = append(errs, w.Close(context.Background()))
+		if w.c != nil {
+			errs = append(errs, w.c.Close(context.Background()))
+		}
 	}
 	if s.pool != nil {
 		s.pool.Close()

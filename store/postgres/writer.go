@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -44,12 +45,39 @@ type request struct {
 	member *membership
 }
 
+// A wconn is a writer's connection, made again after it broke (a database
+// that restarted, a network that failed).
+type wconn struct {
+	c   *pgx.Conn
+	cfg *pgx.ConnConfig
+}
+
+// writeTimeout bounds a writer's transaction, so that a database that
+// stopped answering (a frozen host) fails the batch, and the connection,
+// instead of holding the writer; the drivers retry their steps.
+const writeTimeout = 30 * time.Second
+
+// ready makes the connection again if it broke.
+func (w *wconn) ready() error {
+	if w.c != nil && !w.c.IsClosed() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
+	c, err := pgx.ConnectConfig(ctx, w.cfg)
+	if err != nil {
+		return fmt.Errorf("postgres store: the writer cannot reach the database: %w: %w", err, store.ErrUnavailable)
+	}
+	w.c = c
+	return nil
+}
+
 // Commits returns the number of transactions the writer has committed.
 func (s *Store) Commits() int64 { return s.commits.Load() }
 
 // writer commits queued requests in batches until Close, then commits what
 // is still queued.
-func (s *Store) writer(w *pgx.Conn) {
+func (s *Store) writer(w *wconn) {
 	batch.Run(s.reqs, s.done, maxBatch, func(b []*request) { s.commit(w, b) })
 }
 
@@ -57,7 +85,13 @@ func (s *Store) writer(w *pgx.Conn) {
 // step of an execution per transaction (callers wait for their step before
 // they send the next, so two come only from two writers of one execution):
 // the others go in the transactions after it.
-func (s *Store) commit(w *pgx.Conn, batch []*request) {
+func (s *Store) commit(w *wconn, batch []*request) {
+	if err := w.ready(); err != nil {
+		for _, r := range batch {
+			r.err <- err
+		}
+		return
+	}
 	for len(batch) > 0 {
 		var now, later []*request
 		seen := map[string]bool{}
@@ -79,7 +113,7 @@ func (s *Store) commit(w *pgx.Conn, batch []*request) {
 // commitOrSplit runs a batch in one transaction and answers its callers.
 // When the transaction fails other than by refusals, every request of the
 // batch is run again in a transaction of its own.
-func (s *Store) commitOrSplit(w *pgx.Conn, batch []*request) {
+func (s *Store) commitOrSplit(w *wconn, batch []*request) {
 	err := s.commitAll(w, batch)
 	if errors.Is(err, errFenced) {
 		for _, r := range batch {
@@ -256,8 +290,9 @@ func isFenced(err error) bool {
 // (the state of executions the cache does not know is read before, on its
 // own; steps are only ever added, so what it reads can only become too
 // old, and a step it then lets through is refused by the primary key).
-func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
-	ctx := context.Background()
+func (s *Store) commitAll(w *wconn, batch []*request) error {
+	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+	defer cancel()
 	b := &pgx.Batch{}
 	m := s.member.Load()
 	b.Queue(fence, m.node)
@@ -317,7 +352,7 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 			return rows.Err()
 		})
 	}
-	if err := w.SendBatch(ctx, b).Close(); err != nil {
+	if err := w.c.SendBatch(ctx, b).Close(); err != nil {
 		s.forget(unknown...)
 		if isFenced(err) {
 			m.lose()
@@ -345,8 +380,8 @@ func (s *Store) commitAll(w *pgx.Conn, batch []*request) error {
 }
 
 // readStates reads the state of executions into states.
-func (s *Store) readStates(ctx context.Context, w *pgx.Conn, arns []string, states map[string]*execState) error {
-	rows, err := w.Query(ctx, selStates, arns)
+func (s *Store) readStates(ctx context.Context, w *wconn, arns []string, states map[string]*execState) error {
+	rows, err := w.c.Query(ctx, selStates, arns)
 	if err != nil {
 		return fmt.Errorf("postgres store: %w", err)
 	}
