@@ -129,8 +129,35 @@ func errTaskClosed() error {
 }
 
 // enqueueActivity offers an activity task to the activity's workers.
+// A store that cannot tell whether the activity exists (an outage) is
+// asked again, with back-off, while the task waits: only an activity that
+// does not exist fails it.
 func (r *Runner) enqueueActivity(d *engine.Driver, id int64, req *task.Request) {
-	if _, err := r.cfg.Store.GetActivity(context.Background(), req.Resource); err != nil {
+	_, err := r.cfg.Store.GetActivity(r.ctx, req.Resource)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		go func() {
+			for wait := 50 * time.Millisecond; err != nil && !errors.Is(err, store.ErrNotFound); wait = min(2*wait, 5*time.Second) {
+				r.log.Warn("cannot read an activity for its task; retrying", "activity", req.Resource, "err", err)
+				select {
+				case <-r.ctx.Done():
+					return
+				case <-d.Done():
+					return
+				case <-time.After(wait):
+				}
+				_, err = r.cfg.Store.GetActivity(r.ctx, req.Resource)
+			}
+			r.offerActivity(d, id, req, err)
+		}()
+		return
+	}
+	r.offerActivity(d, id, req, err)
+}
+
+// offerActivity fails the task when its activity does not exist (err),
+// or offers it to the activity's workers.
+func (r *Runner) offerActivity(d *engine.Driver, id int64, req *task.Request, err error) {
+	if err != nil {
 		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)})
 		return
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/fault"
@@ -60,7 +62,11 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		sum := sha256.Sum256([]byte(fmt.Sprintf("%s|%s|%d", parent.ARN, req.StateName, req.Attempt)))
 		nameText, again = hex.EncodeToString(sum[:16]), true
 	}
-	e, err := s.StartExecution(ctx, StartInput{StateMachineARN: smARN, Name: nameText, Input: value.String(input), Again: again})
+	var e *store.Execution
+	err := untilAvailable(ctx, func() (err error) {
+		e, err = s.StartExecution(ctx, StartInput{StateMachineARN: smARN, Name: nameText, Input: value.String(input), Again: again})
+		return err
+	})
 	if err != nil {
 		if message, kind := fault.Of(err); startErrors[kind] != "" {
 			return task.Result{Error: startErrors[kind], Cause: message}
@@ -76,7 +82,11 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		// recorded (TaskSubmitted) while the parent waits for the child.
 		req.Submit(started)
 	}
-	done, err := s.Wait(ctx, e.ARN)
+	var done *store.Execution
+	err = untilAvailable(ctx, func() (err error) {
+		done, err = s.Wait(ctx, e.ARN)
+		return err
+	})
 	if err != nil {
 		if !s.run.Stopping() {
 			// The parent's task was cancelled (the parent stopped or a
@@ -90,6 +100,23 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
 	}
 	return task.Result{Output: desc}
+}
+
+// untilAvailable calls fn again, with back-off, while it fails because
+// the store is unavailable (an outage, a full disk), until ctx ends: a
+// task does not fail for an outage, it waits for the store.
+func untilAvailable(ctx context.Context, fn func() error) error {
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := fn()
+		if err == nil || !errors.Is(err, fault.ErrUnavailable) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // startErrors name the task errors of a startExecution that

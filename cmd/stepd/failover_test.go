@@ -2,22 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
+	"slices"
 	"strconv"
-	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
-	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/stepd/stepd/store/postgres/pgtest"
 )
@@ -55,195 +48,41 @@ const failoverChildDef = `{"StartAt":"Nap","States":{"Nap":{"Type":"Wait","Secon
 // askScript leaves the message in $ASKS, whole (written, then renamed).
 const askScript = `f="$ASKS/$(date +%s%N)-$$"; cat > "$f.tmp" && mv "$f.tmp" "$f.json" && echo '{"MessageId":"m-1"}'`
 
-// TestFailover runs three stepd serve nodes over one PostgreSQL schema,
-// starts executions on all of them (each also started a second time, by
-// name, on another node, which must answer the same execution), and kills
-// a random node with SIGKILL four times (ten, after 100 starts each, with
-// STEPD_LONG=1), restarting it each time. Every
+// TestFailover runs three stepd serve nodes over a PostgreSQL server of its
+// own, with a busy process beside them, starts executions of the failover
+// mix on all of them (each also started a second time, by name, on
+// another node, which must answer the same execution), and between
+// rounds kills a random node with SIGKILL (restarting it), restarts
+// PostgreSQL at once (as a crash), or stops it for a while (an outage
+// longer than the lease, so that every node loses its lease). Every
 // execution must end SUCCEEDED with its exact output and a history whose
-// event ids are consecutive, without duplicates: the executions of a
-// killed node move to the others (lease, claim, replay), and a node that
-// lost them can commit nothing more.
+// event ids are consecutive, without duplicates; no node may exit on its
+// own (a node that loses its lease takes a new one); while the database
+// is down a node answers at once with ServiceUnavailable.
+//
+// By default: 100 executions, 2 kills, 1 restart, one 10 s outage, one
+// busy process. With STEPD_LONG=1: 1,000 executions, 10 kills, 2 restarts,
+// one 30 s outage, two busy processes. STEPD_FAILOVER_PER_ROUND sets how
+// many start before each disruption.
 func TestFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("failover test skipped in -short mode")
 	}
-	dsn := pgtest.DSN(t)
-	bin := stepdBinary(t)
-	dir := t.TempDir()
-	marks, asks := filepath.Join(dir, "marks"), filepath.Join(dir, "asks")
-	for _, d := range []string{marks, asks} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	pg := pgtest.Private(t, pgtest.PrivateOptions{})
+	busy(t, sized(1, 2))
+	c := newCluster(t, pg.DSN(), 3)
+	kills, restarts, outage := sized(2, 10), sized(1, 2), time.Duration(sized(10, 30))*time.Second
+	// The disruptions, in order: the kills, with the restarts at a third
+	// and two thirds and the outage in the middle.
+	plan := make([]string, kills)
+	for i := range plan {
+		plan[i] = "kill"
 	}
-	reg, _ := json.Marshal(map[string]any{
-		"Functions": map[string]any{"flaky": map[string]any{"Command": []string{"sh", "-c", flakyScript}, "Env": map[string]string{"MARKS": marks}}},
-		"Resources": map[string]any{"arn:aws:states:::sqs:*": map[string]any{"Command": []string{"sh", "-c", askScript}, "Env": map[string]string{"ASKS": asks}}},
-	})
-	registry := filepath.Join(dir, "registry.json")
-	if err := os.WriteFile(registry, reg, 0o644); err != nil {
-		t.Fatal(err)
+	plan = slices.Insert(plan, len(plan)/2, "outage")
+	for k := range restarts {
+		plan = slices.Insert(plan, (k+1)*len(plan)/(restarts+1), "restart")
 	}
-	const nodes = 3
-	addrs := make([]string, nodes)
-	procs := make([]*exec.Cmd, nodes)
-	clients := make([]*sfn.Client, nodes)
-	var mu sync.Mutex // guards procs
-	for i := range nodes {
-		addrs[i] = freeAddr(t)
-		procs[i] = startServe(t, bin, addrs[i], filepath.Join(dir, fmt.Sprint("data", i)), "--store", dsn, "--config", registry)
-		clients[i] = restartingClient(addrs[i])
-	}
-	defer func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, p := range procs {
-			_ = p.Process.Kill()
-			_, _ = p.Process.Wait()
-		}
-	}()
-	ctx := context.Background()
-	// onAny calls fn on node first, or the next ones while it is down.
-	onAny := func(first int, fn func(c *sfn.Client) error) error {
-		var err error
-		for attempt := range 200 {
-			if err = fn(clients[(first+attempt)%nodes]); err == nil || apiErrorCode(err) != "" {
-				return err
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return err
-	}
-	var actARN, smARN string
-	if err := onAny(0, func(c *sfn.Client) error {
-		act, err := c.CreateActivity(ctx, &sfn.CreateActivityInput{Name: aws.String("failover-work")})
-		if err == nil {
-			actARN = aws.ToString(act.ActivityArn)
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var childARN string
-	if err := onAny(0, func(c *sfn.Client) error {
-		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("failover-child"), Definition: aws.String(failoverChildDef),
-			RoleArn: aws.String("arn:aws:iam::123456789012:role/x")})
-		if err == nil {
-			childARN = aws.ToString(sm.StateMachineArn)
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	def := strings.Replace(strings.Replace(failoverDef, "ACTIVITY", actARN, 1), "CHILD", childARN, 1)
-	if err := onAny(0, func(c *sfn.Client) error {
-		sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("failover"), Definition: aws.String(def),
-			RoleArn: aws.String("arn:aws:iam::123456789012:role/x")})
-		if err == nil {
-			smARN = aws.ToString(sm.StateMachineArn)
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-
-	// The callback worker answers each message once, on a random node; a task
-	// dispatched again after a failover leaves a second message, whose
-	// answer finds the task closed.
-	stopAnswers := make(chan struct{})
-	answered := make(chan struct{})
-	go func() {
-		defer close(answered)
-		for {
-			select {
-			case <-stopAnswers:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-			files, _ := filepath.Glob(filepath.Join(asks, "*.json"))
-			for _, f := range files {
-				b, err := os.ReadFile(f)
-				var msg struct {
-					MessageBody struct {
-						Token string
-						ID    int
-					}
-				}
-				if err != nil {
-					t.Errorf("message %s: %v", f, err)
-					_ = os.Remove(f)
-					continue
-				}
-				if json.Unmarshal(b, &msg) != nil || msg.MessageBody.Token == "" {
-					// A node killed while it wrote the task's input to the
-					// script leaves it a cut-off input; the task runs again
-					// on the node that claims the execution (and the
-					// execution could not finish otherwise).
-					t.Logf("message %s cut off by a kill: %q", f, b)
-					_ = os.Remove(f)
-					continue
-				}
-				answer := fmt.Sprintf(`{"by":"callback","id":%d}`, msg.MessageBody.ID)
-				err = onAny(rand.IntN(nodes), func(c *sfn.Client) error {
-					_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(msg.MessageBody.Token), Output: aws.String(answer)})
-					return err
-				})
-				if err != nil && !taskClosed(err) {
-					// Any node must take the answer, the owner or not.
-					t.Errorf("answer to e%d: %v", msg.MessageBody.ID, err)
-				}
-				_ = os.Remove(f)
-			}
-		}
-	}()
-	// Activity workers poll random nodes; a task handed out again after a
-	// failover may be answered twice, and the second answer finds it
-	// closed.
-	var workers sync.WaitGroup
-	for w := range 4 {
-		workers.Go(func() {
-			for {
-				select {
-				case <-stopAnswers:
-					return
-				default:
-				}
-				wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-				task, err := clients[rand.IntN(nodes)].GetActivityTask(wctx, &sfn.GetActivityTaskInput{ActivityArn: aws.String(actARN), WorkerName: aws.String(fmt.Sprint("w", w))})
-				cancel()
-				if err != nil || task.TaskToken == nil {
-					time.Sleep(50 * time.Millisecond)
-					continue
-				}
-				var in struct{ ID int }
-				_ = json.Unmarshal([]byte(aws.ToString(task.Input)), &in)
-				out := fmt.Sprintf(`{"by":"worker","id":%d}`, in.ID)
-				err = onAny(rand.IntN(nodes), func(c *sfn.Client) error {
-					_, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: task.TaskToken, Output: aws.String(out)})
-					return err
-				})
-				if err != nil && !taskClosed(err) {
-					t.Errorf("worker's answer to e%d: %v", in.ID, err)
-				}
-			}
-		})
-	}
-	defer func() {
-		select {
-		case <-stopAnswers:
-		default:
-			close(stopAnswers)
-		}
-		<-answered
-		workers.Wait()
-	}()
-
-	// 40 executions over 4 kills by default; the issue's 1,000 over 10
-	// with STEPD_LONG=1. STEPD_FAILOVER_PER_ROUND sets how many start before
-	// each kill.
-	kills := sized(4, 10)
-	perRound := sized(10, 100)
+	perRound := (sized(100, 1000) + len(plan) - 1) / len(plan)
 	if v := os.Getenv("STEPD_FAILOVER_PER_ROUND"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
@@ -251,68 +90,39 @@ func TestFailover(t *testing.T) {
 		}
 		perRound = n
 	}
-	var arns []string
-	start := func(i int) {
-		in := fmt.Sprintf(`{"id":%d,"wait":%d,"items":[%d,%d]}`, i, i%4, i, i+1)
-		var got [2]string
-		for k := range got {
-			if err := onAny(i+k, func(c *sfn.Client) error {
-				ex, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: aws.String(smARN), Name: aws.String(fmt.Sprintf("e%d", i)), Input: aws.String(in)})
-				if err == nil {
-					got[k] = aws.ToString(ex.ExecutionArn)
-				}
-				return err
-			}); err != nil {
-				t.Fatalf("start e%d (call %d): %v", i, k+1, err)
-			}
-		}
-		if got[0] != got[1] {
-			t.Fatalf("starting e%d twice by name on two nodes: %s and %s", i, got[0], got[1])
-		}
-		arns = append(arns, got[0])
-	}
-	for kill := range kills {
+	ctx := context.Background()
+	for round, what := range plan {
 		for j := range perRound {
-			start(kill*perRound + j)
+			c.start(round*perRound + j)
 		}
 		time.Sleep(time.Duration(500+rand.IntN(1500)) * time.Millisecond)
-		victim := rand.IntN(nodes)
-		mu.Lock()
-		_ = procs[victim].Process.Signal(syscall.SIGKILL)
-		_, _ = procs[victim].Process.Wait()
-		procs[victim] = startServe(t, bin, addrs[victim], filepath.Join(dir, fmt.Sprint("data", victim)), "--store", dsn, "--config", registry)
-		mu.Unlock()
-	}
-
-	deadline := time.Now().Add(240 * time.Second)
-	for i, arn := range arns {
-		for {
-			var d *sfn.DescribeExecutionOutput
-			err := onAny(i, func(c *sfn.Client) (err error) {
-				d, err = c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(arn)})
-				return err
-			})
-			if err == nil && d.Status != types.ExecutionStatusRunning {
-				want := fmt.Sprintf(`{"id":%d,"work":{"by":"worker","id":%d},"flaky":{"ok":true},"answer":{"by":"callback","id":%d},"child":{"child":%d},"fan":[{"v":%d},{"v":%d}]}`, i, i, i, i, 2*i, 2*(i+1))
-				if d.Status != types.ExecutionStatusSucceeded || aws.ToString(d.Output) != want {
-					t.Errorf("execution %d: %s %s %s %s, want output %s", i, d.Status, aws.ToString(d.Output), aws.ToString(d.Error), aws.ToString(d.Cause), want)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				var last []string
-				if h, herr := clients[i%nodes].GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn), ReverseOrder: true, MaxResults: 6}); herr == nil {
-					for _, ev := range h.Events {
-						last = append(last, fmt.Sprintf("%d %s", ev.Id, ev.Type))
+		switch what {
+		case "kill":
+			c.kill(rand.IntN(3))
+		case "restart", "outage":
+			pg.Stop("immediate")
+			down := time.Now()
+			if what == "outage" {
+				// A node answers at once, with an error the SDKs retry.
+				for i, q := range c.quick {
+					t0 := time.Now()
+					_, err := q.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String(c.arns[0])})
+					took := time.Since(t0)
+					if code := apiErrorCode(err); code != "ServiceUnavailable" {
+						t.Errorf("node %d while PostgreSQL is down: %v (code %q), want ServiceUnavailable", i, err, code)
 					}
+					t.Logf("node %d answered %s in %v while PostgreSQL was down", i, apiErrorCode(err), took.Round(time.Millisecond))
 				}
-				t.Fatalf("execution %d did not finish (%v); its last events, newest first: %v", i, err, last)
+				time.Sleep(outage - time.Since(down)) // the outage itself
 			}
-			time.Sleep(100 * time.Millisecond)
+			pg.Start()
+			back := time.Now()
+			c.probe()
+			t.Logf("PostgreSQL %s (down %v): every node ran an execution %v after it came back", what,
+				back.Sub(down).Round(time.Millisecond), time.Since(back).Round(time.Millisecond))
 		}
 	}
-	for i, arn := range arns {
-		checkHistory(t, clients[i%nodes], arn)
-	}
-	t.Logf("%d executions on %d nodes survived %d kills", len(arns), nodes, kills)
+	c.check(time.Duration(sized(5, 10)) * time.Minute)
+	t.Logf("%d executions on 3 nodes finished through %d kills, %d PostgreSQL restarts and a %v outage; leases lost: %d",
+		len(c.arns), kills, restarts, outage, c.losses.Load())
 }

@@ -139,6 +139,7 @@ func restartingClient(addr string) *sfn.Client {
 type procLog struct {
 	tb     testing.TB
 	prefix string
+	watch  func(line string) // when set, sees every line
 	mu     sync.Mutex
 	ended  bool // the test has ended: its log takes nothing more
 	race   bool
@@ -168,6 +169,9 @@ func (l *procLog) copy(r io.Reader, ready chan<- struct{}) {
 			close(ready)
 			ready = nil
 		}
+		if l.watch != nil {
+			l.watch(line)
+		}
 		l.mu.Lock()
 		if strings.Contains(line, "WARNING: DATA RACE") {
 			l.race = true
@@ -186,6 +190,13 @@ func (l *procLog) copy(r io.Reader, ready chan<- struct{}) {
 // killed then.
 func startServe(tb testing.TB, bin, addr, data string, extra ...string) *exec.Cmd {
 	tb.Helper()
+	return startServeWatched(tb, nil, bin, addr, data, extra...)
+}
+
+// startServeWatched is startServe with watch, when not nil, called with
+// each line the process writes.
+func startServeWatched(tb testing.TB, watch func(line string), bin, addr, data string, extra ...string) *exec.Cmd {
+	tb.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr, "--data", data}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -199,6 +210,7 @@ func startServe(tb testing.TB, bin, addr, data string, extra ...string) *exec.Cm
 		tb.Fatal(err)
 	}
 	log := newProcLog(tb, fmt.Sprintf("[serve %s pid %d] ", addr, cmd.Process.Pid))
+	log.watch = watch
 	ready := make(chan struct{})
 	outDone, errDone := make(chan struct{}), make(chan struct{})
 	go func() { defer close(outDone); log.copy(stdout, ready) }()
