@@ -108,8 +108,11 @@ type Options struct {
 // move to another node within it and one claim interval (Lease/5).
 const DefaultLease = 5 * time.Second
 
-// errFenced refuses the writes of a node whose lease has lapsed.
-var errFenced = fmt.Errorf("postgres store: this node's lease has lapsed; its executions belong to other nodes now: %w", store.ErrConflict)
+// errFenced refuses the writes of a node whose lease has lapsed: a
+// conflict for the execution's driver (it stops), and for an API request
+// a moment's unavailability (the node takes a new lease).
+var errFenced = fmt.Errorf("postgres store: this node's lease has lapsed; its executions belong to other nodes now, and it is taking a new lease: %w (%w)",
+	store.ErrConflict, store.ErrUnavailable)
 
 var _ store.Shared = (*Store)(nil)
 
