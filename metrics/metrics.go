@@ -186,6 +186,11 @@ func (m *Metrics) Gauge(name, help string, fn func() float64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "stepd", Name: name, Help: help}, fn))
 }
 
+// Counter registers a counter whose value fn reads at each scrape.
+func (m *Metrics) Counter(name, help string, fn func() float64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Namespace: "stepd", Name: name, Help: help}, fn))
+}
+
 // Commit observes one transaction of the store's group commit (it is
 // given to sqlite.Store.ObserveCommits).
 func (m *Metrics) Commit(writes int, took time.Duration) {

@@ -217,6 +217,11 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	var schedAPI *api.SchedulerAPI
 	schedAPI, s.stopScheduler = startScheduler(ctx, st, svc, c.Registry, cfg, h)
 	observeService(m, svc, h)
+	if s.member != nil {
+		m.Counter("lease_losses_total", "Times this node lost its lease to the shared store and took a new one.", func() float64 {
+			return float64(s.member.losses.Load())
+		})
+	}
 	go h.ReleaseWhenIdle(ctx, idleRelease)
 	h.AllowHosts = append(h.AllowHosts, c.AllowHosts...)
 	auth := "none: requests are not authenticated, and API requests must be addressed to a loopback host (see --allow-host)"
