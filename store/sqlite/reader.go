@@ -64,7 +64,7 @@ func (r *reader) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	}
 	st, err := r.db.PrepareContext(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, unavailable(err)
 	}
 	if old, loaded := r.stmts.LoadOrStore(q, st); loaded {
 		st.Close()
@@ -86,7 +86,7 @@ func (r *reader) QueryContext(ctx context.Context, q string, args ...any) (*rows
 	rs, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		r.leave()
-		return nil, err
+		return nil, unavailable(err)
 	}
 	return &rows{Rows: rs, r: r}, nil
 }
@@ -113,7 +113,7 @@ func (r *reader) BeginTx(ctx context.Context) (tx *sql.Tx, done func(), err erro
 	tx, err = r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		r.leave()
-		return nil, nil, err
+		return nil, nil, unavailable(err)
 	}
 	var once sync.Once
 	return tx, func() { once.Do(r.leave) }, nil
@@ -169,6 +169,9 @@ func (rs *rows) Close() error {
 	return err
 }
 
+// Err is the error that ended the iteration, if any.
+func (rs *rows) Err() error { return unavailable(rs.Rows.Err()) }
+
 // row is a query's row with its place at the gate.
 type row struct {
 	row *sql.Row
@@ -178,7 +181,7 @@ type row struct {
 // Scan scans the row and gives its place back.
 func (w *row) Scan(dest ...any) error {
 	defer w.r.leave()
-	return w.row.Scan(dest...)
+	return unavailable(w.row.Scan(dest...))
 }
 
 // Close closes the statements and the pool.

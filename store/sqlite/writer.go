@@ -172,7 +172,8 @@ func (s *Store) commitAll(batch []*request) bool {
 }
 
 // write queues fn and waits until its batch is committed. When ctx ends
-// first, the write may still commit.
+// first, the write may still commit. An error that passes by itself (a
+// full disk: see unavailable) is store.ErrUnavailable.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return s.writeThen(ctx, fn, nil)
 }
@@ -181,7 +182,7 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // transaction of fn has ended (see request.after).
 func (s *Store) writeThen(ctx context.Context, fn func(tx *sql.Tx) error, after func()) error {
 	r := &request{fn: fn, err: make(chan error, 1), after: after}
-	return batch.Submit(ctx, s.reqs, r, r.err, s.done, s.closed, errClosed)
+	return unavailable(batch.Submit(ctx, s.reqs, r, r.err, s.done, s.closed, errClosed))
 }
 
 // isDuplicate reports whether err is a violation of a primary key or
