@@ -34,6 +34,13 @@ type PrivateOptions struct {
 	// Dir is the folder the data folder is made in (a small filesystem,
 	// for a test of a full disk); empty: a temporary folder.
 	Dir string
+	// WALDir, when set, is the folder the write-ahead log's folder is
+	// made in (initdb -X), apart from the data folder, with the server's
+	// log: a test can then fill the data folder's filesystem alone, which
+	// PostgreSQL answers with errors (SQLSTATE 53100) rather than by
+	// stopping, as it does when it cannot write its WAL. Like Dir, the
+	// server's user must be able to reach it.
+	WALDir string
 }
 
 // Private starts a PostgreSQL server of the test's own and stops it (and
@@ -71,7 +78,21 @@ func Private(tb testing.TB, opts PrivateOptions) *Instance {
 	for _, p := range []string{parent, i.data} {
 		i.own(p)
 	}
-	if out, err := i.run("initdb", "-D", i.data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
+	args := []string{"-D", i.data, "-U", "postgres", "-A", "trust", "--no-sync", "-E", "UTF8", "--locale=C"}
+	if opts.WALDir != "" {
+		walParent, err := os.MkdirTemp(opts.WALDir, "stepd-pg-wal-")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { os.RemoveAll(walParent) })
+		if err := os.Chmod(walParent, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		i.own(walParent)
+		i.log = filepath.Join(walParent, "server.log")
+		args = append(args, "-X", filepath.Join(walParent, "wal")) // initdb makes it
+	}
+	if out, err := i.run("initdb", args...); err != nil {
 		tb.Fatalf("initdb: %v\n%s", err, out)
 	}
 	// The log file is made by this process (as the server's user) so that
