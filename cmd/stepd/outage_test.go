@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -53,15 +54,17 @@ func outagePad(id int) string {
 	return hex.EncodeToString(b)
 }
 
-// outageExecArg matches the execution a log line of the engine is about.
-var outageExecArg = regexp.MustCompile(`execution=(\S+)`)
+// outageExecArg matches the execution a log line of the engine is about,
+// outageAttempts the attempts it counts.
+var outageExecArg, outageAttempts = regexp.MustCompile(`execution=(\S+)`), regexp.MustCompile(`attempts=(\d+)`)
 
 // commitWatch follows a node's log: the executions whose step the store
 // refused ("cannot commit a step"), and when each moved on again.
 type commitWatch struct {
-	mu      sync.Mutex
-	refused map[string]time.Time // first refusal
-	moved   map[string]time.Time // last "moves on"
+	mu       sync.Mutex
+	refused  map[string]time.Time // first refusal
+	moved    map[string]time.Time // last "moves on"
+	attempts int                  // the most attempts at one step refused
 }
 
 func newCommitWatch() *commitWatch {
@@ -81,6 +84,11 @@ func (w *commitWatch) line(line string) {
 		if _, ok := w.refused[m[1]]; !ok {
 			w.refused[m[1]] = now
 		}
+	case strings.Contains(line, "the store still cannot commit a step"):
+		if a := outageAttempts.FindStringSubmatch(line); a != nil {
+			n, _ := strconv.Atoi(a[1])
+			w.attempts = max(w.attempts, n)
+		}
 	case strings.Contains(line, "the store took the step; the execution moves on"):
 		w.moved[m[1]] = now
 	}
@@ -91,6 +99,13 @@ func (w *commitWatch) refusedCount() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.refused)
+}
+
+// mostAttempts is the most attempts at one step the store refused.
+func (w *commitWatch) mostAttempts() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.attempts
 }
 
 // resumed returns, for each execution refused, how long after since it
@@ -361,13 +376,13 @@ func (r *outageRun) waitAllEnded(since time.Time, within time.Duration) time.Dur
 }
 
 // waitRefused waits until the store has refused a step of n executions
-// (they pause).
-func waitRefused(t *testing.T, w *commitWatch, n int) {
+// (they pause), and one of them attempts times.
+func waitRefused(t *testing.T, w *commitWatch, n, attempts int) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute) // bounds a failure only
-	for w.refusedCount() < n {
+	for w.refusedCount() < n || w.mostAttempts() < attempts {
 		if time.Now().After(deadline) {
-			t.Fatalf("the store refused a step of %d executions within a minute, want %d", w.refusedCount(), n)
+			t.Fatalf("within a minute the store refused a step of %d executions, at most %d times, want %d executions and %d times", w.refusedCount(), w.mostAttempts(), n, attempts)
 		}
 		time.Sleep(20 * time.Millisecond) // the poll's interval
 	}
@@ -414,7 +429,9 @@ func testDiskFull(t *testing.T, r *outageRun, w *commitWatch, disk, cause string
 	filler := fill(t, disk)
 	full := time.Now()
 	msg := r.startUntilRefused(cause)
-	waitRefused(t, w, min(10, n))
+	// The drivers' back-off has grown to 1.6 s: space returns while they
+	// wait, as it would.
+	waitRefused(t, w, min(10, n), 6)
 	running := r.checkReads()
 	t.Logf("disk full: %d executions acknowledged, %d of them paused (the store refused a step), %d running; StartExecution refused with %q",
 		len(r.arns), w.refusedCount(), running, msg)
@@ -510,7 +527,7 @@ func TestPostgresOutage(t *testing.T) {
 			t.Logf("node %d: %s answered %s in %v while PostgreSQL was down: %v", i, call.name, apiErrorCode(err), took.Round(time.Millisecond), err)
 		}
 	}
-	waitRefused(t, w, 1)
+	waitRefused(t, w, 1, 1)
 	if rest := outage - time.Since(down); rest > 0 {
 		time.Sleep(rest) // the outage's length, not an ordering
 	}
