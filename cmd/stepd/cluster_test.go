@@ -184,7 +184,7 @@ func (c *cluster) close() {
 // another node or later: the node is down (no API error) or says so.
 func retryable(err error) bool {
 	switch apiErrorCode(err) {
-	case "", "ServiceUnavailable", "ThrottlingException", "InternalFailure":
+	case "", "ServiceUnavailable", "ThrottlingException":
 		return true
 	}
 	return false

@@ -66,8 +66,8 @@ type Store struct {
 	mapRunPart
 	schedulePart
 	messagePart
-	pool   *pgxpool.Pool // reads and rare writes
-	ws     []*wconn      // the writers' connections
+	pool   pool     // reads and rare writes, its errors classified (available.go)
+	ws     []*wconn // the writers' connections
 	reqs   chan *request
 	done   chan struct{} // closed by Close
 	closed chan struct{} // closed by the writer when it stops
@@ -127,6 +127,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 // DSN sets pool_max_conns.
 const minPoolConns = 16
 
+// connectTimeout bounds making a connection unless the DSN sets
+// connect_timeout.
+const connectTimeout = 5 * time.Second
+
 // OpenOptions is Open with options.
 func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
@@ -140,6 +144,12 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 	// pool_max_conns in the DSN still decides.
 	if !strings.Contains(dsn, "pool_max_conns") {
 		cfg.MaxConns = max(cfg.MaxConns, minPoolConns)
+	}
+	// A server that does not answer a connection (a host that is down)
+	// is an unavailable store after connectTimeout, not a request that
+	// hangs, unless the DSN's connect_timeout says otherwise.
+	if !strings.Contains(dsn, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
 	s := &Store{reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]execState{},
 		lease: opts.Lease, stopLease: make(chan struct{}),
@@ -160,10 +170,12 @@ func OpenOptions(ctx context.Context, dsn string, opts Options) (*Store, error) 
 		s.closeConns()
 		return nil, fmt.Errorf("postgres store: migrate the schema: %w", err)
 	}
-	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
 		s.closeConns()
 		return nil, fmt.Errorf("postgres store: %w", err)
 	}
+	s.pool = pool{p}
 	s.renewCfg = cfg.ConnConfig.Copy()
 	if err := s.join(ctx); err != nil {
 		s.closeConns()
@@ -209,7 +221,7 @@ func (s *Store) closeConns() error {
 			errs = append(errs, w.c.Close(context.Background()))
 		}
 	}
-	if s.pool != nil {
+	if s.pool.p != nil {
 		s.pool.Close()
 	}
 	return errors.Join(errs...)

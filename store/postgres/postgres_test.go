@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -172,5 +173,35 @@ func TestLeaseRenewed(t *testing.T) {
 	case <-a.Lost():
 		t.Fatal("the node lost its lease")
 	default:
+	}
+}
+
+// TestStepLanded writes a step again, as a writer does whose commit
+// landed but whose answer was lost with its connection: the same step, to
+// the byte, is accepted; another step at its Seq is still a conflict.
+func TestStepLanded(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, pgtest.DSN(t))
+	defer s.Close()
+	arn := "arn:aws:states:us-east-1:1:execution:m:landed"
+	if err := s.CreateExecution(ctx, &store.Execution{ARN: arn, Name: "landed", StateMachineARN: "sm", Status: "RUNNING"}, &store.Step{ExecutionARN: arn, Status: "RUNNING"}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Unix(1700000000, 5)
+	step := func(typ string) *store.Step {
+		return &store.Step{ExecutionARN: arn, Seq: 1, At: at, Status: "RUNNING",
+			Events: []store.Event{{ID: 1, Type: typ, JSON: []byte(`{"a":1}`)}}}
+	}
+	if err := s.AppendStep(ctx, step("PassStateEntered")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendStep(ctx, step("PassStateEntered")); err != nil {
+		t.Fatalf("the same step again: %v, want it accepted", err)
+	}
+	if err := s.AppendStep(ctx, step("PassStateExited")); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("another step at the same Seq: %v, want ErrConflict", err)
+	}
+	if err := s.AppendStep(ctx, &store.Step{ExecutionARN: arn, Seq: 2, At: at, Status: "RUNNING"}); err != nil {
+		t.Fatalf("the next step: %v", err)
 	}
 }

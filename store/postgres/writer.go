@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,10 @@ type request struct {
 	queue   func(b *pgx.Batch, r *request)
 	refused error
 	err     chan error
+	// landed is set on a step refused because its Seq is taken: the step
+	// there may be this one, committed by a transaction whose answer was
+	// lost (see stepLanded).
+	landed *execState
 	// created is set by a CreateExecution that inserted its execution
 	// step0ARN: the cache knows it once the transaction commits.
 	created  *execState
@@ -335,6 +340,9 @@ func (s *Store) commitAll(w *wconn, batch []*request) error {
 			r.refused = fmt.Errorf("execution %s: %w", st.ExecutionARN, store.ErrNotFound)
 		case st.Seq != c.next:
 			r.refused = fmt.Errorf("execution %s: step %d, want %d: %w", st.ExecutionARN, st.Seq, c.next, store.ErrConflict)
+			if st.Seq < c.next {
+				r.landed = c
+			}
 		default:
 			a.add(r, c)
 		}
@@ -353,12 +361,17 @@ func (s *Store) commitAll(w *wconn, batch []*request) error {
 		})
 	}
 	if err := w.c.SendBatch(ctx, b).Close(); err != nil {
+		// The transaction may have committed all the same (its answer
+		// lost with the connection): the cache is read again.
 		s.forget(unknown...)
+		for _, r := range steps {
+			s.forget(r.step.ExecutionARN)
+		}
 		if isFenced(err) {
 			m.lose()
 			return errFenced
 		}
-		return fmt.Errorf("postgres store: %w", err)
+		return fmt.Errorf("postgres store: %w", classify(err))
 	}
 	s.commits.Add(1)
 	for i, r := range a.reqs {
@@ -367,9 +380,23 @@ func (s *Store) commitAll(w *wconn, batch []*request) error {
 			s.remember(arn, a.after[i])
 			continue
 		}
-		// Another writer committed this step first.
+		// Another writer committed this step first, or this one did in a
+		// transaction whose answer was lost.
 		s.forget(arn)
 		r.refused = fmt.Errorf("execution %s: step %d is committed already: %w", arn, r.step.Seq, store.ErrConflict)
+		r.landed = &execState{id: a.exec[i]}
+	}
+	for _, r := range steps {
+		if r.landed == nil {
+			continue
+		}
+		ok, err := stepLanded(ctx, w.c, r.landed.id, r.step)
+		if err != nil {
+			return fmt.Errorf("postgres store: %w", classify(err))
+		}
+		if ok {
+			r.refused = nil
+		}
 	}
 	for _, r := range batch {
 		if r.created != nil {
@@ -383,22 +410,39 @@ func (s *Store) commitAll(w *wconn, batch []*request) error {
 func (s *Store) readStates(ctx context.Context, w *wconn, arns []string, states map[string]*execState) error {
 	rows, err := w.c.Query(ctx, selStates, arns)
 	if err != nil {
-		return fmt.Errorf("postgres store: %w", err)
+		return fmt.Errorf("postgres store: %w", classify(err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var arn string
 		c := &execState{}
 		if err := rows.Scan(&arn, &c.id, &c.next, &c.last, &c.status, &c.dirty); err != nil {
-			return fmt.Errorf("postgres store: %w", err)
+			return fmt.Errorf("postgres store: %w", classify(err))
 		}
 		c.next++
 		states[arn] = c
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("postgres store: %w", err)
+		return fmt.Errorf("postgres store: %w", classify(err))
 	}
 	return nil
+}
+
+// stepLanded reports whether the step at st's Seq of execution exec is st
+// itself, to the byte: a writer whose transaction committed but whose
+// answer was lost (the connection broke after COMMIT) is asked to write
+// the step again, and finds it there.
+func stepLanded(ctx context.Context, c *pgx.Conn, exec int64, st *store.Step) (bool, error) {
+	var at int64
+	var events []byte
+	err := c.QueryRow(ctx, `SELECT at, events FROM step_log WHERE exec = $1 AND seq = $2`, exec, st.Seq).Scan(&at, &events)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return at == codec.Nanos(st.At) && bytes.Equal(events, codec.AppendEvents([]byte{}, st.Events)), nil
 }
 
 // write queues r and waits until its batch is committed. When ctx ends
