@@ -22,6 +22,8 @@ import (
 // services read it (inferred: AWS documents no other answer), and NUL
 // is kept as it is: \u0000 in an execution's input is valid JSON.
 
+const nul = "NUL (\\u0000)"
+
 // checkBytes refuses a request body that holds bytes outside UTF-8
 // anywhere, or NUL or a lone surrogate escape in a name or an ARN.
 func checkBytes(body []byte) error {
@@ -42,16 +44,19 @@ func checkBytes(body []byte) error {
 		return &apiError{status: 400, code: "SerializationException", message: fmt.Sprintf(
 			"Invalid UTF-8 in the request body: member '%s' holds a byte outside UTF-8 (at offset %d of the body)", member, badOffset(body))}
 	}
-	what := "NUL (\\u0000)"
+	what := nul
 	if strings.IndexByte(val, 0) < 0 {
 		what = "a lone UTF-16 surrogate escape"
 	}
 	key := lastKey(member)
 	switch {
+	case key == "name" && what == nul:
+		// AWS's own answer to a control character in a name.
+		return &apiError{status: 400, code: "InvalidName", message: "Invalid Name: " + quote(val)}
 	case key == "name":
-		return &apiError{status: 400, code: "InvalidName", message: fmt.Sprintf("Invalid Name: '%s' holds %s, which a name must not", member, what)}
+		return &apiError{status: 400, code: "InvalidName", message: fmt.Sprintf("Invalid Name: %s: member '%s' holds %s, which a name must not", quote(val), member, what)}
 	case strings.HasSuffix(strings.ToLower(key), "arn"):
-		return &apiError{status: 400, code: "InvalidArn", message: fmt.Sprintf("Invalid Arn: '%s' holds %s, which no ARN does", member, what)}
+		return &apiError{status: 400, code: "InvalidArn", message: fmt.Sprintf("Invalid Arn: %s: member '%s' holds %s, which no ARN does", quote(val), member, what)}
 	}
 	return nil
 }
