@@ -197,6 +197,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string
 	if len(body) == 0 {
 		body = []byte("{}")
 	}
+	if err := checkBytes(body); err != nil {
+		return op, writeError(w, err)
+	}
 	if err := checkRefused(name, body); err != nil {
 		return op, writeError(w, err)
 	}

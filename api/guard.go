@@ -9,14 +9,16 @@ import (
 )
 
 // Requests to a server that checks no signatures (no --access-keys) must
-// be addressed to a loopback host: a web page that resolves its own domain
-// name to 127.0.0.1 (DNS rebinding) would otherwise reach the API from the
-// user's browser with the page's Host.
+// be addressed to a loopback host or an IP address: a web page that
+// resolves its own domain name to 127.0.0.1 (DNS rebinding) would
+// otherwise reach the API from the user's browser with the page's Host.
+// The operations endpoints take the same check (opsguard.go).
 
 // hostAllowed reports whether a request's Host header names this server:
-// localhost, 127.0.0.1 (any 127.0.0.0/8 address), [::1], their "sync-"
-// forms (the SDKs' host prefix of StartSyncExecution and TestState), or one
-// of the extra hosts ("*" allows any).
+// localhost (and *.localhost), any IP literal (127.0.0.1, [::1], a pod's
+// address: no DNS rebinding gives a page an IP literal as its host), their
+// "sync-" forms (the SDKs' host prefix of StartSyncExecution and
+// TestState), or one of the extra hosts ("*" allows any).
 func hostAllowed(hostport string, extra []string) bool {
 	host := hostport
 	if h, _, err := net.SplitHostPort(hostport); err == nil {
@@ -32,14 +34,16 @@ func hostAllowed(hostport string, extra []string) bool {
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	if i := strings.IndexByte(host, '%'); i >= 0 {
+		host = host[:i] // an IPv6 zone
+	}
+	return net.ParseIP(host) != nil
 }
 
 func hostError(host string) error {
 	return &apiError{status: 403, code: "AccessDeniedException", message: fmt.Sprintf(
-		"stepd serve without --access-keys answers only requests addressed to a loopback host (localhost, 127.0.0.1, [::1]), not to %s; "+
-			"start it with --access-keys to require signed requests, or --allow-host to name this host", quote(clip(host, 100)))}
+		"stepd serve answers unsigned requests only when addressed to localhost or an IP address (127.0.0.1, [::1], …), not to %s (a DNS-rebinding guard); "+
+			"start it with --allow-host to name this host, or, for the API, --access-keys to require signed requests", quote(clip(host, 100)))}
 }
 
 // clip shortens s to at most n bytes (on a rune boundary), saying how long

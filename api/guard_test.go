@@ -45,7 +45,7 @@ func post(t *testing.T, url, host, op, body string) (int, string, string) {
 }
 
 // TestHostCheck: without access keys, only requests addressed to a loopback
-// host are answered, so that a web page cannot reach the API by DNS
+// host or an IP address are answered, so that a web page cannot reach the API by DNS
 // rebinding.
 func TestHostCheck(t *testing.T) {
 	t.Parallel()
@@ -56,12 +56,12 @@ func TestHostCheck(t *testing.T) {
 	defer srv.Close()
 	port := srv.URL[strings.LastIndexByte(srv.URL, ':'):]
 	for _, host := range []string{"", "localhost" + port, "LOCALHOST", "127.0.0.1" + port, "127.1.2.3" + port, "[::1]" + port,
-		"sync-localhost" + port, "sync-127.0.0.1" + port, "app.localhost" + port} {
+		"sync-localhost" + port, "sync-127.0.0.1" + port, "app.localhost" + port, "10.0.0.1" + port, "[fd00::1]" + port, "[fe80::1%eth0]" + port} {
 		if code, typ, msg := post(t, srv.URL, host, "ListStateMachines", "{}"); code != 200 {
 			t.Errorf("Host %q: %d %s %s, want 200", host, code, typ, msg)
 		}
 	}
-	for _, host := range []string{"evil.example" + port, "127.0.0.1.evil.example", "10.0.0.1" + port, "sync-evil.example", "localhost.evil.example"} {
+	for _, host := range []string{"evil.example" + port, "127.0.0.1.evil.example", "10.0.0.1.nip.example" + port, "sync-evil.example", "localhost.evil.example"} {
 		code, typ, msg := post(t, srv.URL, host, "ListStateMachines", "{}")
 		if code != 403 || typ != "AccessDeniedException" || !strings.Contains(msg, "--allow-host") {
 			t.Errorf("Host %q: %d %s %q, want 403 AccessDeniedException", host, code, typ, msg)

@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -41,17 +44,57 @@ func observeService(m *metrics.Metrics, svc *service.Service, h *api.Handler) {
 	})
 }
 
-// withEndpoints serves the operations endpoints (GET /metrics, /healthz
-// and /readyz) before next.
-func withEndpoints(next http.Handler, m *metrics.Metrics, ready *readiness) http.Handler {
+// withEndpoints serves the operations endpoints (GET /metrics, unless
+// metricsHere is false, /healthz and /readyz) before next, behind the
+// API's Host check (and, for /metrics with access keys, its signature).
+func withEndpoints(next http.Handler, m *metrics.Metrics, ready *readiness, h *api.Handler, metricsHere bool) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", m.Handler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+	if metricsHere {
+		mux.Handle("GET /metrics", h.GuardMetrics(m.Handler()))
+	} else {
+		mux.Handle("GET /metrics", h.GuardHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "this server serves /metrics on the listener of --metrics-addr", http.StatusNotFound)
+		})))
+	}
+	mux.Handle("GET /healthz", h.GuardHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeHealth(w, http.StatusOK, map[string]any{"status": "ok"})
-	})
-	mux.Handle("GET /readyz", ready)
+	})))
+	mux.Handle("GET /readyz", h.GuardHost(ready))
 	mux.Handle("/", next)
 	return mux
+}
+
+// listenMetrics serves GET /metrics alone on a listener of its own at
+// addr, behind the Host check only: a scraper that cannot sign (Prometheus)
+// reaches it there while the API requires signatures.
+func (s *Server) listenMetrics(addr string, m *metrics.Metrics, h *api.Handler, stdout io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--metrics-addr: %w", err)
+	}
+	s.metricsLn = ln
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h.GuardHost(m.Handler()))
+	s.metricsHTTP = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "metrics at http://%s/metrics\n", ln.Addr())
+	go func() {
+		if err := s.metricsHTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			select {
+			case s.errc <- fmt.Errorf("the metrics listener: %w", err):
+			default:
+			}
+		}
+	}()
+	return nil
+}
+
+// MetricsAddr is the address of the listener of Config.MetricsAddr; nil
+// without one.
+func (s *Server) MetricsAddr() net.Addr {
+	if s.metricsLn == nil {
+		return nil
+	}
+	return s.metricsLn.Addr()
 }
 
 // readyTimeout bounds the store check of /readyz.

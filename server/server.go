@@ -94,6 +94,10 @@ type Config struct {
 	AllowHosts []string
 	// Console serves the web console at GET /.
 	Console bool
+	// MetricsAddr, when set, is the address of a listener of its own for
+	// GET /metrics, which then takes the Host check alone (no signature,
+	// even with AccessKeys) and leaves the API's listener.
+	MetricsAddr string
 	// StateMachines are created at start, or updated where they exist.
 	StateMachines []StateMachine
 }
@@ -129,7 +133,10 @@ type Server struct {
 	ready  *readiness
 	ln     net.Listener
 	http   *http.Server
-	errc   chan error // the listener's end
+	// metricsLn and metricsHTTP serve /metrics on Config.MetricsAddr.
+	metricsLn   net.Listener
+	metricsHTTP *http.Server
+	errc        chan error // the listener's end
 	// stopScheduler stops the schedules' firing.
 	stopScheduler func()
 	stopOnce      sync.Once
@@ -224,17 +231,22 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	}
 	go h.ReleaseWhenIdle(ctx, idleRelease)
 	h.AllowHosts = append(h.AllowHosts, c.AllowHosts...)
-	auth := "none: requests are not authenticated, and API requests must be addressed to a loopback host (see --allow-host)"
+	auth := "none: requests are not authenticated, and requests must be addressed to localhost or an IP address (see --allow-host)"
 	if len(c.AccessKeys) > 0 {
 		h.Auth = &api.Auth{Keys: maps.Clone(c.AccessKeys), Region: c.Region}
 		auth = fmt.Sprintf("SigV4 with %d access key(s)", len(h.Auth.Keys))
 	}
 	var handler http.Handler = h
 	if c.Console {
-		handler = withConsole(h, console.Handler())
+		handler = withConsole(h, h.GuardHost(console.Handler()))
 	}
 	handler = api.WithScheduler(handler, schedAPI)
-	handler = withEndpoints(handler, m, s.ready)
+	handler = withEndpoints(handler, m, s.ready, h, c.MetricsAddr == "")
+	if c.MetricsAddr != "" {
+		if err := s.listenMetrics(c.MetricsAddr, m, h, stdout); err != nil {
+			return nil, err
+		}
+	}
 	s.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	addr := s.ln.Addr().String()
 	if host, _, _ := net.SplitHostPort(addr); !net.ParseIP(host).IsLoopback() && len(c.AccessKeys) == 0 {
@@ -255,6 +267,9 @@ func (s *Server) abort() {
 	s.cancel()
 	if s.ln != nil {
 		s.ln.Close()
+	}
+	if s.metricsLn != nil {
+		s.metricsLn.Close()
 	}
 	if s.stopScheduler != nil {
 		s.stopScheduler()
@@ -304,6 +319,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.ready.Stopping()
 		s.svc.Runner().EndPolls() // the long polls would hold the shutdown (and the drain) up
 		s.stopErr = s.http.Shutdown(ctx)
+		if s.metricsHTTP != nil {
+			s.metricsHTTP.Close()
+		}
 		s.svc.Close()
 		if s.shared {
 			s.log.Info("stopped; the other nodes take this node's running executions over")

@@ -68,3 +68,17 @@ assert code(c.start_execution, stateMachineArn=arn, input="[") == ("InvalidExecu
 assert code(c.create_state_machine, name="bad", roleArn=role, definition="{}")[0] == "InvalidDefinition"
 assert code(c.list_executions, stateMachineArn=arn, nextToken="bogus") == ("InvalidToken", 400)
 ok("error codes")
+
+# Bytes AWS refuses (docs/compatibility.md): boto3 sends NUL as \u0000 and a
+# lone surrogate as \ud800; a name or an ARN holding either is refused with
+# its own error, an input holding a lone surrogate reads it as U+FFFD.
+assert code(c.start_execution, stateMachineArn=arn, name="a\u0000b") == ("InvalidName", 400)
+assert code(c.start_execution, stateMachineArn=arn, name="a\ud800b") == ("InvalidName", 400)
+assert code(c.describe_execution, executionArn=big + "\u0000") == ("InvalidArn", 400)
+s = c.start_sync_execution(stateMachineArn=x["stateMachineArn"], input='{"a": 2, "b": 3, "s": "\ud800", "z": "\\u0000"}')
+assert s["status"] == "SUCCEEDED" and s["output"] == '{"sum":5}', s
+s = c.create_state_machine(name="pyecho", type="EXPRESS", roleArn=role, definition=json.dumps(
+    {"StartAt": "P", "States": {"P": {"Type": "Pass", "End": True}}}))
+s = c.start_sync_execution(stateMachineArn=s["stateMachineArn"], input='{"s": "x\ud800y", "z": "\\u0000"}')
+assert s["status"] == "SUCCEEDED" and json.loads(s["output"]) == {"s": "x\ufffdy", "z": "\u0000"}, s
+ok("bytes AWS refuses: NUL and lone surrogates")

@@ -69,15 +69,16 @@ func timeScaleDefault() float64 {
 // opsFlags are serve's flags for execution logs, status-change events and
 // retention.
 type opsFlags struct {
-	logGroups, webhooks, command, retention *string
+	logGroups, webhooks, command, retention, metricsAddr *string
 }
 
 func addOpsFlags(fs *flag.FlagSet) *opsFlags {
 	return &opsFlags{
-		logGroups: fs.String("log-groups", envOr("STEPD_LOG_GROUPS", ""), "directory of execution logs: the records a state machine's loggingConfiguration asks for go to one file per log group, named from the group's name; empty: standard output (env STEPD_LOG_GROUPS)"),
-		webhooks:  fs.String("events-webhook", envOr("STEPD_EVENTS_WEBHOOK", ""), "URL[,URL...]: POST each status change of a Standard execution there as an EventBridge event, at least once (env STEPD_EVENTS_WEBHOOK)"),
-		command:   fs.String("events-command", envOr("STEPD_EVENTS_COMMAND", ""), "shell command run for each status change of a Standard execution, with the EventBridge event on its standard input, at least once (env STEPD_EVENTS_COMMAND)"),
-		retention: fs.String("retention", envOr("STEPD_RETENTION", "90d"), "how long finished executions and their histories are kept, e.g. 90d, 36h; 0 keeps them for good (env STEPD_RETENTION)"),
+		logGroups:   fs.String("log-groups", envOr("STEPD_LOG_GROUPS", ""), "directory of execution logs: the records a state machine's loggingConfiguration asks for go to one file per log group, named from the group's name; empty: standard output (env STEPD_LOG_GROUPS)"),
+		webhooks:    fs.String("events-webhook", envOr("STEPD_EVENTS_WEBHOOK", ""), "URL[,URL...]: POST each status change of a Standard execution there as an EventBridge event, at least once (env STEPD_EVENTS_WEBHOOK)"),
+		command:     fs.String("events-command", envOr("STEPD_EVENTS_COMMAND", ""), "shell command run for each status change of a Standard execution, with the EventBridge event on its standard input, at least once (env STEPD_EVENTS_COMMAND)"),
+		retention:   fs.String("retention", envOr("STEPD_RETENTION", "90d"), "how long finished executions and their histories are kept, e.g. 90d, 36h; 0 keeps them for good (env STEPD_RETENTION)"),
+		metricsAddr: fs.String("metrics-addr", envOr("STEPD_METRICS_ADDR", ""), "HOST:PORT: serve GET /metrics on a listener of its own, unsigned even with --access-keys (the Host check still applies), and not on --addr (env STEPD_METRICS_ADDR)"),
 	}
 }
 
@@ -104,5 +105,6 @@ func (o *opsFlags) apply(cfg *server.Config) error {
 		return err
 	}
 	cfg.LogGroups, cfg.Webhooks, cfg.EventsCommand = *o.logGroups, splitList(*o.webhooks), *o.command
+	cfg.MetricsAddr = *o.metricsAddr
 	return nil
 }

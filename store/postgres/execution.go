@@ -95,7 +95,7 @@ func creation(e *store.Execution, steps []*store.Step, owner string) (execState,
 		row = after
 	}
 	return row, []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
-		row.status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped), owner,
+		row.status, output, toText(errName), toText(cause), codec.Nanos(e.Started), codec.Nanos(stopped), owner,
 		a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.wake}
 }
 
@@ -106,7 +106,7 @@ func (s *Store) Eager() bool { return false }
 
 // GetExecution implements store.Store.
 func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution, error) {
-	e, err := sqlrow.ScanExec(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ExecColumns+` FROM executions WHERE arn=$1`, arn))
+	e, err := scanExec(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ExecColumns+` FROM executions WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
 	}
@@ -119,7 +119,7 @@ func (s *Store) GetExecution(ctx context.Context, arn string) (*store.Execution,
 // ListExecutions implements store.Store.
 func (s *Store) ListExecutions(ctx context.Context, smARN, status string, p store.Page) ([]*store.Execution, string, error) {
 	return byID(ctx, s, codec.KindExecutions, codec.FilterHash(smARN, status),
-		`SELECT `+sqlrow.ExecColumns+`, id FROM executions WHERE state_machine_arn=$1`, []any{smARN}, status, p, sqlrow.ScanExecKeyed)
+		`SELECT `+sqlrow.ExecColumns+`, id FROM executions WHERE state_machine_arn=$1`, []any{smARN}, status, p, scanExecKeyed)
 }
 
 // AppendStep implements store.Store.
@@ -146,7 +146,7 @@ func (s *Store) Steps(ctx context.Context, arn string) ([]*store.Step, error) {
 	if err != nil {
 		return nil, err
 	}
-	return query(ctx, s, func(row sqlrow.Scanner) (*store.Step, error) { return sqlrow.ScanStep(row, arn) },
+	return query(ctx, s, func(row sqlrow.Scanner) (*store.Step, error) { return scanStep(row, arn) },
 		`SELECT `+sqlrow.StepColumns+` FROM step_log WHERE exec=$1 ORDER BY seq`, exec)
 }
 
@@ -261,6 +261,6 @@ func (s *Store) searchSteps(ctx context.Context, exec int64, ok func(first, last
 
 // RunningExecutions implements store.Store.
 func (s *Store) RunningExecutions(ctx context.Context) ([]*store.Execution, error) {
-	return query(ctx, s, func(row sqlrow.Scanner) (*store.Execution, error) { return sqlrow.ScanExec(row) },
+	return query(ctx, s, scanExec,
 		`SELECT `+sqlrow.ExecColumns+` FROM executions WHERE status='RUNNING' ORDER BY id`)
 }

@@ -205,7 +205,7 @@ func (s *Store) Claim(ctx context.Context) ([]*store.Execution, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}
-	claimed, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Execution, error) { return sqlrow.ScanExec(row) })
+	claimed, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*store.Execution, error) { return scanExec(row) })
 	if err != nil {
 		return nil, fmt.Errorf("postgres store: claim: %w", err)
 	}

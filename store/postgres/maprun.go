@@ -86,12 +86,12 @@ func (s mapRunPart) PutMapRuns(ctx context.Context, runs []*store.MapRun, childr
 		}
 		if _, ok := have[c.ARN]; ok {
 			b.Queue(`UPDATE map_run_children SET status=$1, output=$2, error=$3, cause=$4, stopped=$5, last_event=$6 WHERE id=$7`,
-				c.Status, c.Output, c.Error, c.Cause, codec.Nanos(c.Stopped), last, k.id)
+				c.Status, c.Output, toText(c.Error), toText(c.Cause), codec.Nanos(c.Stopped), last, k.id)
 		} else {
 			b.Queue(`INSERT INTO map_run_children (arn, map_run_arn, name, state_machine_arn, state_machine_name, type, input,
 				status, output, error, cause, started, stopped, last_event) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
 				c.ARN, c.MapRunARN, c.Name, c.StateMachineARN, c.StateMachineName, c.Type, c.Input,
-				c.Status, c.Output, c.Error, c.Cause, codec.Nanos(c.Started), codec.Nanos(c.Stopped), last)
+				c.Status, c.Output, toText(c.Error), toText(c.Cause), codec.Nanos(c.Started), codec.Nanos(c.Stopped), last)
 			have[c.ARN] = known{last: last}
 		}
 		if len(add) > 0 {
@@ -130,7 +130,7 @@ func (s mapRunPart) ListMapRuns(ctx context.Context, executionARN string, p stor
 
 // GetChildExecution implements store.MapRunStore.
 func (s mapRunPart) GetChildExecution(ctx context.Context, arn string) (*store.ChildExecution, error) {
-	c, err := sqlrow.ScanChild(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE arn=$1`, arn))
+	c, err := scanChild(s.pool.QueryRow(ctx, `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("execution %s: %w", arn, store.ErrNotFound)
 	}
@@ -143,7 +143,7 @@ func (s mapRunPart) GetChildExecution(ctx context.Context, arn string) (*store.C
 // ListChildExecutions implements store.MapRunStore.
 func (s mapRunPart) ListChildExecutions(ctx context.Context, mapRunARN, status string, p store.Page) ([]*store.ChildExecution, string, error) {
 	return byID(ctx, s.Store, kindChildren, codec.FilterHash(mapRunARN, status), `SELECT `+sqlrow.ChildColumns+`, id FROM map_run_children WHERE map_run_arn=$1`,
-		[]any{mapRunARN}, status, p, sqlrow.ScanChild)
+		[]any{mapRunARN}, status, p, scanChild)
 }
 
 // ChildEvents implements store.MapRunStore.

@@ -2,9 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // migrations are the schema's versions in order: migrations[i] takes a
@@ -146,6 +149,9 @@ func migrate(ctx context.Context, conn *pgx.Conn) (from, to int, err error) {
 		return 0, 0, err
 	}
 	defer tx.Rollback(ctx)
+	if err := ensureSchema(ctx, tx); err != nil {
+		return 0, 0, err
+	}
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))`, lockMigrate); err != nil {
 		return 0, 0, fmt.Errorf("advisory lock: %w", err)
 	}
@@ -177,3 +183,135 @@ func migrate(ctx context.Context, conn *pgx.Conn) (from, to int, err error) {
 	}
 	return from, len(migrations), nil
 }
+
+// ensureSchema creates the first schema of the search_path when none of
+// its schemas exists (current_schema() is NULL: PostgreSQL would refuse
+// every table with "no schema has been selected to create in"), under the
+// advisory lock of that schema's name, so that nodes starting at once
+// create it once. A role that may not create schemas is told the exact
+// statement to have run for it.
+func ensureSchema(ctx context.Context, tx pgx.Tx) error {
+	var current *string
+	var path, user string
+	if err := tx.QueryRow(ctx, `SELECT current_schema(), current_setting('search_path'), current_user`).Scan(&current, &path, &user); err != nil {
+		return err
+	}
+	if current != nil {
+		return nil
+	}
+	name := firstSchema(path)
+	if name == "" {
+		return fmt.Errorf("the search_path %q names no schema to create the tables in: set search_path in the --store URL (for example ?search_path=stepd)", path)
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockMigrate, name); err != nil {
+		return fmt.Errorf("advisory lock: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+quoteIdent(name)); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" {
+			return fmt.Errorf("the schema %s of the search_path does not exist, and the role %s may not create it (%s); have a database owner run: CREATE SCHEMA %s AUTHORIZATION %s",
+				quoteIdent(name), quoteIdent(user), pe.Message, quoteIdent(name), quoteIdent(user))
+		}
+		return fmt.Errorf("create the schema %s of the search_path: %w", quoteIdent(name), err)
+	}
+	return nil
+}
+
+// firstSchema returns the first schema that a search_path setting names,
+// as PostgreSQL reads it (SplitIdentifierString: entries separated by
+// commas, unquoted names folded to lower case, "" inside quotes for a
+// quote), leaving out "$user" and the system schemas; "" when there is
+// none or the setting is malformed.
+func firstSchema(path string) string {
+	names, ok := splitIdents(path)
+	if !ok {
+		return ""
+	}
+	for _, name := range names {
+		switch name {
+		case "$user", "pg_catalog", "pg_temp", "information_schema":
+			continue
+		}
+		if strings.HasPrefix(name, "pg_") {
+			continue // reserved for the system: CREATE SCHEMA refuses it
+		}
+		return name
+	}
+	return ""
+}
+
+// splitIdents splits a list of identifiers as PostgreSQL's
+// SplitIdentifierString does; ok is false when the list is malformed.
+func splitIdents(s string) (names []string, ok bool) {
+	var out []string
+	i := 0
+	skip := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+			i++
+		}
+	}
+	skip()
+	if i == len(s) {
+		return nil, true
+	}
+	for {
+		var name string
+		if s[i] == '"' {
+			var b strings.Builder
+			i++
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return nil, false // no closing quote
+				}
+				b.WriteString(s[i : i+j])
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					b.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			name = b.String()
+		} else {
+			j := i
+			for j < len(s) && s[j] != ',' && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' && s[j] != '\r' {
+				j++
+			}
+			name = asciiLower(s[i:j])
+			i = j
+		}
+		if name == "" {
+			return nil, false
+		}
+		out = append(out, name)
+		skip()
+		if i == len(s) {
+			return out, true
+		}
+		if s[i] != ',' {
+			return nil, false
+		}
+		i++
+		skip()
+		if i == len(s) {
+			return nil, false
+		}
+	}
+}
+
+// asciiLower folds the ASCII letters of s to lower case, as PostgreSQL
+// folds an unquoted identifier.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// quoteIdent quotes a PostgreSQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

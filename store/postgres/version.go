@@ -60,7 +60,7 @@ func (s versionPart) PublishVersion(ctx context.Context, v *store.Version, limit
 		if err := lockMachine(ctx, tx, v.StateMachineARN); err != nil {
 			return err
 		}
-		old, err := sqlrow.ScanVersion(tx.QueryRow(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=$1 AND revision=$2 ORDER BY number DESC LIMIT 1`, v.StateMachineARN, v.RevisionID))
+		old, err := scanVersion(tx.QueryRow(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=$1 AND revision=$2 ORDER BY number DESC LIMIT 1`, v.StateMachineARN, v.RevisionID))
 		if err == nil {
 			out = old
 			return nil
@@ -81,7 +81,7 @@ func (s versionPart) PublishVersion(ctx context.Context, v *store.Version, limit
 		if _, err := tx.Exec(ctx, `INSERT INTO version_numbers VALUES ($1, $2) ON CONFLICT (sm_arn) DO UPDATE SET last=excluded.last`, c.StateMachineARN, c.Number); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO versions (`+sqlrow.VersionColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`, sqlrow.VersionValues(&c)...); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO versions (`+sqlrow.VersionColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`, versionValues(&c)...); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
 		out, created = &c, true
@@ -98,7 +98,7 @@ func (s versionPart) PublishVersion(ctx context.Context, v *store.Version, limit
 
 // GetVersion implements store.Versioned.
 func (s versionPart) GetVersion(ctx context.Context, arn string) (*store.Version, error) {
-	v, err := sqlrow.ScanVersion(s.pool.QueryRow(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE arn=$1`, arn))
+	v, err := scanVersion(s.pool.QueryRow(ctx, `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("version %s: %w", arn, store.ErrNotFound)
 	}
@@ -111,7 +111,7 @@ func (s versionPart) GetVersion(ctx context.Context, arn string) (*store.Version
 // ListVersions implements store.Versioned.
 func (s versionPart) ListVersions(ctx context.Context, smARN string, p store.Page) ([]*store.Version, string, error) {
 	return sqlrow.Newest(p, kindVersions, codec.FilterHash("versions", smARN), `SELECT `+sqlrow.VersionColumns+` FROM versions WHERE sm_arn=`+param(1),
-		[]any{smARN}, "", "number", param, reads(ctx, s.Store, sqlrow.ScanVersionKeyed))
+		[]any{smARN}, "", "number", param, reads(ctx, s.Store, scanVersionKeyed))
 }
 
 // DeleteVersion implements store.Versioned.
@@ -182,7 +182,7 @@ func (s versionPart) CreateAlias(ctx context.Context, a *store.Alias, limit int)
 		} else if n >= limit {
 			return fmt.Errorf("state machine %s: %d aliases: %w", a.StateMachineARN, n, store.ErrLimit)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO aliases VALUES ($1,$2,$3,$4,$5,$6,$7)`, a.ARN, a.StateMachineARN, a.Name, a.Description, routes,
+		if _, err := tx.Exec(ctx, `INSERT INTO aliases VALUES ($1,$2,$3,$4,$5,$6,$7)`, a.ARN, a.StateMachineARN, a.Name, toText(a.Description), routes,
 			codec.Nanos(a.Created), codec.Nanos(a.Updated)); err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
@@ -203,7 +203,7 @@ func (s versionPart) UpdateAlias(ctx context.Context, a *store.Alias) error {
 		if err := routesExist(ctx, tx, a.Routes); err != nil {
 			return err
 		}
-		ct, err := tx.Exec(ctx, `UPDATE aliases SET description=$1, routes=$2, updated=$3 WHERE arn=$4`, a.Description, routes, codec.Nanos(a.Updated), a.ARN)
+		ct, err := tx.Exec(ctx, `UPDATE aliases SET description=$1, routes=$2, updated=$3 WHERE arn=$4`, toText(a.Description), routes, codec.Nanos(a.Updated), a.ARN)
 		if err != nil {
 			return fmt.Errorf("postgres store: %w", err)
 		}
@@ -216,7 +216,7 @@ func (s versionPart) UpdateAlias(ctx context.Context, a *store.Alias) error {
 
 // GetAlias implements store.Versioned.
 func (s versionPart) GetAlias(ctx context.Context, arn string) (*store.Alias, error) {
-	a, err := sqlrow.ScanAlias(s.pool.QueryRow(ctx, `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE arn=$1`, arn))
+	a, err := scanAlias(s.pool.QueryRow(ctx, `SELECT `+sqlrow.AliasColumns+` FROM aliases WHERE arn=$1`, arn))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("alias %s: %w", arn, store.ErrNotFound)
 	}
@@ -240,7 +240,7 @@ func (s versionPart) ListAliases(ctx context.Context, smARN string, p store.Page
 		args = append(args, k[0])
 	}
 	q += fmt.Sprintf(` ORDER BY name LIMIT $%d`, len(args)+1)
-	list, err := query(ctx, s.Store, sqlrow.ScanAlias, q, append(args, limit+1)...)
+	list, err := query(ctx, s.Store, scanAlias, q, append(args, limit+1)...)
 	if err != nil {
 		return nil, "", err
 	}
@@ -273,7 +273,7 @@ func (s versionPart) DeleteVersions(ctx context.Context, smARN string) error {
 func (s versionPart) PutExecutionRef(ctx context.Context, r *store.ExecutionRef) error {
 	_, err := s.exec(ctx, `INSERT INTO execution_refs SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM executions WHERE arn=$1)
 		ON CONFLICT (exec_arn) DO UPDATE SET version_arn=excluded.version_arn, alias_arn=excluded.alias_arn, trace_header=excluded.trace_header`,
-		r.ExecutionARN, r.VersionARN, r.AliasARN, r.TraceHeader)
+		r.ExecutionARN, r.VersionARN, r.AliasARN, toText(r.TraceHeader))
 	return err
 }
 
@@ -283,7 +283,7 @@ func (s versionPart) ExecutionRefs(ctx context.Context, arns []string) (map[stri
 	if len(arns) == 0 {
 		return out, nil
 	}
-	refs, err := query(ctx, s.Store, sqlrow.ScanRef,
+	refs, err := query(ctx, s.Store, scanRef,
 		`SELECT r.exec_arn, r.version_arn, r.alias_arn, r.trace_header FROM execution_refs r JOIN executions e ON e.arn = r.exec_arn WHERE r.exec_arn = ANY($1)`, arns)
 	for _, r := range refs {
 		out[r.ExecutionARN] = r
@@ -295,7 +295,7 @@ func (s versionPart) ExecutionRefs(ctx context.Context, arns []string) (map[stri
 func (s versionPart) ListExecutionsOf(ctx context.Context, ref, status string, p store.Page) ([]*store.Execution, string, error) {
 	return byID(ctx, s.Store, kindExecutionsOfRef, codec.FilterHash("executions of", ref, status),
 		`SELECT `+sqlrow.ExecColumns+`, id FROM executions WHERE arn IN (SELECT exec_arn FROM execution_refs WHERE version_arn=$1 AND version_arn <> ''
-		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=$1 AND alias_arn <> '')`, []any{ref}, status, p, sqlrow.ScanExecKeyed)
+		UNION ALL SELECT exec_arn FROM execution_refs WHERE alias_arn=$1 AND alias_arn <> '')`, []any{ref}, status, p, scanExecKeyed)
 }
 
 // PutSettings implements store.Versioned.

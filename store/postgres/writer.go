@@ -228,8 +228,8 @@ func (a *stepArrays) row(st *store.Step, c *execState) (after execState, changed
 	a.events = append(a.events, codec.AppendEvents([]byte{}, st.Events))
 	a.status = append(a.status, st.Status)
 	a.output = append(a.output, st.Output)
-	a.errs = append(a.errs, st.Error)
-	a.cause = append(a.cause, st.Cause)
+	a.errs = append(a.errs, toText(st.Error))
+	a.cause = append(a.cause, toText(st.Cause))
 	a.stop = append(a.stop, codec.Nanos(st.Stopped))
 	a.wake = append(a.wake, codec.Nanos(st.Wake))
 	return execState{id: c.id, next: st.Seq + 1, last: last, status: status, dirty: dirty}, status != c.status || dirty || c.dirty

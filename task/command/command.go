@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/lambdashape"
@@ -198,7 +199,11 @@ func errorObject(data []byte) (task.Result, bool) {
 func tail(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) > maxStderrTail {
-		s = "..." + s[len(s)-maxStderrTail:]
+		cut := len(s) - maxStderrTail
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++ // on a rune boundary: never half a character
+		}
+		s = "..." + s[cut:]
 	}
 	return s
 }

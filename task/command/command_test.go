@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
@@ -186,5 +187,17 @@ func TestCommandStderrLogged(t *testing.T) {
 	quiet.Invoke(context.Background(), &task.Request{Input: value.NewObject(0)})
 	if buf.Len() != 0 {
 		t.Errorf("a handler without stderr logged %q", buf.String())
+	}
+}
+
+// TestTailRuneBoundary: the tail of a long stderr is cut on a rune
+// boundary, never inside a character.
+func TestTailRuneBoundary(t *testing.T) {
+	for shift := range 4 {
+		s := strings.Repeat("x", shift) + strings.Repeat("é€💥", maxStderrTail)
+		got := tail(s)
+		if !utf8.ValidString(got) || !strings.HasPrefix(got, "...") || len(got) > maxStderrTail+3 || !strings.HasSuffix(s, got[3:]) {
+			t.Errorf("tail of %d bytes (shift %d): %d bytes, valid %v, prefix %q", len(s), shift, len(got), utf8.ValidString(got), got[:min(len(got), 8)])
+		}
 	}
 }
