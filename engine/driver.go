@@ -63,6 +63,10 @@ type Config struct {
 	// server parks its idle executions so that thousands waiting cost no
 	// goroutine stacks. Done, and OnEnd, tell when the driver has ended.
 	Park bool
+	// Sleep, with Park and a journal, lets a driver whose execution only
+	// waits for a timer a while away end instead of parking, keeping
+	// nothing: see Slept (sleep.go).
+	Sleep bool
 	// OnEnd, when set, is called once the driver has ended: the execution
 	// ended, or it was abandoned (Run's context ended, a commit failed for
 	// good).
@@ -121,11 +125,15 @@ type Driver struct {
 	tokens    map[string]int64 // task token -> operation, for tasks that wait for one
 
 	// Parking (Config.Park): ctx is Run's; mu guards parked and wake.
-	ctx       context.Context
-	mu        sync.Mutex
-	parked    bool
-	wake      *time.Timer
-	stopWatch func() bool // stops the watch on ctx
+	ctx    context.Context
+	mu     sync.Mutex
+	parked bool
+	wake   *time.Timer
+	// asleep: the driver ended by sleeping, until sleepsUntil (sleep.go).
+	asleep      bool
+	sleepsUntil time.Time
+	stepped     bool        // a step was taken since Run (sleep.go)
+	stopWatch   func() bool // stops the watch on ctx
 }
 
 // event is a task's result, or an input from outside. It is kept small:
@@ -260,16 +268,18 @@ func (d *Driver) Done() <-chan struct{} { return d.done }
 
 // Stop asks the execution to stop (ABORTED, with error and cause); it
 // does not wait. A JSONata evaluation running meanwhile is interrupted,
-// and the execution ends in the step that ran it.
-func (d *Driver) Stop(errName, cause string) {
+// and the execution ends in the step that ran it. False: the driver fell
+// asleep first (see Slept), and the stop is for the execution's next.
+func (d *Driver) Stop(errName, cause string) bool {
 	d.meter.stop.CompareAndSwap(nil, &interp.Interrupt{Stop: true, Name: errName, Cause: cause})
-	d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
+	return d.send(event{out: &outside{in: interp.Input{Kind: interp.Stop, Error: errName, Cause: cause}}})
 }
 
 // UpdateMapRun delivers an UpdateMapRun request (interp.UpdateMapRun's
-// Args) to the execution, like a stop; it does not wait.
-func (d *Driver) UpdateMapRun(args *value.Object) {
-	d.send(event{out: &outside{in: interp.Input{Kind: interp.UpdateMapRun, Args: args}}})
+// Args) to the execution, like a stop; it does not wait. False: the
+// driver fell asleep first.
+func (d *Driver) UpdateMapRun(args *value.Object) bool {
+	return d.send(event{out: &outside{in: interp.Input{Kind: interp.UpdateMapRun, Args: args}}})
 }
 
 // Redrive runs an execution that ended without succeeding again from the
@@ -302,10 +312,13 @@ func (d *Driver) Redrive(ctx context.Context) (bool, error) {
 
 // send queues ev for the driver without waiting; it is dropped if the
 // driver ends first.
-func (d *Driver) send(ev event) {
+func (d *Driver) send(ev event) bool {
+	if _, asleep := d.Slept(); asleep {
+		return false
+	}
 	select {
 	case d.events <- ev:
-		d.nudge()
+		return d.nudge()
 	default:
 		go func() {
 			select {
@@ -314,84 +327,8 @@ func (d *Driver) send(ev event) {
 			case <-d.done:
 			}
 		}()
+		return true
 	}
-}
-
-// nudge runs a parked driver again, after an input was queued for it. The
-// input is queued first: a driver parks only while its queue is empty
-// (checked under mu), so either it sees the input or this sees it parked.
-func (d *Driver) nudge() {
-	if !d.cfg.Park {
-		return
-	}
-	d.mu.Lock()
-	d.unpark()
-	d.mu.Unlock()
-}
-
-// unpark runs a parked driver's loop on a new goroutine. d.mu is held.
-func (d *Driver) unpark() {
-	if !d.parked {
-		return
-	}
-	d.parked = false
-	if d.wake != nil {
-		d.wake.Stop()
-		d.wake = nil
-	}
-	go d.loop()
-}
-
-// park gives up the goroutine while the driver only waits: it returns
-// false (and does not park) when an input is already queued or the
-// context has ended. The driver runs again when its next timer is due or
-// an input arrives (nudge), or ends when the context does.
-func (d *Driver) park() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.events) > 0 || d.ctx.Err() != nil {
-		return false
-	}
-	d.parked = true
-	d.buf, d.inBuf = nil, nil // the next step makes its own
-	if _, at, ok := d.timers.Next(); ok {
-		d.wake = time.AfterFunc(time.Until(at), func() {
-			d.mu.Lock()
-			d.unpark()
-			d.mu.Unlock()
-		})
-	}
-	return true
-}
-
-// parkAfter is how far away a driver's next timer must be for it to park:
-// a shorter wait keeps its goroutine rather than paying for a new one.
-const parkAfter = 100 * time.Millisecond
-
-// idle reports whether the driver waits long enough to park: on the real
-// clock, with no timer due within parkAfter.
-func (d *Driver) idle() bool {
-	if _, real := d.cfg.Clock.(RealClock); !real {
-		return false
-	}
-	_, at, ok := d.timers.Next()
-	return !ok || time.Until(at) > parkAfter
-}
-
-// abandonParked ends a parked driver whose context has ended.
-func (d *Driver) abandonParked() {
-	d.mu.Lock()
-	if !d.parked {
-		d.mu.Unlock()
-		return // running: its loop sees the context end
-	}
-	d.parked = false
-	if d.wake != nil {
-		d.wake.Stop()
-		d.wake = nil
-	}
-	d.mu.Unlock()
-	d.end()
 }
 
 // Deliver hands the input for the task of token (a result, a heartbeat,
@@ -402,9 +339,11 @@ func (d *Driver) Deliver(token string, in interp.Input) error {
 	cb := &outside{token: token, in: in, reply: make(chan error, 1)}
 	select {
 	case d.events <- event{out: cb}:
-		d.nudge()
+		if !d.nudge() {
+			return ErrSlept
+		}
 	case <-d.done:
-		return ErrEnded
+		return d.ended()
 	}
 	select {
 	case err := <-cb.reply:
@@ -417,7 +356,7 @@ func (d *Driver) Deliver(token string, in interp.Input) error {
 			return err
 		default:
 		}
-		return ErrEnded
+		return d.ended()
 	}
 }
 
@@ -450,7 +389,7 @@ func (d *Driver) loop() {
 		switch got {
 		case parked:
 			return // a timer or an input runs the loop again
-		case abandoned:
+		case abandoned, slept:
 			d.end()
 			return // the execution resumes by replay
 		}
@@ -462,6 +401,7 @@ func (d *Driver) loop() {
 			d.removeToken(in.ID)
 		}
 		d.meter.step(now)
+		d.stepped = true
 		cmds := d.x.Step(now, in)
 		if d.cfg.Journal != nil {
 			st := d.step(d.seq, now, &in)
@@ -494,8 +434,14 @@ func (d *Driver) end() {
 	if d.stopWatch != nil {
 		d.stopWatch()
 	}
+	// A driver that fell asleep tells its owner first, so that whoever
+	// sees it done finds its execution dormant there.
+	asleep := d.asleep
+	if asleep && d.cfg.OnEnd != nil {
+		d.cfg.OnEnd()
+	}
 	close(d.done)
-	if d.cfg.OnEnd != nil {
+	if !asleep && d.cfg.OnEnd != nil {
 		d.cfg.OnEnd()
 	}
 }
@@ -575,6 +521,7 @@ const (
 	gotInput  nextResult = iota // an input to step
 	abandoned                   // ctx ended: the execution is left as committed
 	parked                      // the driver parked (Config.Park)
+	slept                       // the driver fell asleep (Config.Sleep)
 )
 
 // next waits for the next input.
@@ -626,8 +573,13 @@ func (d *Driver) next(ctx context.Context) (in interp.Input, reply chan error, g
 				return waitingForNothing, nil, gotInput
 			}
 		}
-		if d.cfg.Park && len(d.inflight) == 0 && !virtual && d.idle() && d.park() {
-			return in, nil, parked
+		if d.cfg.Park && len(d.inflight) == 0 && !virtual && d.idle() {
+			if d.sleep() {
+				return in, nil, slept
+			}
+			if d.park() {
+				return in, nil, parked
+			}
 		}
 		if !virtual {
 			if _, at, ok := d.timers.Next(); ok {
