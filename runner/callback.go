@@ -85,14 +85,18 @@ func (r *Runner) Callback(ctx context.Context, token string, in interp.Input) er
 		// Malformed, made by hand, or signed by another server.
 		return fault.New(fault.ErrBadToken, "Invalid Token: 'Invalid token'")
 	}
-	d := r.driver(arn)
+	var delivered error
+	d := r.withDriver(arn, func(d *engine.Driver) bool {
+		delivered = d.Deliver(token, in)
+		return !errors.Is(delivered, engine.ErrSlept)
+	})
 	if d == nil {
 		if sh := r.shared(arn); sh != nil {
 			return r.forward(ctx, sh, arn, callbackMessage(token, in))
 		}
 		return r.noDriver(ctx, arn)
 	}
-	switch err := d.Deliver(token, in); {
+	switch err := delivered; {
 	case errors.Is(err, engine.ErrEnded):
 		return r.noDriver(ctx, arn)
 	case errors.Is(err, engine.ErrTaskClosed):

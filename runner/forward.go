@@ -190,7 +190,20 @@ func (r *Runner) receive(ctx context.Context, execution string, msg []byte) ([]b
 		r.log.Error("dropping a forwarded message", "execution", execution, "err", err)
 		return nil, nil
 	}
-	d := r.driver(execution)
+	// The input goes to the execution's driver, or to its next one when
+	// that one fell asleep first (withDriver).
+	var delivered error
+	d := r.withDriver(execution, func(d *engine.Driver) bool {
+		switch m.Kind {
+		case "stop":
+			return d.Stop(m.Error, m.Cause)
+		case "updateMapRun":
+			v, _ := value.ParseString(m.Output) // checked by decodeForwarded
+			return d.UpdateMapRun(v.(*value.Object))
+		}
+		delivered = d.Deliver(m.Token, callbackInput(m))
+		return !errors.Is(delivered, engine.ErrSlept)
+	})
 	if d == nil {
 		e, err := r.cfg.Store.GetExecution(ctx, execution)
 		if err != nil {
@@ -203,14 +216,11 @@ func (r *Runner) receive(ctx context.Context, execution string, msg []byte) ([]b
 	}
 	switch m.Kind {
 	case "stop":
-		d.Stop(m.Error, m.Cause)
 		return nil, nil
 	case "updateMapRun":
-		v, _ := value.ParseString(m.Output) // checked by decodeForwarded
-		d.UpdateMapRun(v.(*value.Object))
 		return []byte(verdictDelivered), nil
 	}
-	switch err := d.Deliver(m.Token, callbackInput(m)); {
+	switch err := delivered; {
 	case err == nil:
 		return []byte(verdictDelivered), nil
 	case errors.Is(err, engine.ErrEnded):
@@ -307,8 +317,12 @@ func (r *Runner) takeShared(ctx context.Context, sh store.Shared, activity, work
 // and the message stays queued for the owner's successor.
 func (r *Runner) startShared(ctx context.Context, sh store.Shared, t *store.ActivityTask, worker string) (open bool, err error) {
 	started := interp.Input{Kind: interp.TaskStarted, Worker: worker}
-	if d := r.driver(t.ExecutionARN); d != nil {
-		return d.Deliver(t.Token, started) == nil, nil
+	var delivered error
+	if d := r.withDriver(t.ExecutionARN, func(d *engine.Driver) bool {
+		delivered = d.Deliver(t.Token, started)
+		return !errors.Is(delivered, engine.ErrSlept)
+	}); d != nil {
+		return delivered == nil, nil
 	}
 	asked, cancel := context.WithTimeout(ctx, startedWait)
 	defer cancel()
@@ -364,12 +378,14 @@ func (r *Runner) waitElsewhere(ctx context.Context, execution string) (*store.Ex
 		if err != nil || e.Status != string(interp.Running) || r.shared(execution) == nil {
 			return e, err
 		}
-		if d := r.driver(execution); d != nil {
+		r.mu.Lock()
+		_, running := r.running[execution]
+		_, dormant := r.dormant[execution]
+		r.mu.Unlock()
+		if running || dormant {
 			// Adopted here meanwhile.
-			select {
-			case <-d.Done():
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			if err := r.waitDone(ctx, execution); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -385,9 +401,7 @@ func (r *Runner) waitElsewhere(ctx context.Context, execution string) (*store.Ex
 // driver of its parent execution, here or, on a shared store, on the node
 // that runs it, like a stop; ErrNotRunningHere when no node runs it.
 func (r *Runner) UpdateMapRun(ctx context.Context, executionARN string, args *value.Object) error {
-	d := r.driver(executionARN)
-	if d != nil {
-		d.UpdateMapRun(args)
+	if d := r.withDriver(executionARN, func(d *engine.Driver) bool { return d.UpdateMapRun(args) }); d != nil {
 		return nil
 	}
 	sh := r.shared(executionARN)

@@ -84,7 +84,7 @@ func (r *Runner) Resume(ctx context.Context) (int, error) {
 				steps = nil // read them all
 			} else {
 				r.mu.Lock()
-				r.dormant[e.ARN] = &sleeper{e: e, wake: steps[n-1].Wake}
+				r.dormant[e.ARN] = newSleeper(e, steps[n-1].Wake)
 				r.mu.Unlock()
 				dormant = append(dormant, e.ARN)
 				return nil
@@ -124,14 +124,27 @@ func (r *Runner) Resume(ctx context.Context) (int, error) {
 	return len(all) + len(dormant), nil
 }
 
-// sleeper is a dormant execution (see Resume): its summary, when its first
-// timer is due, and the timer that wakes it then.
+// sleeper is a dormant execution (see Resume, and ended for a driver that
+// fell asleep): its summary (nil: read when it wakes), when its first
+// timer is due, and the timer that wakes it then. woke is closed once it
+// has been woken (or forgotten), for those who wait for it (waitDone).
 type sleeper struct {
 	e     *store.Execution
 	wake  time.Time
 	timer *time.Timer
 	once  sync.Once
+	woke  chan struct{}
+	// wokeOnce closes woke: apart from once, which a wakeUp holds while it
+	// waits for the runner's lock (which forgetting holds).
+	wokeOnce sync.Once
 }
+
+func newSleeper(e *store.Execution, wake time.Time) *sleeper {
+	return &sleeper{e: e, wake: wake, woke: make(chan struct{})}
+}
+
+// awoken tells those waiting for z that it has been woken or forgotten.
+func (z *sleeper) awoken() { z.wokeOnce.Do(func() { close(z.woke) }) }
 
 // arm sets z's timer to wake it after d. r.mu is held.
 func (r *Runner) arm(arn string, z *sleeper, d time.Duration) {
@@ -142,12 +155,17 @@ func (r *Runner) arm(arn string, z *sleeper, d time.Duration) {
 // it; once only. A store that cannot be read is tried again a second later.
 func (r *Runner) wakeUp(arn string, z *sleeper) {
 	z.once.Do(func() {
+		defer z.awoken()
 		r.mu.Lock()
 		if z.timer != nil {
 			z.timer.Stop()
 		}
 		r.mu.Unlock()
+		e := z.e
 		steps, err := r.cfg.Store.Steps(r.ctx, arn)
+		if err == nil && e == nil {
+			e, err = r.cfg.Store.GetExecution(r.ctx, arn)
+		}
 		if err != nil {
 			r.mu.Lock()
 			defer r.mu.Unlock()
@@ -155,12 +173,12 @@ func (r *Runner) wakeUp(arn string, z *sleeper) {
 				return
 			}
 			r.log.Error("cannot read a dormant execution's steps; retrying", "execution", arn, "err", err)
-			again := &sleeper{e: z.e, wake: z.wake}
+			again := newSleeper(z.e, z.wake)
 			r.dormant[arn] = again
 			r.arm(arn, again, time.Second)
 			return
 		}
-		d, err := r.rebuild(r.ctx, z.e, steps)
+		d, err := r.rebuild(r.ctx, e, steps)
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		// A sleeper forgotten meanwhile (Close, Abandon) is not run.

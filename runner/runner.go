@@ -170,6 +170,7 @@ func (r *Runner) forgetDormantLocked() {
 		if z.timer != nil {
 			z.timer.Stop()
 		}
+		z.awoken()
 		delete(r.dormant, arn)
 	}
 }

@@ -104,7 +104,9 @@ func (r *Runner) newDriver(e *store.Execution, p *interp.Program, st store.Store
 	d = engine.New(p, engine.Config{Invoker: inv, Clock: r.cfg.Clock, Journal: journal, Log: r.log, Budget: r.cfg.Budget, Timers: &r.timers,
 		// An idle execution gives up its goroutine: thousands waiting in a
 		// Wait or for a callback cost no stacks.
-		Park: true, OnEnd: func() { r.logEnd(e, d); r.ended(arn, d) },
+		// A Standard one waiting for a timer a while away keeps nothing
+		// at all: it sleeps, dormant here until its timer is due (ended).
+		Park: true, Sleep: e.Type != "EXPRESS", OnEnd: func() { r.logEnd(e, d); r.ended(arn, d) },
 		Submit:   submit,
 		Activity: r.enqueueActivity, Committing: committing, Committed: committed})
 	return d, ej, nil
@@ -215,16 +217,24 @@ func (r *Runner) start(arn string, d *engine.Driver) {
 // ended forgets the driver of an execution that ended (or was abandoned):
 // the driver's Config.OnEnd. A driver that was never registered (its
 // execution's creation failed, as one of the same name exists) leaves the
-// registered one alone.
+// registered one alone. A driver that fell asleep (engine.Config.Sleep)
+// leaves its execution dormant, to be rebuilt when its timer is due or an
+// input comes (driver), unless its epoch is over.
 func (r *Runner) ended(arn string, d *engine.Driver) {
+	until, asleep := d.Slept()
 	r.mu.Lock()
+	ep := r.epochOf[d]
 	if r.running[arn] == d {
 		delete(r.running, arn)
+		if asleep && ep == r.ep && r.ctx.Err() == nil {
+			z := newSleeper(nil, until)
+			r.dormant[arn] = z
+			r.arm(arn, z, time.Until(until))
+		}
 	}
-	ep := r.epochOf[d]
 	delete(r.epochOf, d)
 	r.mu.Unlock()
-	if r.onEnded != nil {
+	if r.onEnded != nil && !asleep {
 		r.onEnded(arn)
 	}
 	if ep != nil {
@@ -299,17 +309,46 @@ func (r *Runner) Wait(ctx context.Context, arn string) (*store.Execution, error)
 }
 
 // waitDone blocks until the execution of arn is not running in this
-// process, or ctx ends.
+// process, or ctx ends; a dormant execution is waited for without waking
+// it.
 func (r *Runner) waitDone(ctx context.Context, arn string) error {
-	d := r.driver(arn)
-	if d == nil {
-		return nil
+	for {
+		r.mu.Lock()
+		d, z := r.running[arn], r.dormant[arn]
+		r.mu.Unlock()
+		var next <-chan struct{}
+		switch {
+		case d != nil:
+			next = d.Done()
+		case z != nil:
+			next = z.woke
+		default:
+			return nil
+		}
+		select {
+		case <-next:
+			if d != nil {
+				if _, asleep := d.Slept(); !asleep {
+					return nil
+				}
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	select {
-	case <-d.Done():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+}
+
+// withDriver calls f with the execution's driver in this process (see
+// driver), and again with the next one while f says that the one it had
+// fell asleep before it took the input; it returns the driver that took
+// it, or nil when the execution has no driver here.
+func (r *Runner) withDriver(arn string, f func(d *engine.Driver) bool) *engine.Driver {
+	for {
+		d := r.driver(arn)
+		if d == nil || f(d) {
+			return d
+		}
+		<-d.Done() // its execution is dormant once it is done
 	}
 }
 
@@ -317,17 +356,16 @@ func (r *Runner) waitDone(ctx context.Context, arn string) error {
 // ended, or, when another node runs it, once that node has ended it (up to
 // 10 s). It returns ErrNotRunningHere when no node runs it.
 func (r *Runner) Stop(ctx context.Context, arn, errName, cause string) error {
-	d := r.driver(arn)
+	// The stop interrupts an evaluation running meanwhile; the answer
+	// waits until the execution has ended (its end committed), so that
+	// it carries the stop date.
+	d := r.withDriver(arn, func(d *engine.Driver) bool { return d.Stop(errName, cause) })
 	if d == nil {
 		if sh := r.shared(arn); sh != nil {
 			return r.stopElsewhere(ctx, sh, arn, errName, cause)
 		}
 		return ErrNotRunningHere
 	}
-	// The stop interrupts an evaluation running meanwhile; the answer
-	// waits until the execution has ended (its end committed), so that
-	// it carries the stop date.
-	d.Stop(errName, cause)
 	select {
 	case <-d.Done():
 		return nil

@@ -81,15 +81,18 @@ func TestServeMetrics(t *testing.T) {
 			t.Fatalf("%s still running", arn)
 		}
 	}
-	// The Wait alone runs, with its timer (a driver ends just after its
-	// last step is committed: wait for the gauges to settle).
-	waitMetric(t, url+"metrics", "stepd_executions_running", 1)
-	waitMetric(t, url+"metrics", "stepd_timers_pending", 1)
+	// The Wait alone is left, asleep: dormant, with no driver and no
+	// timer in memory (a driver ends just after its last step is
+	// committed: wait for the gauges to settle).
+	waitMetric(t, url+"metrics", "stepd_executions_dormant", 1)
+	waitMetric(t, url+"metrics", "stepd_executions_running", 0)
+	waitMetric(t, url+"metrics", "stepd_timers_pending", 0)
 	if _, err := c.StopExecution(ctx, &sfn.StopExecutionInput{ExecutionArn: aws.String(waiting)}); err != nil {
 		t.Fatal(err)
 	}
 	waitFinished(t, c, waiting)
 	waitMetric(t, url+"metrics", "stepd_executions_running", 0)
+	waitMetric(t, url+"metrics", "stepd_executions_dormant", 0)
 	_, _ = c.DescribeExecution(ctx, &sfn.DescribeExecutionInput{ExecutionArn: aws.String("arn:aws:states:us-east-1:123456789012:execution:nope:x")})
 
 	fams := scrape(t, url+"metrics")
