@@ -60,6 +60,11 @@ type Handler struct {
 	reads chan struct{}
 	// requests counts the requests served (ReleaseWhenIdle watches it).
 	requests atomic.Int64
+	// Work, when set, counts the work done besides requests (the steps
+	// executions commit): ReleaseWhenIdle waits until it too stands still,
+	// since executions run on (a long evaluation, a Map) after the
+	// requests that started them have been answered.
+	Work func() int64
 
 	// Observe, when set, is told of every API request: its operation
 	// ("unknown" when it names none), its outcome ("OK" or the AWS error
@@ -316,8 +321,8 @@ func pageOf(token string, max int) (service.Page, error) {
 }
 
 // ReleaseWhenIdle returns the memory the process no longer uses to the
-// operating system once the API has served no request for idle after a
-// burst of requests, until ctx ends. Go's runtime returns freed memory
+// operating system once the API has served no request (and Work has not
+// moved) for idle after a burst, until ctx ends. Go's runtime returns freed memory
 // only gradually, and stepd serve runs its collector with a high target,
 // so without this a server keeps the peak of its last burst for minutes.
 // A release costs one full collection, at most once per idle period.
@@ -330,13 +335,20 @@ func (h *Handler) ReleaseWhenIdle(ctx context.Context, idle time.Duration) {
 // releaseWhenIdle is ReleaseWhenIdle looking at the requests on each tick
 // of tick, idle since start; a test sends the ticks (export_test.go).
 func (h *Handler) releaseWhenIdle(ctx context.Context, idle time.Duration, tick <-chan time.Time, start time.Time) {
-	last, since, released := h.requests.Load(), start, true
+	done := func() int64 {
+		n := h.requests.Load()
+		if h.Work != nil {
+			n += h.Work()
+		}
+		return n
+	}
+	last, since, released := done(), start, true
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-tick:
-			switch n := h.requests.Load(); {
+			switch n := done(); {
 			case n != last:
 				last, since, released = n, now, false
 			case !released && now.Sub(since) >= idle:

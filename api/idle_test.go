@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"runtime/metrics"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,4 +95,36 @@ func TestReleaseOnceWhenIdle(t *testing.T) {
 	request()
 	released(11*idle, false, "a request came")
 	released(12*idle, true, "idle for the idle period after a request")
+}
+
+// TestReleaseAfterWork: executions that run on after the requests that
+// started them (Handler.Work moves) put the release off until they too
+// have stood still for the idle period.
+func TestReleaseAfterWork(t *testing.T) {
+	h, request := idleServer(t)
+	var work atomic.Int64
+	h.Work = work.Load
+	ctx, cancel := context.WithCancel(context.Background())
+	ticks, stopped := make(chan time.Time), make(chan struct{})
+	const idle = time.Minute
+	t0 := time.Unix(1_000_000, 0)
+	go func() { api.ReleaseWhenIdleTicks(ctx, h, idle, ticks, t0); close(stopped) }()
+	defer func() { cancel(); <-stopped }()
+	released := func(at time.Duration, want bool, why string) {
+		t.Helper()
+		before := forcedGCs()
+		ticks <- t0.Add(at)
+		ticks <- t0.Add(at) // the first has been dealt with
+		if got := forcedGCs() > before; got != want {
+			t.Fatalf("at %v: released %v, want %v (%s)", at, got, want, why)
+		}
+	}
+	request()
+	released(time.Second, false, "a request came")
+	work.Add(10)
+	released(time.Second+idle/2, false, "executions stepped")
+	work.Add(10)
+	released(time.Second+idle, false, "executions stepped since")
+	released(time.Second+idle+idle/2-time.Millisecond, false, "the work has not stood still for the idle period yet")
+	released(time.Second+2*idle, true, "the work stood still for the idle period")
 }

@@ -20,8 +20,8 @@ import (
 
 // observe hooks the metrics into the service's configuration, the store
 // (the SQLite store's group commits) and the API handler.
-func observe(m *metrics.Metrics, cfg *service.Config, st store.Store) {
-	cfg.Observer = m
+func observe(m *metrics.Metrics, cfg *service.Config, st store.Store, work *atomic.Int64) {
+	cfg.Observer = counted{m, work}
 	if s, ok := st.(*sqlite.Store); ok {
 		s.ObserveCommits(m.Commit)
 	}
@@ -38,7 +38,7 @@ func observeService(m *metrics.Metrics, svc *service.Service, h *api.Handler) {
 	m.Gauge("timers_pending", "Timers (Waits, retry intervals, task timeouts and heartbeats) queued by the running executions.", func() float64 {
 		return float64(svc.Runner().PendingTimers())
 	})
-	m.Gauge("executions_dormant", "Executions resumed after a restart that wait, not yet rebuilt, for their next timer.", func() float64 {
+	m.Gauge("executions_dormant", "Executions that wait for their next timer with no driver in memory (asleep, or resumed after a restart), rebuilt when it is due.", func() float64 {
 		_, d := svc.Runner().Counts()
 		return float64(d)
 	})
@@ -162,4 +162,22 @@ func writeHealth(w http.ResponseWriter, code int, body map[string]any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// counted is the metrics' observer, counting in work the executions
+// started and the steps committed: the work the server's release of idle
+// memory waits to stand still (api.Handler.Work).
+type counted struct {
+	*metrics.Metrics
+	work *atomic.Int64
+}
+
+func (c counted) Started(e *store.Execution, first *store.Step) {
+	c.work.Add(1)
+	c.Metrics.Started(e, first)
+}
+
+func (c counted) Committed(s *store.Step, took time.Duration, err error) {
+	c.work.Add(1)
+	c.Metrics.Committed(s, took, err)
 }

@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepd/stepd/api"
@@ -190,7 +191,8 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	s.logs = ev.logs
 	// Operations: metrics.
 	m := metrics.New()
-	observe(m, &cfg, st)
+	work := &atomic.Int64{} // executions started and steps committed
+	observe(m, &cfg, st, work)
 	svc := service.New(cfg)
 	s.svc = svc
 	// A shared store (PostgreSQL) holds other nodes' executions too: this
@@ -224,6 +226,7 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	var schedAPI *api.SchedulerAPI
 	schedAPI, s.stopScheduler = startScheduler(ctx, st, svc, c.Registry, cfg, h)
 	observeService(m, svc, h)
+	h.Work = work.Load
 	if s.member != nil {
 		m.Counter("lease_losses_total", "Times this node lost its lease to the shared store and took a new one.", func() float64 {
 			return float64(s.member.losses.Load())
