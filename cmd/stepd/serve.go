@@ -71,6 +71,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	conns := fs.String("connections", envOr("STEPD_CONNECTIONS", ""), "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (env STEPD_CONNECTIONS)")
 	keys := fs.String("access-keys", envOr("STEPD_ACCESS_KEYS", ""), "ACCESS_KEY_ID:SECRET[,...]: require requests signed with these keys (SigV4, service states) (env STEPD_ACCESS_KEYS)")
 	allowHosts := fs.String("allow-host", envOr("STEPD_ALLOW_HOSTS", ""), "HOST[,...]: without --access-keys, also answer API requests addressed to these hosts (the loopback ones always; * for any; env STEPD_ALLOW_HOSTS)")
+	memory := newMemoryFlags(fs)
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	budget := addBudgetFlags(fs, true)
 	var defFiles, templates multiFlag
@@ -112,7 +113,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "stepd serve: --lease only applies with --store postgres://…")
 		return exitUsage
 	}
-	setGCPercent(serveGCPercent)
+	gc, err := memory.apply(fs)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		return exitUsage
+	}
+	log.Info("memory", "collector", gc)
 	cfg := server.Config{Addr: *addr, Data: *data, StoreURL: *storeURL, Lease: *lease, Region: *region, Account: *account,
 		Version: versionString(), Log: log, Stdout: stdout, ConfigFile: *config, TimeScale: *timeScale, Console: *ui}
 	if cfg.Budget, err = budget.budget(fs); err != nil {
