@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/scheduler"
@@ -125,6 +126,10 @@ func (s *SchedulerAPI) serve(w http.ResponseWriter, r *http.Request) (op, code s
 		}
 	} else if !hostAllowed(r.Host, s.h.AllowHosts) {
 		return op, schedError(w, hostError(r.Host))
+	}
+	if !utf8.Valid(body) {
+		return op, schedError(w, &scheduler.Error{Status: 400, Code: "SerializationException",
+			Message: fmt.Sprintf("the request body is not UTF-8: a byte outside UTF-8 at offset %d", badOffset(body))})
 	}
 	out, err := s.call(r.Context(), op, name, r.URL.Query(), body)
 	if err != nil {

@@ -1,11 +1,13 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -236,5 +238,25 @@ func TestSchedulerSigV4(t *testing.T) {
 	}
 	if code, typ := call("scheduler", "wrong"); code != 403 || typ != "InvalidSignatureException" {
 		t.Fatalf("signed with a wrong secret: %d %s", code, typ)
+	}
+}
+
+// TestSchedulerBadBytes: a Scheduler request whose body is not UTF-8 is
+// refused as the Step Functions API refuses one.
+func TestSchedulerBadBytes(t *testing.T) {
+	_, url := schedulerServer(t)
+	body := []byte(`{"ScheduleExpression":"rate(1 minute)","FlexibleTimeWindow":{"Mode":"OFF"},"Target":{"Arn":"a","RoleArn":"r","Input":"` + "\xff" + `"}}`)
+	req, err := http.NewRequest(http.MethodPost, url+"/schedules/bad", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	msg, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 400 || resp.Header.Get("X-Amzn-Errortype") != "SerializationException" || !strings.Contains(string(msg), "offset 118") {
+		t.Errorf("a body that is not UTF-8: %d %s %s", resp.StatusCode, resp.Header.Get("X-Amzn-Errortype"), msg)
 	}
 }
