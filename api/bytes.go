@@ -3,9 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -123,10 +121,7 @@ func firstOdd(body []byte) (member string, raw []byte, val string, ok bool) {
 	for {
 		start := dec.InputOffset()
 		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			return "", nil, "", false
-		}
-		if err != nil {
+		if err != nil { // the end of the body, or not JSON
 			return "", nil, "", false
 		}
 		switch t := tok.(type) {

@@ -42,7 +42,11 @@ func (m memoryFlags) apply(fs *flag.FlagSet) (string, error) {
 	}
 	limit, err := memoryLimit(*m.limit, cgroupLimit)
 	if err != nil {
-		return "", fmt.Errorf("--memory-limit %s: %w", *m.limit, err)
+		source := "--memory-limit"
+		if !flagSet(fs, "memory-limit") {
+			source = "STEPD_MEMORY_LIMIT"
+		}
+		return "", fmt.Errorf("%s=%s: %w", source, *m.limit, err)
 	}
 	if limit <= 0 {
 		return gc + ", no memory limit", nil

@@ -259,8 +259,8 @@ func (r *outageRun) startUntilRefused(cause string) string {
 			if !errors.As(err, &ae) || ae.ErrorCode() != "ServiceUnavailable" || !strings.Contains(ae.ErrorMessage(), cause) {
 				r.t.Fatalf("StartExecution refused with %v, want ServiceUnavailable naming %q", err, cause)
 			}
-			if took > 5*time.Second {
-				r.t.Errorf("StartExecution took %v to answer ServiceUnavailable, want < 5 s", took)
+			if took > answerWithin() {
+				r.t.Errorf("StartExecution took %v to answer ServiceUnavailable, want < %v", took, answerWithin())
 			}
 			r.t.Logf("StartExecution answered in %v: %s: %s", took.Round(time.Millisecond), ae.ErrorCode(), ae.ErrorMessage())
 			return ae.ErrorMessage()
@@ -312,6 +312,16 @@ func (r *outageRun) checkReads() (running int) {
 	}
 	return running
 }
+
+// resumeWithin bounds how long after an outage ends the executions may
+// take to end, and answerWithin how long a refusal may take while it
+// lasts: issue 27's bounds (10 s, 5 s) in the long soaks, which report
+// the figures; the default suite, which may run on a starved machine
+// under -race, bounds them loosely enough to catch only executions that
+// never resume and calls that hang.
+func resumeWithin() time.Duration { return time.Duration(sized(120, 10)) * time.Second }
+
+func answerWithin() time.Duration { return time.Duration(sized(30, 5)) * time.Second }
 
 // waitAllEnded waits (up to within) until every execution acknowledged
 // has ended, checks that each succeeded with its exact output and a
@@ -426,7 +436,7 @@ func testDiskFull(t *testing.T, r *outageRun, w *commitWatch, disk, cause string
 		t.Fatal(err)
 	}
 	back := time.Now()
-	took := r.waitAllEnded(back, 10*time.Second)
+	took := r.waitAllEnded(back, resumeWithin())
 	slowest, stuck := w.resumed(back)
 	if len(stuck) > 0 {
 		t.Errorf("%d executions paused by the full disk did not move on after it, e.g. %s", len(stuck), stuck[0])
@@ -508,8 +518,8 @@ func TestPostgresOutage(t *testing.T) {
 			t0 := time.Now()
 			err := call.fn()
 			took := time.Since(t0)
-			if code := apiErrorCode(err); code != "ServiceUnavailable" || took > 5*time.Second {
-				t.Errorf("node %d: %s while PostgreSQL is down: %v (code %q) in %v, want ServiceUnavailable in < 5 s", i, call.name, err, code, took)
+			if code := apiErrorCode(err); code != "ServiceUnavailable" || took > answerWithin() {
+				t.Errorf("node %d: %s while PostgreSQL is down: %v (code %q) in %v, want ServiceUnavailable in < %v", i, call.name, err, code, took, answerWithin())
 			}
 			t.Logf("node %d: %s answered %s in %v while PostgreSQL was down: %v", i, call.name, apiErrorCode(err), took.Round(time.Millisecond), err)
 		}
@@ -520,7 +530,7 @@ func TestPostgresOutage(t *testing.T) {
 	}
 	pg.Start()
 	back := time.Now()
-	took := r.waitAllEnded(back, 10*time.Second)
+	took := r.waitAllEnded(back, resumeWithin())
 	t.Logf("PostgreSQL was down for %v; all %d executions ended SUCCEEDED within %v of its return (%d had a step refused)",
 		back.Sub(down).Round(time.Millisecond), len(r.arns), took.Round(time.Millisecond), w.refusedCount())
 }
