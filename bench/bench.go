@@ -2,7 +2,10 @@
 // in process through stepd's engine, the way the peer's runner runs them
 // (see testdata/shared/bench/README.md): the definition is compiled once outside
 // the timing, Task states are answered by in-process functions chosen by the
-// last part of their Resource ARN, Waits take no time (the virtual clock),
+// last part of their Resource ARN, called through the generic task invoker
+// as a registry, --command or Lambda handler is (Options.Inline measures
+// the engine's inline path for Immediate invokers beside it), working on
+// stepd's own values; Waits take no time (the virtual clock),
 // and each timed run is the wall time of one whole execution, history
 // included. `stepd bench` prints the results and, with --peer, runs the npm
 // peer aws-local-stepfunctions alternately in the same run and prints the
@@ -98,7 +101,10 @@ func loadOne(path string) (*Workload, error) {
 // Result is the measurement of one workload.
 type Result struct {
 	Workload string `json:"workload"`
-	Runs     int    `json:"runs"`
+	// Path is how Task states were called: "generic" (a task.InvokerFunc,
+	// as every real handler is) or "inline" (a task.ImmediateFunc).
+	Path string `json:"path"`
+	Runs int    `json:"runs"`
 	// Transitions is the number of states one execution entered (counted
 	// from its history).
 	Transitions       int     `json:"transitions"`
@@ -119,6 +125,10 @@ type Result struct {
 // Options configure a measurement.
 type Options struct {
 	Runs, Warmup int
+	// Inline calls Task functions through task.ImmediateFunc, the path of
+	// invokers that declare they answer at once (mocks), instead of the
+	// generic task.InvokerFunc.
+	Inline bool
 }
 
 // Run measures one workload.
@@ -126,14 +136,18 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 	if opts.Runs < 1 {
 		opts.Runs = 5
 	}
-	run, err := prepare(w)
+	run, err := prepare(w, opts.Inline)
 	if err != nil {
 		return nil, err
 	}
 	once := func() *interp.Execution { return run(ctx) }
 	// An untimed run counts the states entered and checks the output.
 	x := once()
-	r := &Result{Workload: w.Name, Runs: opts.Runs, Events: len(x.History()), Status: string(x.Status()), Transitions: entered(x)}
+	path := "generic"
+	if opts.Inline {
+		path = "inline"
+	}
+	r := &Result{Workload: w.Name, Path: path, Runs: opts.Runs, Events: len(x.History()), Status: string(x.Status()), Transitions: entered(x)}
 	r.Problems = w.check(x, r.Transitions)
 	if x.Status() != interp.Succeeded && !slices.ContainsFunc(r.Problems, func(p string) bool { return strings.HasPrefix(p, "status ") }) {
 		f := x.Failure()
@@ -167,8 +181,9 @@ func Run(ctx context.Context, w *Workload, opts Options) (*Result, error) {
 }
 
 // prepare compiles w once and returns a function that runs one execution
-// of it.
-func prepare(w *Workload) (func(context.Context) *interp.Execution, error) {
+// of it, its Tasks called through the generic invoker or, when inline, an
+// Immediate one.
+func prepare(w *Workload, inline bool) (func(context.Context) *interp.Execution, error) {
 	sm, err := asl.Parse(w.Definition)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
@@ -177,7 +192,7 @@ func prepare(w *Workload) (func(context.Context) *interp.Execution, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
 	}
-	inv, err := invoker(sm)
+	inv, err := invoker(sm, inline)
 	if err != nil {
 		return nil, fmt.Errorf("bench: %s: %w", w.Name, err)
 	}
@@ -265,19 +280,28 @@ func clip(s string) string {
 }
 
 // invoker answers every Task state of sm with the in-process function the
-// last part of its Resource names, as the peer's runner does.
-func invoker(sm *asl.StateMachine) (task.Invoker, error) {
+// last part of its Resource names, as the peer's runner does: through a
+// plain task.InvokerFunc, which tells the engine nothing of how it answers
+// (as a registry, --command or Lambda handler), or, when inline, a
+// task.ImmediateFunc.
+func invoker(sm *asl.StateMachine, inline bool) (task.Invoker, error) {
 	if err := checkFunctions(sm); err != nil {
 		return nil, err
 	}
-	return task.ImmediateFunc(func(_ context.Context, req *task.Request) task.Result {
-		fn := functions[req.Resource[strings.LastIndexByte(req.Resource, ':')+1:]]
-		out, err := fn(value.AsObject(req.Input))
-		if err != nil {
-			return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
-		}
-		return task.Result{Output: out}
-	}), nil
+	if inline {
+		return task.ImmediateFunc(call), nil
+	}
+	return task.InvokerFunc(call), nil
+}
+
+// call answers a Task state with its function.
+func call(_ context.Context, req *task.Request) task.Result {
+	fn := functions[req.Resource[strings.LastIndexByte(req.Resource, ':')+1:]]
+	out, err := fn(value.AsObject(req.Input))
+	if err != nil {
+		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
+	}
+	return task.Result{Output: out}
 }
 
 func checkFunctions(sm *asl.StateMachine) error {

@@ -61,21 +61,32 @@ func BenchmarkWorkloads(b *testing.B) {
 		if w.Name == "w3-map-10k" {
 			continue // fails with States.DataLimitExceeded; w3n is the same Map
 		}
-		b.Run(w.Name, func(b *testing.B) {
-			once, err := prepare(w)
-			if err != nil {
-				b.Fatal(err)
+		for _, inline := range []bool{false, true} {
+			name := w.Name
+			if inline {
+				name += "/inline"
 			}
-			b.ReportAllocs()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			n := 0
-			for b.Loop() {
-				n += entered(once(context.Background()))
-			}
-			runtime.ReadMemStats(&after)
-			b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "transitions/s")
-			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/transition")
-		})
+			b.Run(name, func(b *testing.B) {
+				benchOne(b, w, inline)
+			})
+		}
 	}
+}
+
+// benchOne measures one workload on the generic or the inline path.
+func benchOne(b *testing.B, w *Workload, inline bool) {
+	once, err := prepare(w, inline)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	n := 0
+	for b.Loop() {
+		n += entered(once(context.Background()))
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "transitions/s")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/transition")
 }

@@ -134,6 +134,8 @@ type Driver struct {
 	sleepsUntil time.Time
 	stepped     bool        // a step was taken since Run (sleep.go)
 	stopWatch   func() bool // stops the watch on ctx
+
+	callState // calls on the driver's goroutine (call.go)
 }
 
 // event is a task's result, or an input from outside. It is kept small:
@@ -377,21 +379,30 @@ func (d *Driver) Run(ctx context.Context) {
 	}
 	cmds := d.pending
 	d.pending = nil
-	d.apply(ctx, cmds)
-	d.loop()
+	if !d.apply(ctx, cmds) && !d.loop() {
+		return
+	}
+	// A handler called here kept the driver waiting, and the watchdog took
+	// the driver on (call.go): Run still returns only once it has ended,
+	// unless it parks.
+	if !d.cfg.Park {
+		<-d.done
+	}
 }
 
-// loop steps the execution until it ends, is abandoned or parks.
-func (d *Driver) loop() {
+// loop steps the execution until it ends, is abandoned or parks. It
+// reports true when a handler it called kept it waiting and the watchdog
+// took the driver on (call.go): it then returns at once.
+func (d *Driver) loop() (moved bool) {
 	ctx := d.ctx
 	for d.x.Status() == interp.Running {
 		in, reply, got := d.next(ctx)
 		switch got {
 		case parked:
-			return // a timer or an input runs the loop again
+			return false // a timer or an input runs the loop again
 		case abandoned, slept:
 			d.end()
-			return // the execution resumes by replay
+			return false // the execution resumes by replay
 		}
 		now := d.now
 		if d.cfg.Clock != nil {
@@ -409,20 +420,23 @@ func (d *Driver) loop() {
 			err := d.commit(ctx, st, reply)
 			if errors.Is(err, ErrNotCreated) {
 				d.end() // nothing to resume
-				return
+				return false
 			}
 			if err != nil {
 				d.cfg.Log.Error("cannot commit a step; the execution stops here and resumes on restart", "execution", d.arn, "err", err)
 				d.end()
-				return
+				return false
 			}
 			d.seq++
 		} else if reply != nil {
 			reply <- nil
 		}
-		d.apply(ctx, cmds)
+		if d.apply(ctx, cmds) {
+			return true
+		}
 	}
 	d.end()
+	return false
 }
 
 // end withdraws the tasks in flight and marks the driver ended.
@@ -431,6 +445,8 @@ func (d *Driver) end() {
 		cancel(nil) // abandoned, not cancelled: a job a task started goes on
 	}
 	d.timers.Clear()
+	d.dropCall()
+	d.stopDog()
 	if d.stopWatch != nil {
 		d.stopWatch()
 	}
@@ -653,8 +669,11 @@ func (d *Driver) removeToken(id int64) {
 	}
 }
 
-func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
-	for _, c := range cmds {
+// apply carries out the commands of a step. It reports true when a handler
+// it called on the driver's goroutine kept it waiting and the watchdog
+// took the driver on (call.go): it then returns at once.
+func (d *Driver) apply(ctx context.Context, cmds []interp.Command) (moved bool) {
+	for i, c := range cmds {
 		switch c.Kind {
 		case interp.Invoke:
 			req := c.Request
@@ -672,7 +691,14 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 					kind = interp.TaskSubmitted
 				}
 			}
-			if d.cfg.Invoker == nil || task.IsImmediate(d.cfg.Invoker, req) {
+			answers := d.answers(req)
+			if answers == task.Unknown {
+				if d.callHere(ctx, c.ID, kind, req, cmds[i+1:]) {
+					return true
+				}
+				continue
+			}
+			if answers == task.AtOnce {
 				// Answered at once: no goroutine, no hand-over.
 				ev := event{id: c.ID, kind: kind}
 				invoke(ctx, d.cfg.Invoker, req, &ev.res)
@@ -700,6 +726,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) {
 			d.timers.Remove(c.ID)
 		}
 	}
+	return false
 }
 
 // withSubmit returns a copy of a .sync integration's request whose Submit

@@ -25,3 +25,7 @@ func DecodeInput(b []byte) (Record, error) { return decodeInput(b) }
 func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
 	return encodeRecord(b, in, rand, nil, nil)
 }
+
+// Moves reports how many calls made on d's goroutine the watchdog moved
+// from (call.go).
+func Moves(d *Driver) int64 { return d.moves.Load() }

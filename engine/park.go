@@ -48,6 +48,7 @@ func (d *Driver) park() bool {
 	}
 	d.parked = true
 	d.buf, d.inBuf = nil, nil // the next step makes its own
+	d.dropCall()
 	if _, at, ok := d.timers.Next(); ok {
 		d.wake = time.AfterFunc(time.Until(at), func() {
 			d.mu.Lock()

@@ -71,6 +71,13 @@ func (r *Router) Immediate(req *Request) bool {
 	return inv == nil || IsImmediate(inv, req)
 }
 
+// Waits reports whether the invoker that serves req waits for it (see
+// Waiting).
+func (r *Router) Waits(req *Request) bool {
+	inv := r.pick(req)
+	return inv != nil && HowAnswers(inv, req) == Waits
+}
+
 // pick returns the invoker that answers req, nil when there is none.
 func (r *Router) pick(req *Request) Invoker {
 	var first Invoker

@@ -1,9 +1,11 @@
 // Package task defines how the interpreter's Task states reach the code that
 // does the work: a Request describing one invocation (its integration
 // Pattern, its Context object built on first read, Submit and Submitted for
-// a .sync job that outlives a restart), its Result, and the Invoker interface that serves it, with
-// InvokerFunc; Immediate and ImmediateFunc for invokers that answer at once
-// on the engine's goroutine; ErrCancelled, the cause of a withdrawn task's
+// a .sync job that outlives a restart), its Result, and the Invoker
+// interface that serves it, with InvokerFunc; Immediate and ImmediateFunc
+// for invokers that answer at once on the engine's goroutine, Waiting and
+// WaitingFunc for those that wait, and HowAnswers, which tells them apart;
+// ErrCancelled, the cause of a withdrawn task's
 // context; Partial for invokers that serve only some requests, and Router,
 // which composes invokers by resource.
 //
@@ -169,7 +171,10 @@ type Result struct {
 func (r Result) Failed() bool { return r.Error != "" }
 
 // Invoker serves Task states. Invoke blocks until the task has a result or
-// ctx is done. It must be safe for concurrent use.
+// ctx is done. It must be safe for concurrent use, and must not use req,
+// nor ctx, once it has returned: the engine may call it on its own
+// goroutine, with a request and a context it reuses for a later task (see
+// Waiting).
 type Invoker interface {
 	Invoke(ctx context.Context, req *Request) Result
 }
@@ -199,6 +204,60 @@ func IsImmediate(inv Invoker, req *Request) bool {
 	im, ok := inv.(Immediate)
 	return ok && im.Immediate(req)
 }
+
+// Waiting is implemented by invokers that know which requests make them
+// wait: for I/O, another process, a job, or another execution. The engine
+// calls Invoke for such a request on a goroutine of its own, so that the
+// execution's timers, stops and other branches go on meanwhile.
+//
+// An invoker that is neither Immediate nor Waiting for a request (a plain
+// InvokerFunc) is called first on the engine's own goroutine, as an
+// Immediate one is, with the Context object built only if it asks for it.
+// If the call has not returned within a millisecond or two, the engine
+// goes on without it on another goroutine, and calls that resource's
+// handler on goroutines of their own from then on: a function that answers
+// at once costs no goroutine, and one that waits costs the execution a
+// millisecond or two, once.
+type Waiting interface {
+	Invoker
+	Waits(req *Request) bool
+}
+
+// Answer is how an invoker answers a request, as far as it tells: see
+// HowAnswers.
+type Answer uint8
+
+// The answers of HowAnswers.
+const (
+	// Unknown: the invoker does not tell (see Waiting).
+	Unknown Answer = iota
+	// AtOnce: the invoker is Immediate for the request.
+	AtOnce
+	// Waits: the invoker is Waiting for the request.
+	Waits
+)
+
+// HowAnswers tells how inv answers req: AtOnce when it is Immediate for
+// req, Waits when it is Waiting for req, Unknown otherwise.
+func HowAnswers(inv Invoker, req *Request) Answer {
+	if IsImmediate(inv, req) {
+		return AtOnce
+	}
+	if w, ok := inv.(Waiting); ok && w.Waits(req) {
+		return Waits
+	}
+	return Unknown
+}
+
+// WaitingFunc adapts a function that may wait (for I/O, a process, a job)
+// to Waiting: the engine calls it on a goroutine of its own.
+type WaitingFunc func(ctx context.Context, req *Request) Result
+
+// Invoke calls f.
+func (f WaitingFunc) Invoke(ctx context.Context, req *Request) Result { return f(ctx, req) }
+
+// Waits reports true: f may wait for every request.
+func (f WaitingFunc) Waits(*Request) bool { return true }
 
 // ImmediateFunc adapts a function that answers at once, without blocking,
 // to Immediate.
