@@ -1,0 +1,201 @@
+package value
+
+import (
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
+	"weak"
+)
+
+// EncodedLen returns the length of v's compact JSON encoding (what Append
+// writes) without encoding it; it stops counting once the length exceeds
+// limit (a negative limit counts everything), so a caller checking a size
+// limit walks no more of a large value than it must.
+//
+// What was counted once is not counted again: an object remembers its
+// length (see Object), and a long string's length is remembered for as
+// long as the string lives (see bigLen). A state's output that shares
+// members with its input — a Pass with Parameters that picks a 250 KiB
+// member, a ResultPath that adds a result — costs what is new in it, not
+// the size of the whole payload.
+func EncodedLen(v any, limit int) int {
+	return encodedLen(v, 0, limit)
+}
+
+func encodedLen(v any, n, limit int) int {
+	if limit >= 0 && n > limit {
+		return n
+	}
+	switch x := v.(type) {
+	case nil:
+		return n + 4
+	case bool:
+		if x {
+			return n + 4
+		}
+		return n + 5
+	case Number:
+		return n + len(x)
+	case string:
+		if len(x) >= bigString {
+			return n + bigLen(x)
+		}
+		return n + stringLen(x)
+	case []any:
+		n += 2
+		if len(x) > 1 {
+			n += len(x) - 1
+		}
+		for _, e := range x {
+			if n = encodedLen(e, n, limit); limit >= 0 && n > limit {
+				return n
+			}
+		}
+		return n
+	case *Object:
+		// An object remembers its length once counted in full: a state's
+		// output that shares members with its input counts only what is
+		// new.
+		if size := x.size.Load(); size > 0 {
+			return n + int(size)
+		}
+		start := n
+		n += 2
+		if len(x.keys) > 1 {
+			n += len(x.keys) - 1
+		}
+		for i, k := range x.keys {
+			n += stringLen(k) + 1
+			if n = encodedLen(x.vals[i], n, limit); limit >= 0 && n > limit {
+				return n
+			}
+		}
+		x.size.Store(int64(n - start))
+		return n
+	}
+	return n + len(Append(nil, v))
+}
+
+// bigString is the length from which EncodedLen remembers a string's
+// encoded length: a shorter string costs about as much to count as to look
+// up.
+const bigString = 1 << 10
+
+// maxBigLens bounds the table of remembered lengths; when it is full, the
+// entries of strings that are gone are dropped (and all of them if most
+// strings are still alive, so the table never costs more than it saves).
+const maxBigLens = 1 << 12
+
+// bigKey names a string by its bytes: a weak pointer to the first one and
+// the length. A weak pointer keeps nothing alive, and it never equals one
+// made for other bytes allocated later at the same address, so a key cannot
+// match a string other than the one it was made for.
+type bigKey struct {
+	data weak.Pointer[byte]
+	len  int
+}
+
+// bigLens holds the encoded lengths of the long strings EncodedLen
+// counted. Go strings are immutable, so the same bytes have the same
+// length for as long as they live.
+var bigLens struct {
+	sync.Mutex
+	m map[bigKey]int
+}
+
+// bigCounts is how many times stringLen counted a long string (for tests).
+var bigCounts atomic.Int64
+
+// bigLen returns stringLen(s) for a long string, counting s only the first
+// time it is asked.
+func bigLen(s string) int {
+	k := bigKey{weak.Make(unsafe.StringData(s)), len(s)}
+	bigLens.Lock()
+	n, ok := bigLens.m[k]
+	bigLens.Unlock()
+	if ok {
+		return n
+	}
+	n = stringLen(s)
+	bigLens.Lock()
+	defer bigLens.Unlock()
+	if bigLens.m == nil {
+		bigLens.m = make(map[bigKey]int)
+	}
+	if len(bigLens.m) >= maxBigLens {
+		for k := range bigLens.m {
+			if k.data.Value() == nil {
+				delete(bigLens.m, k)
+			}
+		}
+		if len(bigLens.m) >= maxBigLens/2 {
+			clear(bigLens.m)
+		}
+	}
+	bigLens.m[k] = n
+	return n
+}
+
+// Bytes with the top bit set, and with the low bit set, in each of a
+// word's 8 bytes.
+const (
+	highBits = 0x8080808080808080
+	lowBits  = 0x0101010101010101
+)
+
+// plain8 reports whether the 8 bytes of s from i are written as they are in
+// a JSON string literal: no control character, quote, backslash, or byte of
+// a multi-byte (or invalid) UTF-8 sequence.
+func plain8(s string, i int) bool {
+	_ = s[i+7]
+	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	// A byte below 0x20 sets its top bit in below, a '"' in quote, a '\\'
+	// in slash (the classic test for a zero byte, applied to w xor the
+	// byte); a byte from 0x80 has it set in w.
+	q, b := w^'"'*lowBits, w^'\\'*lowBits
+	below := (w - 0x20*lowBits) &^ w
+	quote := (q - lowBits) &^ q
+	slash := (b - lowBits) &^ b
+	return (w|below|quote|slash)&highBits == 0
+}
+
+// stringLen is the length of AppendString's literal for s.
+func stringLen(s string) int {
+	if len(s) >= bigString {
+		bigCounts.Add(1)
+	}
+	n := 2
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) && plain8(s, i) {
+			n += 8
+			i += 8
+			continue
+		}
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			if c < utf8.RuneSelf {
+				n++
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				n += len("\ufffd")
+			} else {
+				n += size
+			}
+			i += size
+			continue
+		}
+		switch c {
+		case '"', '\\', '\n', '\r', '\t', '\b', '\f':
+			n += 2
+		default:
+			n += 6
+		}
+		i++
+	}
+	return n
+}
