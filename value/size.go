@@ -85,7 +85,7 @@ const bigString = 1 << 10
 // maxBigLens bounds the table of remembered lengths; when it is full, the
 // entries of strings that are gone are dropped (and all of them if most
 // strings are still alive, so the table never costs more than it saves).
-const maxBigLens = 1 << 12
+const maxBigLens = 1 << 14
 
 // bigKey names a string by its bytes: a weak pointer to the first one and
 // the length. A weak pointer keeps nothing alive, and it never equals one
@@ -144,23 +144,6 @@ const (
 	lowBits  = 0x0101010101010101
 )
 
-// plain8 reports whether the 8 bytes of s from i are written as they are in
-// a JSON string literal: no control character, quote, backslash, or byte of
-// a multi-byte (or invalid) UTF-8 sequence.
-func plain8(s string, i int) bool {
-	_ = s[i+7]
-	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	// A byte below 0x20 sets its top bit in below, a '"' in quote, a '\\'
-	// in slash (the classic test for a zero byte, applied to w xor the
-	// byte); a byte from 0x80 has it set in w.
-	q, b := w^'"'*lowBits, w^'\\'*lowBits
-	below := (w - 0x20*lowBits) &^ w
-	quote := (q - lowBits) &^ q
-	slash := (b - lowBits) &^ b
-	return (w|below|quote|slash)&highBits == 0
-}
-
 // stringLen is the length of AppendString's literal for s.
 func stringLen(s string) int {
 	if len(s) >= bigString {
@@ -168,10 +151,27 @@ func stringLen(s string) int {
 	}
 	n := 2
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && plain8(s, i) {
+		// Eight bytes at a time while they are written as they are: no
+		// control character, quote, backslash, or byte of a multi-byte
+		// (or invalid) UTF-8 sequence. A byte below 0x20 sets its top bit
+		// in below, a '"' in quote, a '\\' in slash (the classic test for
+		// a zero byte, applied to w xor the byte); a byte from 0x80 has it
+		// set in w.
+		for ; i+8 <= len(s); i += 8 {
+			t := s[i : i+8]
+			w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+				uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+			q, b := w^'"'*lowBits, w^'\\'*lowBits
+			below := (w - 0x20*lowBits) &^ w
+			quote := (q - lowBits) &^ q
+			slash := (b - lowBits) &^ b
+			if (w|below|quote|slash)&highBits != 0 {
+				break
+			}
 			n += 8
-			i += 8
-			continue
+		}
+		if i == len(s) {
+			break
 		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {

@@ -85,22 +85,21 @@ func TestBigStringCountedOnce(t *testing.T) {
 // length, not one remembered for bytes that are gone; the table of lengths
 // stays bounded.
 func TestBigStringReclaimed(t *testing.T) {
-	const size = 4096
-	for round := range 3 * maxBigLens / 100 {
-		for i := range 100 {
-			b := make([]byte, size)
-			for j := range b {
-				b[j] = 'a'
-				if (round+i+j)%7 == 0 {
-					b[j] = '\n' // two bytes in JSON
-				}
-			}
-			s := string(b)
-			if n, want := EncodedLen(s, -1), len(AppendString(nil, s)); n != want {
-				t.Fatalf("round %d string %d: EncodedLen = %d, want %d", round, i, n, want)
+	b := make([]byte, bigString)
+	for i := range 3 * maxBigLens {
+		for j := range b {
+			b[j] = 'a'
+			if (i+j)%7 == 0 {
+				b[j] = '\n' // two bytes in JSON
 			}
 		}
-		runtime.GC()
+		s := string(b)
+		if n, want := EncodedLen(s, -1), len(AppendString(nil, s)); n != want {
+			t.Fatalf("string %d: EncodedLen = %d, want %d", i, n, want)
+		}
+		if i%1000 == 999 {
+			runtime.GC()
+		}
 	}
 	bigLens.Lock()
 	n := len(bigLens.m)
