@@ -83,11 +83,11 @@ func encodedLen(v any, n, limit int) int {
 const bigString = 1 << 10
 
 // maxBigLens bounds the table of remembered lengths; when it is full, the
-// entries of strings that are gone are dropped (and all of them if most
-// strings are still alive, so the table never costs more than it saves).
+// entries of strings that are gone are dropped (and all of them if half
+// or more are still alive, so that dropping costs O(1) per entry added).
 const maxBigLens = 1 << 14
 
-// bigKey names a string by its bytes: a weak pointer to the first one and
+// bigKey names a string by its bytes: a weak pointer to the first byte and
 // the length. A weak pointer keeps nothing alive, and it never equals one
 // made for other bytes allocated later at the same address, so a key cannot
 // match a string other than the one it was made for.
@@ -98,7 +98,9 @@ type bigKey struct {
 
 // bigLens holds the encoded lengths of the long strings EncodedLen
 // counted. Go strings are immutable, so the same bytes have the same
-// length for as long as they live.
+// length for as long as they live. (A string made by unsafe.String over
+// bytes that change later would break that; EncodedLen is given none:
+// AppendText's is only appended.)
 var bigLens struct {
 	sync.Mutex
 	m map[bigKey]int
@@ -108,7 +110,7 @@ var bigLens struct {
 var bigCounts atomic.Int64
 
 // bigLen returns stringLen(s) for a long string, counting s only the first
-// time it is asked.
+// time it is asked (again only if the table was cleared since).
 func bigLen(s string) int {
 	k := bigKey{weak.Make(unsafe.StringData(s)), len(s)}
 	bigLens.Lock()
