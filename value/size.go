@@ -1,6 +1,8 @@
 package value
 
 import (
+	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -13,9 +15,9 @@ import (
 // limit (a negative limit counts everything), so a caller checking a size
 // limit walks no more of a large value than it must.
 //
-// What was counted once is not counted again: an object remembers its
-// length (see Object), and a long string's length is remembered for as
-// long as the string lives (see bigLen). A state's output that shares
+// What was counted once in full is not counted again: an object remembers
+// its length (see Object), and the length of a long string or array is
+// remembered for as long as it lives (see bigLens). A state's output that shares
 // members with its input — a Pass with Parameters that picks a 250 KiB
 // member, a ResultPath that adds a result — costs what is new in it, not
 // the size of the whole payload.
@@ -43,6 +45,16 @@ func encodedLen(v any, n, limit int) int {
 		}
 		return n + stringLen(x)
 	case []any:
+		var k bigKey
+		if len(x) >= bigArray {
+			// A long array is counted once in full, like an object.
+			k = arrayKey(x)
+			if size, ok := lookup(k, x); ok {
+				return n + size
+			}
+			bigCounts.Add(1)
+		}
+		start := n
 		n += 2
 		if len(x) > 1 {
 			n += len(x) - 1
@@ -51,6 +63,9 @@ func encodedLen(v any, n, limit int) int {
 			if n = encodedLen(e, n, limit); limit >= 0 && n > limit {
 				return n
 			}
+		}
+		if len(x) >= bigArray {
+			remember(k, n-start)
 		}
 		return n
 	case *Object:
@@ -82,44 +97,85 @@ func encodedLen(v any, n, limit int) int {
 // up.
 const bigString = 1 << 10
 
+// bigArray is the number of elements from which EncodedLen remembers an
+// array's encoded length.
+const bigArray = 128
+
 // maxBigLens bounds the table of remembered lengths; when it is full, the
-// entries of strings that are gone are dropped (and all of them if half
-// or more are still alive, so that dropping costs O(1) per entry added).
+// entries of values that are gone are dropped (and all of them if half or
+// more are still alive, so that dropping costs O(1) per entry added).
 const maxBigLens = 1 << 14
 
-// bigKey names a string by its bytes: a weak pointer to the first byte and
-// the length. A weak pointer keeps nothing alive, and it never equals one
-// made for other bytes allocated later at the same address, so a key cannot
-// match a string other than the one it was made for.
+// bigKey names a long string or array by its memory: a weak pointer to
+// its first byte or element, its length, and which of the two it is. A
+// weak pointer keeps nothing alive, and it never equals one made for other
+// memory allocated later at the same address, so a key cannot match a
+// value other than the one it was made for.
 type bigKey struct {
-	data weak.Pointer[byte]
-	len  int
+	data  weak.Pointer[byte]
+	len   int
+	array bool
 }
 
-// bigLens holds the encoded lengths of the long strings EncodedLen
-// counted. Go strings are immutable, so the same bytes have the same
-// length for as long as they live. (A string made by unsafe.String over
-// bytes that change later would break that; EncodedLen is given none:
-// AppendText's is only appended.)
+func stringKey(s string) bigKey {
+	return bigKey{data: weak.Make(unsafe.StringData(s)), len: len(s)}
+}
+
+func arrayKey(a []any) bigKey {
+	return bigKey{data: weak.Make((*byte)(unsafe.Pointer(&a[0]))), len: len(a), array: true}
+}
+
+// bigLens holds the encoded lengths of the long strings and arrays
+// EncodedLen counted in full. Go strings are immutable, so the same bytes
+// have the same length for as long as they live. (A string made by
+// unsafe.String over bytes that change later would break that; EncodedLen
+// is given none: AppendText's is only appended.) Arrays are immutable by
+// this package's rule: an array is not changed once it may have been
+// counted (the elements of a slice are not set, and a slice is not
+// appended to within another's length). Appending past a slice's length
+// or slicing it makes a value of another key.
 var bigLens struct {
 	sync.Mutex
 	m map[bigKey]int
 }
 
-// bigCounts is how many times stringLen counted a long string (for tests).
+// bigCounts is how many times a long string or array was counted, rather
+// than looked up (for tests).
 var bigCounts atomic.Int64
 
-// bigLen returns stringLen(s) for a long string, counting s only the first
-// time it is asked (again only if the table was cleared since).
-func bigLen(s string) int {
-	k := bigKey{weak.Make(unsafe.StringData(s)), len(s)}
+// verifyLens, set by the environment variable STEPD_VERIFY_LENGTHS=1,
+// makes every length looked up in bigLens be counted again and compared:
+// a test suite run so finds a string or array changed after it was
+// counted (EncodedLen panics).
+var verifyLens = os.Getenv("STEPD_VERIFY_LENGTHS") == "1"
+
+// lookup returns the remembered length of k, whose value is v.
+func lookup(k bigKey, v any) (int, bool) {
 	bigLens.Lock()
 	n, ok := bigLens.m[k]
 	bigLens.Unlock()
-	if ok {
+	if ok && verifyLens {
+		if fresh := recount(v); fresh != n {
+			panic(fmt.Sprintf("value: a %s of %d remembered as %d bytes of JSON has %d: changed after it was counted", KindOf(v), k.len, n, fresh))
+		}
+	}
+	return n, ok
+}
+
+// recount counts v, a string or an array, without looking it up.
+func recount(v any) int {
+	if a, ok := v.([]any); ok {
+		n := 2 + len(a) - 1
+		for _, e := range a {
+			n = encodedLen(e, n, -1)
+		}
 		return n
 	}
-	n = stringLen(s)
+	return stringLen(v.(string))
+}
+
+// remember records n as the encoded length of k.
+func remember(k bigKey, n int) {
 	bigLens.Lock()
 	defer bigLens.Unlock()
 	if bigLens.m == nil {
@@ -136,6 +192,17 @@ func bigLen(s string) int {
 		}
 	}
 	bigLens.m[k] = n
+}
+
+// bigLen returns stringLen(s) for a long string, counting s only the first
+// time it is asked (again only if the table was cleared since).
+func bigLen(s string) int {
+	k := stringKey(s)
+	if n, ok := lookup(k, s); ok {
+		return n
+	}
+	n := stringLen(s)
+	remember(k, n)
 	return n
 }
 

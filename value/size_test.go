@@ -38,14 +38,23 @@ func TestStringLen(t *testing.T) {
 	}
 }
 
-// counted is how many times a long string was counted so far.
+// counted is how many times a long string or array was counted so far.
 func counted() int { return int(bigCounts.Load()) }
+
+// skipIfVerifying skips a test that counts counts: STEPD_VERIFY_LENGTHS=1
+// counts again what is looked up.
+func skipIfVerifying(t *testing.T) {
+	if verifyLens {
+		t.Skip("STEPD_VERIFY_LENGTHS=1 counts again what it looks up")
+	}
+}
 
 // TestBigStringCountedOnce: a long string is counted once, whoever holds
 // it; a state's output that is a new object around its input's long string
 // (as a Pass with Parameters builds) costs no second walk of it. The test
 // fails if EncodedLen rescans the string.
 func TestBigStringCountedOnce(t *testing.T) {
+	skipIfVerifying(t)
 	blob := strings.Repeat("x\"é", 100_000) // 400,000 bytes, 500,002 in JSON
 	want := len(AppendString(nil, blob))
 	in := ObjectOf("blob", blob, "i", Int(0))
@@ -107,6 +116,84 @@ func TestBigStringReclaimed(t *testing.T) {
 	if n > maxBigLens {
 		t.Fatalf("%d lengths remembered, want at most %d", n, maxBigLens)
 	}
+}
+
+// TestBigArrayCountedOnce: a long array is counted once, whoever holds it,
+// and only in full; its prefixes, suffixes and the arrays appended to it
+// (other lengths or memory) are counted on their own. The test fails if
+// EncodedLen walks the array again.
+func TestBigArrayCountedOnce(t *testing.T) {
+	skipIfVerifying(t)
+	arr := make([]any, 30_000) // 168,891 bytes of JSON
+	for i := range arr {
+		arr[i] = Int(int64(i))
+	}
+	want := len(String(arr))
+	// Counting stopped by a limit remembers nothing.
+	before := counted()
+	if n := EncodedLen(ObjectOf("arr", arr), 1000); n <= 1000 {
+		t.Fatalf("EncodedLen within 1000 = %d, want more", n)
+	}
+	if n := EncodedLen(arr, -1); n != want {
+		t.Fatalf("EncodedLen = %d, want %d", n, want)
+	}
+	if c := counted() - before; c != 2 {
+		t.Fatalf("counted %d times, want 2 (within a limit, then in full)", c)
+	}
+	before = counted()
+	for i := range 100 {
+		out := ObjectOf("arr", arr, "i", Int(int64(i)))
+		if n := EncodedLen(out, 256*1024); n != want+len(`{"arr":,"i":}`)+len(Int(int64(i))) {
+			t.Fatalf("state %d: EncodedLen = %d", i, n)
+		}
+	}
+	if c := counted() - before; c != 0 {
+		t.Fatalf("the array was counted %d more times, want none", c)
+	}
+	for _, other := range [][]any{arr[:len(arr)-1], arr[1:], append(arr[:len(arr):len(arr)], "x"), append(arr[:len(arr)-1:len(arr)-1], []any{nil})} {
+		if n, want := EncodedLen(other, -1), len(String(other)); n != want {
+			t.Fatalf("EncodedLen of an array of %d = %d, want %d", len(other), n, want)
+		}
+	}
+}
+
+// TestBigArrayReclaimed: arrays of the same length allocated after others
+// were reclaimed get their own length.
+func TestBigArrayReclaimed(t *testing.T) {
+	for i := range maxBigLens / 4 {
+		a := make([]any, bigArray)
+		for j := range a {
+			a[j] = Int(int64((i + j) % 1000))
+		}
+		if n, want := EncodedLen(a, -1), len(String(a)); n != want {
+			t.Fatalf("array %d: EncodedLen = %d, want %d", i, n, want)
+		}
+		if i%500 == 499 {
+			runtime.GC()
+		}
+	}
+}
+
+// TestVerifyLengths: with STEPD_VERIFY_LENGTHS=1, an array changed after it
+// was counted is found when it is next looked up.
+func TestVerifyLengths(t *testing.T) {
+	defer func(v bool) { verifyLens = v }(verifyLens)
+	verifyLens = true
+	a := make([]any, bigArray)
+	for j := range a {
+		a[j] = Int(1)
+	}
+	if n, want := EncodedLen(a, -1), len(String(a)); n != want {
+		t.Fatalf("EncodedLen = %d, want %d", n, want)
+	}
+	EncodedLen(a, -1) // looked up, unchanged
+	a[0] = "changed"  // what no one may do
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a changed array was not found")
+		}
+	}()
+	EncodedLen(a, -1)
 }
 
 // TestEncodedLenAfterChange: an object's remembered length follows every
