@@ -215,17 +215,33 @@ const (
 
 // stringLen is the length of AppendString's literal for s.
 func stringLen(s string) int {
+	if len(s) >= 32 {
+		return longStringLen(s)
+	}
+	n := 2
+	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' {
+			n++
+			i++
+			continue
+		}
+		n, i = charLen(s, n, i)
+	}
+	return n
+}
+
+// longStringLen is stringLen for a string of 32 bytes or more: eight bytes
+// at a time while they are written as they are (no control character,
+// quote, backslash, or byte of a multi-byte or invalid UTF-8 sequence).
+func longStringLen(s string) int {
 	if len(s) >= bigString {
 		bigCounts.Add(1)
 	}
 	n := 2
 	for i := 0; i < len(s); {
-		// Eight bytes at a time while they are written as they are: no
-		// control character, quote, backslash, or byte of a multi-byte
-		// (or invalid) UTF-8 sequence. A byte below 0x20 sets its top bit
-		// in below, a '"' in quote, a '\\' in slash (the classic test for
-		// a zero byte, applied to w xor the byte); a byte from 0x80 has it
-		// set in w.
+		// A byte below 0x20 sets its top bit in below, a '"' in quote, a
+		// '\\' in slash (the classic test for a zero byte, applied to w
+		// xor the byte); a byte from 0x80 has it set in w.
 		for ; i+8 <= len(s); i += 8 {
 			t := s[i : i+8]
 			w := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
@@ -239,32 +255,31 @@ func stringLen(s string) int {
 			}
 			n += 8
 		}
-		if i == len(s) {
-			break
+		if i < len(s) {
+			n, i = charLen(s, n, i)
 		}
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			if c < utf8.RuneSelf {
-				n++
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				n += len("\ufffd")
-			} else {
-				n += size
-			}
-			i += size
-			continue
-		}
-		switch c {
-		case '"', '\\', '\n', '\r', '\t', '\b', '\f':
-			n += 2
-		default:
-			n += 6
-		}
-		i++
 	}
 	return n
+}
+
+// charLen adds to n the length in AppendString's literal of the character
+// of s at i (one that is not plain ASCII, in the callers' loops), and
+// returns the new length and the index after it.
+func charLen(s string, n, i int) (int, int) {
+	c := s[i]
+	if c >= 0x20 && c != '"' && c != '\\' {
+		if c < utf8.RuneSelf {
+			return n + 1, i + 1
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return n + len("\ufffd"), i + 1
+		}
+		return n + size, i + size
+	}
+	switch c {
+	case '"', '\\', '\n', '\r', '\t', '\b', '\f':
+		return n + 2, i + 1
+	}
+	return n + 6, i + 1
 }

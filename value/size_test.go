@@ -8,12 +8,12 @@ import (
 )
 
 // TestStringLen checks the eight-bytes-at-a-time count against the encoder
-// with every kind of byte at every position of strings up to 40 bytes, and
+// with every kind of byte at every position of strings up to 80 bytes, and
 // with random bytes.
 func TestStringLen(t *testing.T) {
 	t.Parallel()
 	specials := []string{"\x00", "\x1f", " ", "!", "\"", "#", "[", "\\", "]", "\x7f", "\u00e9", "\u20ac", "\U0001F600", "\xff", "\xc3", "\n"}
-	for n := range 40 {
+	for n := range 80 {
 		for i := range n {
 			for _, c := range specials {
 				s := strings.Repeat("a", i) + c + strings.Repeat("b", n-i)
@@ -25,7 +25,7 @@ func TestStringLen(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 2000 {
-		b := make([]byte, r.IntN(64))
+		b := make([]byte, r.IntN(100))
 		for i := range b {
 			b[i] = byte(r.IntN(256))
 			if r.IntN(4) > 0 {
