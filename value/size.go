@@ -73,6 +73,9 @@ func encodedLen(v any, n, limit int) int {
 		// output that shares members with its input counts only what is
 		// new.
 		if size := x.size.Load(); size > 0 {
+			if verifyLens {
+				verify(x, int(size), 0)
+			}
 			return n + int(size)
 		}
 		start := n
@@ -144,9 +147,9 @@ var bigLens struct {
 var bigCounts atomic.Int64
 
 // verifyLens, set by the environment variable STEPD_VERIFY_LENGTHS=1,
-// makes every length looked up in bigLens be counted again and compared:
-// a test suite run so finds a string or array changed after it was
-// counted (EncodedLen panics).
+// makes every length looked up in bigLens or remembered by an object be
+// counted again and compared: a test suite run so finds a value changed
+// after it was counted (EncodedLen panics).
 var verifyLens = os.Getenv("STEPD_VERIFY_LENGTHS") == "1"
 
 // lookup returns the remembered length of k, whose value is v.
@@ -155,23 +158,34 @@ func lookup(k bigKey, v any) (int, bool) {
 	n, ok := bigLens.m[k]
 	bigLens.Unlock()
 	if ok && verifyLens {
-		if fresh := recount(v); fresh != n {
-			panic(fmt.Sprintf("value: a %s of %d remembered as %d bytes of JSON has %d: changed after it was counted", KindOf(v), k.len, n, fresh))
-		}
+		verify(v, n, k.len)
 	}
 	return n, ok
 }
 
-// recount counts v, a string or an array, without looking it up.
-func recount(v any) int {
-	if a, ok := v.([]any); ok {
-		n := 2 + len(a) - 1
-		for _, e := range a {
-			n = encodedLen(e, n, -1)
+// verify panics unless n is the length of v, a string, array or object of
+// size elements, counted afresh (its members' remembered lengths are
+// verified when they are looked up in turn).
+func verify(v any, n, size int) {
+	fresh := 0
+	switch x := v.(type) {
+	case string:
+		fresh = stringLen(x)
+	case []any:
+		fresh = 2 + max(len(x)-1, 0)
+		for _, e := range x {
+			fresh = encodedLen(e, fresh, -1)
 		}
-		return n
+	case *Object:
+		size = x.Len()
+		fresh = 2 + max(len(x.keys)-1, 0)
+		for i, k := range x.keys {
+			fresh = encodedLen(x.vals[i], fresh+stringLen(k)+1, -1)
+		}
 	}
-	return stringLen(v.(string))
+	if fresh != n {
+		panic(fmt.Sprintf("value: a %s of %d remembered as %d bytes of JSON has %d: changed after it was counted", KindOf(v), size, n, fresh))
+	}
 }
 
 // remember records n as the encoded length of k.

@@ -174,8 +174,8 @@ func TestBigArrayReclaimed(t *testing.T) {
 	}
 }
 
-// TestVerifyLengths: with STEPD_VERIFY_LENGTHS=1, an array changed after it
-// was counted is found when it is next looked up.
+// TestVerifyLengths: with STEPD_VERIFY_LENGTHS=1, an array or an object
+// changed after it was counted is found when its length is next used.
 func TestVerifyLengths(t *testing.T) {
 	defer func(v bool) { verifyLens = v }(verifyLens)
 	verifyLens = true
@@ -188,12 +188,24 @@ func TestVerifyLengths(t *testing.T) {
 	}
 	EncodedLen(a, -1) // looked up, unchanged
 	a[0] = "changed"  // what no one may do
+	mustPanic(t, "a changed array", func() { EncodedLen(a, -1) })
+
+	inner := ObjectOf("a", Int(1))
+	o := ObjectOf("inner", inner)
+	EncodedLen(o, -1)
+	EncodedLen(o, -1)
+	inner.Set("b", true) // changes o, which does not know
+	mustPanic(t, "an object whose member changed", func() { EncodedLen(o, -1) })
+}
+
+func mustPanic(t *testing.T, what string, f func()) {
+	t.Helper()
 	defer func() {
 		if recover() == nil {
-			t.Fatal("a changed array was not found")
+			t.Fatalf("%s was not found", what)
 		}
 	}()
-	EncodedLen(a, -1)
+	f()
 }
 
 // TestEncodedLenAfterChange: an object's remembered length follows every
