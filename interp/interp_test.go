@@ -13,7 +13,7 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-func compile(t *testing.T, def string) *interp.Program {
+func compile(t testing.TB, def string) *interp.Program {
 	t.Helper()
 	sm, err := asl.Parse([]byte(def))
 	if err != nil {

@@ -5,14 +5,15 @@ import "sync/atomic"
 // Object is a JSON object whose members keep their insertion order.
 // Keys are unique: setting an existing key replaces its value in place.
 // Treat an Object as immutable once it has been shared: EncodedLen
-// remembers the length it counted (Set and Delete on the object forget it,
-// but not a change to a member object).
+// remembers the length it counted (Set on the object forgets it, but not a
+// change to a member object).
 type Object struct {
 	keys []string
 	vals []any
 	idx  map[string]int // built lazily for larger objects
 	// size is the length of the object's JSON text once EncodedLen has
-	// counted it (0: not yet); Set and Delete forget it.
+	// counted it (0: not yet); Set forgets it. Clone and With make
+	// objects that count their own.
 	size atomic.Int64
 }
 

@@ -12,7 +12,9 @@
 //
 // Values are immutable once built: code that needs a changed value builds a
 // new one (Object.Clone, Object.With) and never mutates a value it did not
-// create itself. This lets history events, state inputs and outputs share
+// create itself, nor one of its own once it may have been counted
+// (EncodedLen remembers the lengths of objects, long strings and long
+// arrays). This lets history events, state inputs and outputs share
 // structure safely across goroutines.
 //
 // Arithmetic follows JavaScript (and AWS Step Functions): numbers are IEEE

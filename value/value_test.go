@@ -181,8 +181,6 @@ func TestEncodedLen(t *testing.T) {
 	}
 }
 
-// TestSmallObjectOneAllocation: a small object comes with room for its
-// members, in one allocation, also when cloned; it grows past that room.
 // TestEncodedLenRemembered: an object remembers its counted length, and
 // forgets it when it is changed (while it is being built).
 func TestEncodedLenRemembered(t *testing.T) {
@@ -204,6 +202,8 @@ func TestEncodedLenRemembered(t *testing.T) {
 	}
 }
 
+// TestSmallObjectOneAllocation: a small object comes with room for its
+// members, in one allocation, also when cloned; it grows past that room.
 func TestSmallObjectOneAllocation(t *testing.T) {
 	keys := []string{"a", "b", "c", "d", "e", "f"}
 	for n := 1; n <= 6; n++ {
