@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stepd/stepd/jsonata"
 	"github.com/stepd/stepd/value"
 )
 
@@ -31,6 +32,9 @@ type thread struct {
 
 	vars *scope
 	item *mapItem // for Map iterations: $$.Map.Item
+	// jv hands the thread's variables and $states to JSONata
+	// evaluations; made at the thread's first.
+	jv *jsonataVars
 }
 
 // stateRun is what one run of a state needs, from its Entered event until
@@ -71,6 +75,22 @@ type mapItem struct {
 type scope struct {
 	vars   map[string]any
 	parent *scope
+	// slots cache the JSONata evaluator's form of variables that
+	// expressions have read, by name; set drops a variable's.
+	slots map[string]*jsonata.Slot
+}
+
+// slot returns the JSONata slot of a variable of the scope.
+func (s *scope) slot(name string) *jsonata.Slot {
+	sl := s.slots[name]
+	if sl == nil {
+		if s.slots == nil {
+			s.slots = map[string]*jsonata.Slot{}
+		}
+		sl = &jsonata.Slot{}
+		s.slots[name] = sl
+	}
+	return sl
 }
 
 func (s *scope) lookup(name string) (any, bool) {
@@ -87,6 +107,7 @@ func (s *scope) set(name string, v any) {
 		s.vars = map[string]any{}
 	}
 	s.vars[name] = v
+	delete(s.slots, name)
 }
 
 // token returns the task token of the Task state the thread is in, if any.

@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	mrand "math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -92,7 +91,8 @@ func (x *expression) eval(ctx context.Context, input any, hasInput bool, vars ma
 	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any
 	if aws {
-		gvars = c.vars(vars, x.funcs, used, o)
+		gvars = make(map[string]any)
+		c.bind(gvars, Map(vars), varNames(x.src), x.funcs, o)
 	} else {
 		gvars = make(map[string]any, len(vars))
 		for k, v := range vars {
@@ -138,35 +138,6 @@ func (x *expression) run(ctx context.Context, c *converter, data any, gvars map[
 		return nil, false, wrapErr(err)
 	}
 	return c.fromGnata(r)
-}
-
-// vars converts variables for gnata and adds AWS's functions named in
-// funcs. Only what the expression sources can name is bound: used reports
-// whether "$name" occurs in them (variables and functions are reachable
-// only that way), so a large variable a field does not mention is never
-// converted.
-func (c *converter) vars(vars map[string]any, funcs []string, used func(name string) bool, o Options) map[string]any {
-	g := make(map[string]any) // usually a handful: most fields name few variables
-	var src Rand
-	for _, k := range funcs {
-		f := awsFuncs[k]
-		if mk := randomFuncs[k]; mk != nil {
-			if src == nil {
-				if src = o.Rand; src == nil {
-					src = mrand.NewPCG(0, 0)
-				}
-			}
-			f = native(mk(src))
-		}
-		g[k] = f
-	}
-	for k, v := range vars {
-		if _, isFunc := awsFuncs[k]; isFunc || !used(k) {
-			continue // AWS's functions cannot be shadowed from outside
-		}
-		g[k] = c.toGnata(v)
-	}
-	return g
 }
 
 // usedFuncs returns the names of AWS's functions that used reports, found
