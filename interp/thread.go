@@ -76,7 +76,7 @@ type scope struct {
 	vars   map[string]any
 	parent *scope
 	// slots cache the JSONata evaluator's form of variables that
-	// expressions have read, by name; set drops a variable's.
+	// expressions have read, by name; set empties a variable's.
 	slots map[string]*jsonata.Slot
 }
 
@@ -107,7 +107,9 @@ func (s *scope) set(name string, v any) {
 		s.vars = map[string]any{}
 	}
 	s.vars[name] = v
-	delete(s.slots, name)
+	if sl := s.slots[name]; sl != nil {
+		*sl = jsonata.Slot{} // drop the old value's form now
+	}
 }
 
 // token returns the task token of the Task state the thread is in, if any.
