@@ -164,7 +164,8 @@ func identical(a, b any) bool {
 }
 
 // bind fills g with what an evaluation can name: AWS's functions in funcs
-// and the variables in names that vars binds, each in its evaluator form.
+// and the variables in names (varNames) that vars binds, each in its
+// evaluator form.
 func (c *converter) bind(g map[string]any, vars Vars, names, funcs []string, o Options) {
 	var src Rand
 	for _, k := range funcs {
@@ -184,9 +185,6 @@ func (c *converter) bind(g map[string]any, vars Vars, names, funcs []string, o O
 	}
 	epoch := value.Changes()
 	for _, k := range names {
-		if _, isFunc := awsFuncs[k]; isFunc {
-			continue // AWS's functions cannot be shadowed from outside
-		}
 		v, slot, ok := vars.Var(k)
 		switch {
 		case !ok:
@@ -201,7 +199,8 @@ func (c *converter) bind(g map[string]any, vars Vars, names, funcs []string, o O
 // varNames returns the names that follow a $ in src (the expression
 // sources of a template), each once: the variables that the expressions
 // can reach, and more (function names, names in string literals). A name
-// ends where gnata's lexer ends it.
+// ends where gnata's lexer ends it. The names of AWS's functions are left
+// out: they cannot be shadowed from outside.
 func varNames(src string) []string {
 	var out []string
 	for i := 0; i < len(src); i++ {
@@ -212,7 +211,8 @@ func varNames(src string) []string {
 		for j < len(src) && !endsVarName(src[j]) {
 			j++
 		}
-		if name := src[i+1 : j]; name != "" && !contains(out, name) {
+		name := src[i+1 : j]
+		if _, isFunc := awsFuncs[name]; !isFunc && name != "" && !contains(out, name) {
 			out = append(out, name)
 		}
 	}

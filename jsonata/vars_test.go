@@ -191,6 +191,7 @@ func TestVarNames(t *testing.T) {
 		{"$a$b", []string{"a$b", "b"}},
 		{"$", nil},
 		{"$x\x00$y", []string{"x", "y"}},
+		{"$partition($x, 2) ~> $uuid()", []string{"x"}},
 		{"$élan+1", []string{"élan"}},
 	} {
 		if got := varNames(c.src); !slices.Equal(got, c.want) {
