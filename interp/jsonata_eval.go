@@ -142,6 +142,13 @@ func endsName(c byte) bool {
 // th.jsonataVars(e.inputStates(th)), only when the state has a field to
 // evaluate.
 func (e *jsonataEval) inputStates(th *thread) *value.Object {
+	if !e.context && th.jv != nil && th.jv.states != nil && th.jv.states.Len() == 1 {
+		// The same as the thread's last (the state before passed its
+		// input on): keep it, and with it its evaluator form.
+		if in, _ := th.jv.states.Get("input"); sameValue(in, th.run.input) {
+			return th.jv.states
+		}
+	}
 	return e.statesVar(th, th.run.input, nil, nil, false, false)
 }
 
@@ -157,14 +164,21 @@ func (e *jsonataEval) has(names ...string) bool {
 
 // jsonataVars hands JSONata evaluations the workflow variables in scope
 // and $states. It keeps, across the thread's evaluations, the evaluator's
-// form of each variable (in its scope's slots) and of $states' members,
-// so that a variable or a state input is converted once, not at each
-// evaluation.
+// form of each variable (in its scope's slots), of $states' members and of
+// the last object result, so that a variable or a state input is
+// converted once, not at each evaluation, or not at all when an
+// expression made it.
 type jsonataVars struct {
 	sc     *scope
 	states *value.Object
 	slot   jsonata.Slot // $states, by member
+	// recent holds the form of the last object an expression returned:
+	// a state's output, which the next state reads as $states.input.
+	recent jsonata.Slot
 }
+
+// Recent returns the slot for the form of the last object result.
+func (v *jsonataVars) Recent() *jsonata.Slot { return &v.recent }
 
 // Var returns $states or the innermost variable of that name.
 func (v *jsonataVars) Var(name string) (any, *jsonata.Slot, bool) {
@@ -204,6 +218,31 @@ func (e *jsonataEval) statesVar(th *thread, input, result, errorOutput any, hasR
 		s.Set("errorOutput", errorOutput)
 	}
 	return s
+}
+
+// sameValue reports whether a and b are the same object or array, or
+// equal scalars.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case *value.Object:
+		y, ok := b.(*value.Object)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case value.Number:
+		y, ok := b.(value.Number)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return false
 }
 
 // evalField evaluates a JSONata-mode field. ok is false when the field is

@@ -96,6 +96,13 @@ type converter struct {
 	// watch marks each object converted (value.Object.Watch): the form
 	// is kept in a Slot.
 	watch bool
+	// recent is the slot for the object result (Keeper), nil if none;
+	// last is the gnata result of the last expression run.
+	recent *Slot
+	last   any
+	// funcs are the adapter's functions bound to the evaluation's
+	// context, taken from a pool at the first expression that names one.
+	funcs *boundFuncs
 }
 
 // addOrigins adds a slot's record of the stepd object behind each of its

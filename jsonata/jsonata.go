@@ -27,6 +27,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/recolabs/gnata"
 )
@@ -105,29 +106,66 @@ func (x *expression) eval(ctx context.Context, input any, hasInput bool, vars ma
 	if hasInput {
 		data = c.toGnata(input)
 	}
+	defer c.release()
 	return x.run(ctx, &c, data, gvars)
+}
+
+// boundFuncs is a serialiser with the adapter's functions bound to it,
+// each made at its first use and kept: the serialisers are recycled
+// (adapterFuncs), each serving one evaluation at a time with its context.
+type boundFuncs struct {
+	s                                   serialiser
+	concat, str, distinct, match, split any
+}
+
+func (b *boundFuncs) get(f *any, mk func() any) any {
+	if *f == nil {
+		*f = mk()
+	}
+	return *f
+}
+
+var boundPool = sync.Pool{New: func() any { return new(boundFuncs) }}
+
+// adapterFuncs returns the adapter's functions for this evaluation, bound
+// to ctx.
+func (c *converter) adapterFuncs(ctx context.Context) *boundFuncs {
+	if c.funcs == nil {
+		c.funcs = boundPool.Get().(*boundFuncs)
+		c.funcs.s.ctx = ctx
+	}
+	return c.funcs
+}
+
+// release ends the evaluation: its serialiser goes back to the pool.
+func (c *converter) release() {
+	if c.funcs != nil {
+		c.funcs.s.ctx = nil
+		boundPool.Put(c.funcs)
+		c.funcs = nil
+	}
 }
 
 // run evaluates with gnata values and converts the result back.
 func (x *expression) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
 	if x.concat || x.str || x.distinct || x.match || x.split {
-		s := &serialiser{ctx: ctx}
+		b := c.adapterFuncs(ctx)
 		if x.concat {
-			gvars[concatName] = native(s.fnConcat)
+			gvars[concatName] = b.get(&b.concat, func() any { return native(b.s.fnConcat) })
 		}
 		// A variable named like one of them hides the adapter's, as it
 		// hides the builtin.
 		if _, bound := gvars[stringName]; x.str && !bound {
-			gvars[stringName] = native(s.fnString)
+			gvars[stringName] = b.get(&b.str, func() any { return native(b.s.fnString) })
 		}
 		if _, bound := gvars[distinctName]; x.distinct && !bound {
-			gvars[distinctName] = native(s.fnDistinct)
+			gvars[distinctName] = b.get(&b.distinct, func() any { return native(b.s.fnDistinct) })
 		}
 		if _, bound := gvars[matchName]; x.match && !bound {
-			gvars[matchName] = s.matchFunc()
+			gvars[matchName] = b.get(&b.match, b.s.matchFunc)
 		}
 		if _, bound := gvars[splitName]; x.split && !bound {
-			gvars[splitName] = native(s.fnSplit)
+			gvars[splitName] = b.get(&b.split, func() any { return native(b.s.fnSplit) })
 		}
 	}
 	r, err := x.e.EvalWithVars(ctx, data, gvars)
@@ -137,6 +175,7 @@ func (x *expression) run(ctx context.Context, c *converter, data any, gvars map[
 		}
 		return nil, false, wrapErr(err)
 	}
+	c.last = r
 	return c.fromGnata(r)
 }
 

@@ -197,9 +197,14 @@ func (t *Template) EvalWith(ctx context.Context, vars Vars, o Options) (any, err
 	defer func() {
 		clear(gvars)
 		bindings.Put(gvars)
+		c.release()
 	}()
 	c.bind(gvars, vars, t.names, t.funcs, o)
-	return t.eval(ctx, &c, gvars, "")
+	v, err := t.eval(ctx, &c, gvars, "")
+	if err == nil && t.kind == tExpr {
+		c.keep(c.last, v)
+	}
+	return v, err
 }
 
 // uses reports whether an expression of the template may refer to the

@@ -70,6 +70,10 @@ func (s *Slot) current(v any, epoch uint64) bool {
 // form returns v's evaluator form, converting v only if the slot does not
 // already hold it, and lets c find the stepd objects behind it.
 func (s *Slot) form(v any, c *converter, epoch uint64) any {
+	if r := c.recent; r != nil && r != s && !s.ByMember && !s.current(v, epoch) && r.current(v, epoch) {
+		// v is the object an evaluation returned: take the form it left.
+		*s = Slot{set: true, src: r.src, conv: r.conv, origin: r.origin, epoch: r.epoch}
+	}
 	if !s.current(v, epoch) {
 		if o, ok := v.(*value.Object); ok && s.ByMember {
 			s.byMember(o, c, epoch)
@@ -182,6 +186,9 @@ func (c *converter) bind(g map[string]any, vars Vars, names, funcs []string, o O
 	}
 	if vars == nil {
 		return
+	}
+	if k, ok := vars.(Keeper); ok {
+		c.recent = k.Recent()
 	}
 	epoch := value.Changes()
 	for _, k := range names {

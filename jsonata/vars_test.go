@@ -225,3 +225,72 @@ func (v *countingVars) Var(name string) (any, *Slot, bool) {
 	v.asked++
 	return v.slotVars.Var(name)
 }
+
+// keeperVars is a slotVars that keeps the last object result (Keeper).
+type keeperVars struct {
+	*slotVars
+	recent Slot
+}
+
+func (v *keeperVars) Recent() *Slot { return &v.recent }
+
+// TestKeeper: an object an expression returned is kept with its form, in
+// which computed numbers are text; read back as a variable, it is read as
+// converting it would read it, also once changed by Set.
+func TestKeeper(t *testing.T) {
+	vars := &keeperVars{slotVars: newSlotVars()}
+	vars.vals["n"] = value.Int(3)
+	for i, c := range []struct{ make, read, want string }{
+		{"{'a': $n + 0.5, 'b': [1.5 * 2, 'x', null, {'c': 0.1 + 0.2}], 'd': true}",
+			"[$x.a, $x.b, $string($x.b[3].c), $keys($x)]",
+			`[3.5,3,"x",null,{"c":0.30000000000000004},"0.3","a","b","d"]`},
+		{"{'a': $n, 'u': $nothing}", "$keys($x)", `"a"`},
+		{"{'s': [1,2,3].($ * $n)}", "$x.s", `[3,6,9]`},
+		{"{'big': 1e300 * 10, 'neg': -0.0}", "$string($x)", `"{\"big\":1e+301,\"neg\":0}"`},
+	} {
+		tp, err := ParseTemplate("{% " + c.make + " %}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := tp.EvalWith(context.Background(), vars, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if vars.recent.src != got {
+			t.Fatalf("case %d: the result's form was not kept", i)
+		}
+		if hasComputed(vars.recent.conv) {
+			t.Fatalf("case %d: the kept form holds a computed number", i)
+		}
+		vars.vals["x"] = got
+		want := evalText(t, c.read, Map{"x": mustParse(t, value.String(got))})
+		if r := evalText(t, c.read, vars); r != want || want != c.want {
+			t.Fatalf("case %d: %s over the result = %s, over its copy %s, want %s", i, c.read, r, want, c.want)
+		}
+	}
+	// The kept form goes stale with a Set on the result.
+	tp, _ := ParseTemplate("{% {'a': $n * 2} %}")
+	got, _ := tp.EvalWith(context.Background(), vars, Options{})
+	vars.vals["x"] = got
+	got.(*value.Object).Set("a", value.Int(7))
+	if r := evalText(t, "$x.a", vars); r != "7" {
+		t.Fatalf("after Set on a kept result: %s, want 7", r)
+	}
+}
+
+// hasComputed reports whether a gnata value holds a number gnata computed
+// (which toGnata never gives).
+func hasComputed(g any) bool {
+	switch x := g.(type) {
+	case []any:
+		return slices.ContainsFunc(x, hasComputed)
+	case orderedMap:
+		for _, k := range x.Keys() {
+			if e, _ := x.Get(k); hasComputed(e) {
+				return true
+			}
+		}
+		return false
+	}
+	return isComputed(g)
+}
