@@ -300,6 +300,7 @@ func (th *thread) moveOn(output any, next *state) {
 
 func (th *thread) finish(output any) {
 	th.dead = true
+	th.dropForms()
 	if th.parent == nil {
 		th.x.succeed(th, output)
 		return
@@ -350,6 +351,16 @@ func (th *thread) addAssigned(o *value.Object) {
 	th.run.assigned = m
 }
 
+// dropForms lets go of the JSONata evaluator forms that the thread kept
+// (of $states and of the variables of its own scope), once it ends; they
+// are made again if it is run again (a redrive).
+func (th *thread) dropForms() {
+	th.jv = nil
+	if th.vars != nil && (th.parent == nil || th.vars != th.parent.owner.vars) {
+		th.vars.slots = nil
+	}
+}
+
 func (th *thread) setVar(name string, v any) {
 	if th.vars == nil || (th.parent != nil && th.vars == th.parent.owner.vars) {
 		th.vars = &scope{parent: th.vars}
@@ -384,6 +395,7 @@ func (th *thread) cancelWork() {
 func (th *thread) withdraw() {
 	th.gen++
 	th.dead = true
+	th.dropForms()
 	x := th.x
 	x.cancel(th.run.task.taskOp)
 	x.cancel(th.run.task.timeoutOp)
