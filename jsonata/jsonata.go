@@ -7,7 +7,11 @@
 // Values cross the boundary without a JSON round trip:
 // objects keep their key order, numbers keep their text until arithmetic
 // turns them into doubles, and results come back as stepd values with
-// JSONata's "undefined" reported apart from null.
+// JSONata's "undefined" reported apart from null. Templates take their
+// variables from a Vars, which may keep each variable's converted form in
+// a Slot: a variable is then converted once while it holds the same value,
+// not at every evaluation, and an object an expression returned keeps the
+// form it came from (Keeper).
 //
 // Fields of JSONata-mode states are Templates: JSON values in which every
 // string "{% expression %}" is evaluated (ParseTemplate). Errors are *Error
