@@ -211,6 +211,7 @@ func (th *thread) propagate(f *Failure) {
 	}
 	th.gen++
 	th.dead = true
+	th.dropForms()
 	if th.run.ctr != nil {
 		th.run.ctr.cancelAll()
 	}

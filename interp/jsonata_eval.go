@@ -139,9 +139,16 @@ func endsName(c byte) bool {
 
 // inputStates returns $states over the state's raw input (no result or
 // errorOutput). Each method of jsonataEval builds the variables,
-// th.vars.jsonataVars(e.inputStates(th)), only when the state has a field to evaluate,
-// and keeps them local: jvars is inlined and the map stays off the heap.
+// th.jsonataVars(e.inputStates(th)), only when the state has a field to
+// evaluate.
 func (e *jsonataEval) inputStates(th *thread) *value.Object {
+	if !e.context && th.jv != nil && th.jv.states != nil && th.jv.states.Len() == 1 {
+		// The same as the thread's last (the state before passed its
+		// input on): keep it, and with it its evaluator form.
+		if in, _ := th.jv.states.Get("input"); sameValue(in, th.run.input) {
+			return th.jv.states
+		}
+	}
 	return e.statesVar(th, th.run.input, nil, nil, false, false)
 }
 
@@ -155,21 +162,45 @@ func (e *jsonataEval) has(names ...string) bool {
 	return false
 }
 
-// jsonataVars builds the JSONata variables: the workflow variables in scope and
-// $states.
-func (sc *scope) jsonataVars(states *value.Object) map[string]any {
-	vars := map[string]any{}
-	var chain []*scope
-	for s := sc; s != nil; s = s.parent {
-		chain = append(chain, s)
+// jsonataVars hands JSONata evaluations the workflow variables in scope
+// and $states. It keeps, across the thread's evaluations, the evaluator's
+// form of each variable (in its scope's slots), of $states' members and of
+// the last object result, so that a variable or a state input is
+// converted once, not at each evaluation, or not at all when an
+// expression made it.
+type jsonataVars struct {
+	sc     *scope
+	states *value.Object
+	slot   jsonata.Slot // $states, by member
+	// recent holds the form of the last object an expression returned:
+	// a state's output, which the next state reads as $states.input.
+	recent jsonata.Slot
+}
+
+// Recent returns the slot for the form of the last object result.
+func (v *jsonataVars) Recent() *jsonata.Slot { return &v.recent }
+
+// Var returns $states or the innermost variable of that name.
+func (v *jsonataVars) Var(name string) (any, *jsonata.Slot, bool) {
+	if name == "states" {
+		return v.states, &v.slot, true
 	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		for k, v := range chain[i].vars {
-			vars[k] = v
+	for s := v.sc; s != nil; s = s.parent {
+		if x, ok := s.vars[name]; ok {
+			return x, s.slot(name), true
 		}
 	}
-	vars["states"] = states
-	return vars
+	return nil, nil, false
+}
+
+// jsonataVars returns the variables of the thread's evaluations, with
+// $states.
+func (th *thread) jsonataVars(states *value.Object) *jsonataVars {
+	if th.jv == nil {
+		th.jv = &jsonataVars{slot: jsonata.Slot{ByMember: true}}
+	}
+	th.jv.sc, th.jv.states = th.vars, states
+	return th.jv
 }
 
 // statesVar builds $states; its context only when an expression of the
@@ -189,9 +220,34 @@ func (e *jsonataEval) statesVar(th *thread, input, result, errorOutput any, hasR
 	return s
 }
 
+// sameValue reports whether a and b are the same object or array, or
+// equal scalars.
+func sameValue(a, b any) bool {
+	switch x := a.(type) {
+	case *value.Object:
+		y, ok := b.(*value.Object)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case value.Number:
+		y, ok := b.(value.Number)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return false
+}
+
 // evalField evaluates a JSONata-mode field. ok is false when the field is
 // absent.
-func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars map[string]any) (any, bool, *Failure) {
+func (th *thread) evalField(m map[string]*jsonata.Template, name string, vars jsonata.Vars) (any, bool, *Failure) {
 	t := m[name]
 	if t == nil {
 		return nil, false, nil
@@ -246,7 +302,7 @@ func assignedDetails(o *value.Object) *value.Object {
 // outputAndAssign evaluates Output (default: def) and Assign of a state,
 // Choice rule or catcher, both against the same variables; the variables
 // are assigned when the state exits.
-func (th *thread) outputAndAssign(m map[string]*jsonata.Template, vars map[string]any, def any) (any, *Failure) {
+func (th *thread) outputAndAssign(m map[string]*jsonata.Template, vars jsonata.Vars, def any) (any, *Failure) {
 	v, ok, f := th.evalField(m, "Assign", vars)
 	if f != nil {
 		return nil, f
@@ -274,7 +330,7 @@ func (e *jsonataEval) parameters(th *thread, in any) (any, *Failure) {
 	if !e.has("Arguments") {
 		return in, nil
 	}
-	args, ok, f := th.evalField(e.fields, "Arguments", th.vars.jsonataVars(e.inputStates(th)))
+	args, ok, f := th.evalField(e.fields, "Arguments", th.jsonataVars(e.inputStates(th)))
 	if f != nil {
 		return nil, f
 	}
@@ -299,21 +355,21 @@ func (e *jsonataEval) output(th *thread, result any, hasResult bool) (any, *Fail
 		return result, nil
 	}
 	if hasResult {
-		return th.outputAndAssign(e.fields, th.vars.jsonataVars(e.statesVar(th, th.run.input, result, nil, true, false)), result)
+		return th.outputAndAssign(e.fields, th.jsonataVars(e.statesVar(th, th.run.input, result, nil, true, false)), result)
 	}
-	return th.outputAndAssign(e.fields, th.vars.jsonataVars(e.inputStates(th)), result)
+	return th.outputAndAssign(e.fields, th.jsonataVars(e.inputStates(th)), result)
 }
 
 func (e *jsonataEval) passOn(th *thread, in any) (any, *Failure) {
 	if !e.has("Output", "Assign") {
 		return in, nil
 	}
-	return th.outputAndAssign(e.fields, th.vars.jsonataVars(e.inputStates(th)), in)
+	return th.outputAndAssign(e.fields, th.jsonataVars(e.inputStates(th)), in)
 }
 
 func (e *jsonataEval) choose(th *thread, in any) (*state, any, *Failure) {
 	st := th.cur
-	vars := th.vars.jsonataVars(e.inputStates(th))
+	vars := th.jsonataVars(e.inputStates(th))
 	for i, m := range e.rules {
 		v, _, f := th.evalField(m, "Condition", vars)
 		if f != nil {
@@ -346,7 +402,7 @@ func (e *jsonataEval) waitUntil(th *thread, _ any) (time.Time, *Failure) {
 	if !e.has("Seconds", "Timestamp") {
 		return due, nil
 	}
-	vars := th.vars.jsonataVars(e.inputStates(th))
+	vars := th.jsonataVars(e.inputStates(th))
 	if v, ok, f := th.evalField(e.fields, "Seconds", vars); f != nil {
 		return due, f
 	} else if ok {
@@ -378,7 +434,7 @@ func (e *jsonataEval) failure(th *thread) *Failure {
 	if !e.has("Error", "Cause") {
 		return f
 	}
-	vars := th.vars.jsonataVars(e.inputStates(th))
+	vars := th.jsonataVars(e.inputStates(th))
 	for _, name := range []string{"Error", "Cause"} {
 		v, ok, fl := th.evalField(e.fields, name, vars)
 		if fl != nil {
@@ -405,7 +461,7 @@ func (e *jsonataEval) taskTimeouts(th *thread, _ any) (int64, int64, *Failure) {
 	if !e.has("TimeoutSeconds", "HeartbeatSeconds") {
 		return 0, 0, nil
 	}
-	vars := th.vars.jsonataVars(e.inputStates(th))
+	vars := th.jsonataVars(e.inputStates(th))
 	for _, name := range []string{"TimeoutSeconds", "HeartbeatSeconds"} {
 		v, ok, f := th.evalField(e.fields, name, vars)
 		if f != nil {
@@ -433,7 +489,7 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 	var ok bool
 	if e.has("Items") {
 		var f *Failure
-		if items, ok, f = th.evalField(e.fields, "Items", th.vars.jsonataVars(e.inputStates(th))); f != nil {
+		if items, ok, f = th.evalField(e.fields, "Items", th.jsonataVars(e.inputStates(th))); f != nil {
 			// As for an Items of the wrong type (a function, say): the Map
 			// state fails after its EvaluationFailed event.
 			th.run.failEvent = "MapStateFailed"
@@ -460,9 +516,9 @@ func (e *jsonataEval) mapItems(th *thread, in any) ([]any, *Failure) {
 // mapLimits evaluates MaxConcurrency and the tolerated failures, before
 // the Map state starts.
 func (e *jsonataEval) mapLimits(th *thread, c *container, _ any) *Failure {
-	var vars map[string]any
+	var vars jsonata.Vars
 	if e.has("MaxConcurrency", "ToleratedFailureCount", "ToleratedFailurePercentage") {
-		vars = th.vars.jsonataVars(e.inputStates(th))
+		vars = th.jsonataVars(e.inputStates(th))
 	}
 	if v, ok, f := th.evalField(e.fields, "MaxConcurrency", vars); f != nil {
 		return f
@@ -507,7 +563,7 @@ func (e *jsonataEval) mapTolerance(*thread, *container, any) *Failure { return n
 
 // writerParams evaluates the ResultWriter's Arguments over $states.input.
 func (e *jsonataEval) writerParams(th *thread, _ *container) (any, *Failure) {
-	v, ok, f := th.evalField(e.writer, "Arguments", th.vars.jsonataVars(e.inputStates(th)))
+	v, ok, f := th.evalField(e.writer, "Arguments", th.jsonataVars(e.inputStates(th)))
 	if f != nil || ok {
 		return v, f
 	}
@@ -517,7 +573,7 @@ func (e *jsonataEval) writerParams(th *thread, _ *container) (any, *Failure) {
 // readerParams evaluates the ItemReader's Arguments and MaxItems over
 // $states.input.
 func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
-	vars := th.vars.jsonataVars(e.inputStates(th))
+	vars := th.jsonataVars(e.inputStates(th))
 	var params any = value.NewObject(0)
 	if v, ok, f := th.evalField(e.reader, "Arguments", vars); f != nil {
 		return nil, 0, f
@@ -542,7 +598,7 @@ func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
 // literal or an expression over $states.input.
 func (e *jsonataEval) mapBatcher(th *thread, c *container, _ any) (batching, *Failure) {
 	var bt batching
-	vars := th.vars.jsonataVars(e.inputStates(th))
+	vars := th.jsonataVars(e.inputStates(th))
 	for _, l := range []struct {
 		name string
 		dst  *int
@@ -578,7 +634,7 @@ func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Fai
 	if e.context {
 		states.Set("context", ch.contextObjectFor(th))
 	}
-	v, err := t.EvalWith(th.x.evalContext(), th.vars.jsonataVars(states), jsonata.Options{Rand: th.x.rand})
+	v, err := t.EvalWith(th.x.evalContext(), th.jsonataVars(states), jsonata.Options{Rand: th.x.rand})
 	if in := th.x.evalEnd(); in != nil {
 		return nil, th.site().interrupted("ItemSelector", in)
 	}
@@ -589,6 +645,6 @@ func (e *jsonataEval) itemInput(th *thread, c *container, ch *thread) (any, *Fai
 }
 
 func (e *jsonataEval) caught(th *thread, i int, errOut any) (any, *Failure) {
-	vars := th.vars.jsonataVars(e.statesVar(th, th.run.input, nil, errOut, false, true))
+	vars := th.jsonataVars(e.statesVar(th, th.run.input, nil, errOut, false, true))
 	return th.outputAndAssign(e.catchers[i], vars, errOut)
 }

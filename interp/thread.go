@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stepd/stepd/jsonata"
 	"github.com/stepd/stepd/value"
 )
 
@@ -31,6 +32,9 @@ type thread struct {
 
 	vars *scope
 	item *mapItem // for Map iterations: $$.Map.Item
+	// jv hands the thread's variables and $states to JSONata
+	// evaluations; made at the thread's first.
+	jv *jsonataVars
 }
 
 // stateRun is what one run of a state needs, from its Entered event until
@@ -71,6 +75,22 @@ type mapItem struct {
 type scope struct {
 	vars   map[string]any
 	parent *scope
+	// slots cache the JSONata evaluator's form of variables that
+	// expressions have read, by name; set empties a variable's.
+	slots map[string]*jsonata.Slot
+}
+
+// slot returns the JSONata slot of a variable of the scope.
+func (s *scope) slot(name string) *jsonata.Slot {
+	sl := s.slots[name]
+	if sl == nil {
+		if s.slots == nil {
+			s.slots = map[string]*jsonata.Slot{}
+		}
+		sl = &jsonata.Slot{}
+		s.slots[name] = sl
+	}
+	return sl
 }
 
 func (s *scope) lookup(name string) (any, bool) {
@@ -87,6 +107,9 @@ func (s *scope) set(name string, v any) {
 		s.vars = map[string]any{}
 	}
 	s.vars[name] = v
+	if sl := s.slots[name]; sl != nil {
+		*sl = jsonata.Slot{} // drop the old value's form now
+	}
 }
 
 // token returns the task token of the Task state the thread is in, if any.
@@ -277,6 +300,7 @@ func (th *thread) moveOn(output any, next *state) {
 
 func (th *thread) finish(output any) {
 	th.dead = true
+	th.dropForms()
 	if th.parent == nil {
 		th.x.succeed(th, output)
 		return
@@ -327,6 +351,16 @@ func (th *thread) addAssigned(o *value.Object) {
 	th.run.assigned = m
 }
 
+// dropForms lets go of the JSONata evaluator forms that the thread kept
+// (of $states and of the variables of its own scope), once it ends; they
+// are made again if it is run again (a redrive).
+func (th *thread) dropForms() {
+	th.jv = nil
+	if th.vars != nil && (th.parent == nil || th.vars != th.parent.owner.vars) {
+		th.vars.slots = nil
+	}
+}
+
 func (th *thread) setVar(name string, v any) {
 	if th.vars == nil || (th.parent != nil && th.vars == th.parent.owner.vars) {
 		th.vars = &scope{parent: th.vars}
@@ -361,6 +395,7 @@ func (th *thread) cancelWork() {
 func (th *thread) withdraw() {
 	th.gen++
 	th.dead = true
+	th.dropForms()
 	x := th.x
 	x.cancel(th.run.task.taskOp)
 	x.cancel(th.run.task.timeoutOp)

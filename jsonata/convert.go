@@ -86,9 +86,54 @@ func newOrderedMap(keys []string, data map[string]any) any {
 // converter turns stepd values into gnata values and back. It remembers
 // which gnata map came from which stepd object, so that a result that
 // returns part of the input unchanged comes back as the very same value,
-// without copying and with its numbers as written.
+// without copying and with its numbers as written: the maps it converted
+// itself (origin), and those of the slots it took forms from (slots).
 type converter struct {
 	origin map[any]*value.Object
+	slots  [6]map[any]*value.Object
+	more   []map[any]*value.Object // beyond len(slots)
+	nslots int
+	// watch marks each object converted (value.Object.Watch): the form
+	// is kept in a Slot.
+	watch bool
+	// recent is the slot for the object result (Keeper), nil if none;
+	// last is the gnata result of the last expression run.
+	recent *Slot
+	last   any
+	// funcs are the adapter's functions bound to the evaluation's
+	// context, taken from a pool at the first expression that names one.
+	funcs *boundFuncs
+}
+
+// addOrigins adds a slot's record of the stepd object behind each of its
+// gnata maps.
+func (c *converter) addOrigins(m map[any]*value.Object) {
+	switch {
+	case len(m) == 0:
+	case c.nslots < len(c.slots):
+		c.slots[c.nslots] = m
+		c.nslots++
+	default:
+		c.more = append(c.more, m)
+	}
+}
+
+// originOf returns the stepd object a gnata map was converted from.
+func (c *converter) originOf(m any) (*value.Object, bool) {
+	if o, ok := c.origin[m]; ok {
+		return o, true
+	}
+	for _, s := range c.slots[:c.nslots] {
+		if o, ok := s[m]; ok {
+			return o, true
+		}
+	}
+	for _, s := range c.more {
+		if o, ok := s[m]; ok {
+			return o, true
+		}
+	}
+	return nil, false
 }
 
 func (c *converter) toGnata(v any) any {
@@ -106,6 +151,9 @@ func (c *converter) toGnata(v any) any {
 		}
 		return out
 	case *value.Object:
+		if c.watch {
+			x.Watch()
+		}
 		keys := x.Keys()
 		data := make(map[string]any, len(keys))
 		for i, k := range keys {
@@ -179,7 +227,7 @@ func (c *converter) fromGnata(v any) (any, bool, error) {
 		}
 		return o, true, nil
 	case orderedMap:
-		if orig, ok := c.origin[v]; ok {
+		if orig, ok := c.originOf(v); ok {
 			return orig, true, nil
 		}
 		keys := x.Keys()

@@ -7,7 +7,11 @@
 // Values cross the boundary without a JSON round trip:
 // objects keep their key order, numbers keep their text until arithmetic
 // turns them into doubles, and results come back as stepd values with
-// JSONata's "undefined" reported apart from null.
+// JSONata's "undefined" reported apart from null. Templates take their
+// variables from a Vars, which may keep each variable's converted form in
+// a Slot: a variable is then converted once while it holds the same value,
+// not at every evaluation, and an object an expression returned keeps the
+// form it came from (Keeper).
 //
 // Fields of JSONata-mode states are Templates: JSON values in which every
 // string "{% expression %}" is evaluated (ParseTemplate). Errors are *Error
@@ -24,10 +28,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	mrand "math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/recolabs/gnata"
 )
@@ -92,7 +96,8 @@ func (x *expression) eval(ctx context.Context, input any, hasInput bool, vars ma
 	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any
 	if aws {
-		gvars = c.vars(vars, x.funcs, used, o)
+		gvars = make(map[string]any)
+		c.bind(gvars, Map(vars), varNames(x.src), x.funcs, o)
 	} else {
 		gvars = make(map[string]any, len(vars))
 		for k, v := range vars {
@@ -105,29 +110,66 @@ func (x *expression) eval(ctx context.Context, input any, hasInput bool, vars ma
 	if hasInput {
 		data = c.toGnata(input)
 	}
+	defer c.release()
 	return x.run(ctx, &c, data, gvars)
+}
+
+// boundFuncs is a serialiser with the adapter's functions bound to it,
+// each made at its first use and kept: the serialisers are recycled
+// (adapterFuncs), each serving one evaluation at a time with its context.
+type boundFuncs struct {
+	s                                   serialiser
+	concat, str, distinct, match, split any
+}
+
+func (b *boundFuncs) get(f *any, mk func() any) any {
+	if *f == nil {
+		*f = mk()
+	}
+	return *f
+}
+
+var boundPool = sync.Pool{New: func() any { return new(boundFuncs) }}
+
+// adapterFuncs returns the adapter's functions for this evaluation, bound
+// to ctx.
+func (c *converter) adapterFuncs(ctx context.Context) *boundFuncs {
+	if c.funcs == nil {
+		c.funcs = boundPool.Get().(*boundFuncs)
+		c.funcs.s.ctx = ctx
+	}
+	return c.funcs
+}
+
+// release ends the evaluation: its serialiser goes back to the pool.
+func (c *converter) release() {
+	if c.funcs != nil {
+		c.funcs.s.ctx = nil
+		boundPool.Put(c.funcs)
+		c.funcs = nil
+	}
 }
 
 // run evaluates with gnata values and converts the result back.
 func (x *expression) run(ctx context.Context, c *converter, data any, gvars map[string]any) (any, bool, error) {
 	if x.concat || x.str || x.distinct || x.match || x.split {
-		s := &serialiser{ctx: ctx}
+		b := c.adapterFuncs(ctx)
 		if x.concat {
-			gvars[concatName] = native(s.fnConcat)
+			gvars[concatName] = b.get(&b.concat, func() any { return native(b.s.fnConcat) })
 		}
 		// A variable named like one of them hides the adapter's, as it
 		// hides the builtin.
 		if _, bound := gvars[stringName]; x.str && !bound {
-			gvars[stringName] = native(s.fnString)
+			gvars[stringName] = b.get(&b.str, func() any { return native(b.s.fnString) })
 		}
 		if _, bound := gvars[distinctName]; x.distinct && !bound {
-			gvars[distinctName] = native(s.fnDistinct)
+			gvars[distinctName] = b.get(&b.distinct, func() any { return native(b.s.fnDistinct) })
 		}
 		if _, bound := gvars[matchName]; x.match && !bound {
-			gvars[matchName] = s.matchFunc()
+			gvars[matchName] = b.get(&b.match, b.s.matchFunc)
 		}
 		if _, bound := gvars[splitName]; x.split && !bound {
-			gvars[splitName] = native(s.fnSplit)
+			gvars[splitName] = b.get(&b.split, func() any { return native(b.s.fnSplit) })
 		}
 	}
 	r, err := x.e.EvalWithVars(ctx, data, gvars)
@@ -137,36 +179,8 @@ func (x *expression) run(ctx context.Context, c *converter, data any, gvars map[
 		}
 		return nil, false, wrapErr(err)
 	}
+	c.last = r
 	return c.fromGnata(r)
-}
-
-// vars converts variables for gnata and adds AWS's functions named in
-// funcs. Only what the expression sources can name is bound: used reports
-// whether "$name" occurs in them (variables and functions are reachable
-// only that way), so a large variable a field does not mention is never
-// converted.
-func (c *converter) vars(vars map[string]any, funcs []string, used func(name string) bool, o Options) map[string]any {
-	g := make(map[string]any) // usually a handful: most fields name few variables
-	var src Rand
-	for _, k := range funcs {
-		f := awsFuncs[k]
-		if mk := randomFuncs[k]; mk != nil {
-			if src == nil {
-				if src = o.Rand; src == nil {
-					src = mrand.NewPCG(0, 0)
-				}
-			}
-			f = native(mk(src))
-		}
-		g[k] = f
-	}
-	for k, v := range vars {
-		if _, isFunc := awsFuncs[k]; isFunc || !used(k) {
-			continue // AWS's functions cannot be shadowed from outside
-		}
-		g[k] = c.toGnata(v)
-	}
-	return g
 }
 
 // usedFuncs returns the names of AWS's functions that used reports, found

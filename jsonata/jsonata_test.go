@@ -285,7 +285,7 @@ func TestConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 50 {
-				v, err := tp.EvalWith(context.Background(), map[string]any{"states": states, "i": value.Int(int64(g*100 + i))}, Options{})
+				v, err := tp.EvalWith(context.Background(), Map{"states": states, "i": value.Int(int64(g*100 + i))}, Options{})
 				if err != nil {
 					errs <- err
 					return
@@ -351,7 +351,7 @@ func TestTemplate(t *testing.T) {
 			t.Errorf("ParseTemplate(%s): %v", tt.tmpl, err)
 			continue
 		}
-		got, err := tp.EvalWith(context.Background(), vars, Options{})
+		got, err := tp.EvalWith(context.Background(), Map(vars), Options{})
 		if err != nil {
 			t.Errorf("Eval(%s): %v", tt.tmpl, err)
 			continue
@@ -404,7 +404,7 @@ func TestTemplateErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseTemplate(%s): %v", tt.tmpl, err)
 		}
-		_, err = tp.EvalWith(context.Background(), vars, Options{})
+		_, err = tp.EvalWith(context.Background(), Map(vars), Options{})
 		var te *TemplateError
 		if !errors.As(err, &te) {
 			t.Errorf("Eval(%s) error = %v, want a TemplateError", tt.tmpl, err)
@@ -466,7 +466,7 @@ func FuzzTemplate(f *testing.F) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		_, _ = tp.EvalWith(ctx, vars, Options{})
+		_, _ = tp.EvalWith(ctx, Map(vars), Options{})
 	})
 }
 
@@ -508,7 +508,7 @@ func BenchmarkTransform1000(b *testing.B) {
 	vars := map[string]any{"states": value.ObjectOf("input", items(1000))}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tp.EvalWith(context.Background(), vars, Options{}); err != nil {
+		if _, err := tp.EvalWith(context.Background(), Map(vars), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -527,7 +527,7 @@ func BenchmarkSmallExpr(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tp.EvalWith(context.Background(), vars, Options{}); err != nil {
+		if _, err := tp.EvalWith(context.Background(), Map(vars), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -184,7 +184,7 @@ func BenchmarkConcatSmall(b *testing.B) {
 	vars := map[string]any{"x": value.Int(41), "y": parse(b, `{"a":[1,2]}`)}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tp.EvalWith(context.Background(), vars, Options{}); err != nil {
+		if _, err := tp.EvalWith(context.Background(), Map(vars), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

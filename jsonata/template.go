@@ -29,6 +29,7 @@ type Template struct {
 	whole string   // the source of a whole-field expression
 	srcs  string   // the sources of all expressions, for Template.uses
 	funcs []string // AWS's functions the expressions name
+	names []string // the names after a $ in srcs (varNames)
 }
 
 type tkind uint8
@@ -80,6 +81,7 @@ func ParseTemplate(v any) (*Template, error) {
 	})
 	t.srcs = b.String()
 	t.funcs = usedFuncs(t.uses)
+	t.names = varNames(t.srcs)
 	return t, nil
 }
 
@@ -181,18 +183,28 @@ func (t *Template) Source() string {
 	return value.String(t.lit)
 }
 
-// EvalWith evaluates the template with the given variables (keyed by
-// name without the $; Step Functions binds "states" and the workflow
-// variables) and options (the source of random values). Expressions see
-// no context value ($ is undefined). An expression that returns nothing is
-// an error, as in AWS Step Functions, also inside an object or array.
-func (t *Template) EvalWith(ctx context.Context, vars map[string]any, o Options) (any, error) {
+// EvalWith evaluates the template with the given variables (nil: none;
+// Step Functions binds "states" and the workflow variables) and options
+// (the source of random values). Expressions see no context value ($ is
+// undefined). An expression that returns nothing is an error, as in AWS
+// Step Functions, also inside an object or array.
+func (t *Template) EvalWith(ctx context.Context, vars Vars, o Options) (any, error) {
 	if t.kind == tLiteral {
 		return t.lit, nil
 	}
 	var c converter
-	gvars := c.vars(vars, t.funcs, t.uses, o)
-	return t.eval(ctx, &c, gvars, "")
+	gvars := bindings.Get().(map[string]any)
+	defer func() {
+		clear(gvars)
+		bindings.Put(gvars)
+		c.release()
+	}()
+	c.bind(gvars, vars, t.names, t.funcs, o)
+	v, err := t.eval(ctx, &c, gvars, "")
+	if err == nil && t.kind == tExpr {
+		c.keep(c.last, v)
+	}
+	return v, err
 }
 
 // uses reports whether an expression of the template may refer to the

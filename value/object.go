@@ -6,16 +6,36 @@ import "sync/atomic"
 // Keys are unique: setting an existing key replaces its value in place.
 // Treat an Object as immutable once it has been shared: EncodedLen
 // remembers the length it counted (Set on the object forgets it, but not a
-// change to a member object).
+// change to a member object), and other packages may keep forms derived
+// from it (Watch).
 type Object struct {
 	keys []string
 	vals []any
 	idx  map[string]int // built lazily for larger objects
 	// size is the length of the object's JSON text once EncodedLen has
-	// counted it (0: not yet); Set forgets it. Clone and With make
-	// objects that count their own.
+	// counted it (0: not yet), or'ed with watched once Watch has been
+	// called; Set forgets both. Clone and With make objects that count
+	// their own.
 	size atomic.Int64
 }
+
+// watched is the bit of Object.size that Watch sets.
+const watched = 1 << 62
+
+// changes counts the calls of Set on watched objects (Changes).
+var changes atomic.Uint64
+
+// Watch marks the object as one from which the caller derived something
+// that it keeps (the JSONata adapter keeps the evaluator's form of a
+// variable): a later Set on the object, which should not happen to a
+// shared object, adds one to Changes, so that the caller can tell its
+// derived forms may be stale. A Set clears the mark.
+func (o *Object) Watch() { o.size.Or(watched) }
+
+// Changes returns how many times Set has changed a watched object since
+// the program started. Derived forms recorded at one count are current
+// while the count stays the same.
+func Changes() uint64 { return changes.Load() }
 
 const indexThreshold = 12
 
@@ -117,7 +137,9 @@ func (o *Object) Has(k string) bool { return o.find(k) >= 0 }
 // Set adds or replaces the member k. Only call it on an object you are
 // building.
 func (o *Object) Set(k string, v any) {
-	o.size.Store(0)
+	if o.size.Swap(0)&watched != 0 {
+		changes.Add(1)
+	}
 	if i := o.find(k); i >= 0 {
 		o.vals[i] = v
 		return

@@ -72,7 +72,7 @@ func encodedLen(v any, n, limit int) int {
 		// An object remembers its length once counted in full: a state's
 		// output that shares members with its input counts only what is
 		// new.
-		if size := x.size.Load(); size > 0 {
+		if size := x.size.Load() &^ watched; size > 0 {
 			if verifyLens {
 				verify(x, int(size), 0)
 			}
@@ -89,7 +89,7 @@ func encodedLen(v any, n, limit int) int {
 				return n
 			}
 		}
-		x.size.Store(int64(n - start))
+		x.size.Or(int64(n - start)) // keeping the watched bit
 		return n
 	}
 	return n + len(Append(nil, v))

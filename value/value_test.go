@@ -239,3 +239,33 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// TestWatch: Set on a watched object counts a change, once (Set clears
+// the mark); Set on an unwatched one does not; EncodedLen keeps working
+// on watched objects and keeps their mark.
+func TestWatch(t *testing.T) {
+	o := ObjectOf("a", Int(1))
+	before := Changes()
+	o.Set("a", Int(2))
+	if Changes() != before {
+		t.Fatal("Set on an unwatched object counted a change")
+	}
+	o.Watch()
+	if n := EncodedLen(o, -1); n != len(`{"a":2}`) {
+		t.Fatalf("EncodedLen of a watched object = %d", n)
+	}
+	if n := EncodedLen(o, -1); n != len(`{"a":2}`) {
+		t.Fatalf("EncodedLen remembered = %d", n)
+	}
+	o.Set("b", Int(3))
+	if Changes() != before+1 {
+		t.Fatalf("Set on a watched object: Changes went from %d to %d", before, Changes())
+	}
+	if n := EncodedLen(o, -1); n != len(`{"a":2,"b":3}`) {
+		t.Fatalf("EncodedLen after Set = %d", n)
+	}
+	o.Set("b", Int(4))
+	if Changes() != before+1 {
+		t.Fatal("Set counted again on an object no longer watched")
+	}
+}
