@@ -125,11 +125,15 @@ func (d *Driver) arm() {
 	if d.dogArmed.Load() || !d.dogArmed.CompareAndSwap(false, true) {
 		return
 	}
-	if t := d.dog.Load(); t != nil {
-		t.Reset(callAfter)
-		return
+	t := d.dog.Load()
+	if t == nil {
+		// Made stopped and kept before it runs: a watch that ran before
+		// the timer was kept would find none to reset.
+		t = time.AfterFunc(time.Hour, d.watch)
+		t.Stop()
+		d.dog.Store(t)
 	}
-	d.dog.Store(time.AfterFunc(callAfter, d.watch))
+	t.Reset(callAfter)
 }
 
 // watch is the watchdog's look (see callAfter), on a goroutine of its own.

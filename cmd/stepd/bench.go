@@ -2,15 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/stepd/stepd/bench"
 )
@@ -32,8 +37,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	peerDir := fs.String("peer-dir", envOr("PEER_DIR", "/tmp/peers"), "with --peer: a folder whose node_modules holds aws-local-stepfunctions")
 	runner := fs.String("peer-runner", "", "with --peer: the peer's runner script (default: ../peer/run_aws_local_stepfunctions.mjs beside the workloads)")
 	asJSON := fs.Bool("json", false, "print one JSON line per measurement instead of a table")
+	inline := fs.Bool("inline", false, "also measure Task states through the engine's inline path for Immediate invokers (mocks), beside the generic invoker's that every real handler takes")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd bench [WORKLOAD...] [--workloads DIR] [--runs N] [--warmup N] [--rounds N] [--peer [--node PATH] [--peer-dir DIR]] [--json]")
+		fmt.Fprintln(stderr, "usage: stepd bench [WORKLOAD...] [--workloads DIR] [--runs N] [--warmup N] [--rounds N] [--inline] [--peer [--node PATH] [--peer-dir DIR]] [--json]")
 		fs.PrintDefaults()
 	}
 	names, err := parseInterspersed(fs, args)
@@ -92,9 +98,23 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	opts := bench.Options{Runs: *runs, Warmup: *warmup}
 	enc := json.NewEncoder(stdout)
+	m, err := gauge(ctx, p, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd bench: %v\n", err)
+		return exitFail
+	}
+	if *asJSON {
+		enc.Encode(map[string]any{"machine": m})
+	} else {
+		fmt.Fprintln(stdout, m)
+		fmt.Fprintln(stdout)
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if !*asJSON {
 		head := "workload\ttransitions\tstepd tr/s\tallocs/tr\tB/tr\tstatus\t"
+		if *inline {
+			head += "inline tr/s\tgeneric cost÷inline\t"
+		}
 		if p != nil {
 			head += "peer tr/s\tstepd/peer\t"
 		}
@@ -104,9 +124,22 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var engineName string
 	code := exitOK
 	for _, w := range todo {
-		var ours, theirs []float64
+		var ours, theirs, inl []float64
 		var last *bench.Result
 		for range *rounds {
+			if *inline {
+				o := opts
+				o.Inline = true
+				r, err := bench.Run(ctx, w, o)
+				if err != nil {
+					fmt.Fprintf(stderr, "stepd bench: %v\n", err)
+					return exitFail
+				}
+				inl = append(inl, r.TransitionsPerSec)
+				if *asJSON {
+					enc.Encode(map[string]any{"engine": "stepd", "result": r})
+				}
+			}
 			r, err := bench.Run(ctx, w, opts)
 			if err != nil {
 				fmt.Fprintf(stderr, "stepd bench: %v\n", err)
@@ -141,7 +174,11 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			continue
 		}
 		slices.Sort(ours)
-		line := fmt.Sprintf("%s\t%d\t%s\t%.1f\t%.0f\t%s\t", w.Name, last.Transitions, rate(bench.Median(ours)), last.AllocsPerTransition, last.BytesPerTransition, status(last))
+		line := fmt.Sprintf("%s\t%d\t%s\t%.2f\t%.0f\t%s\t", w.Name, last.Transitions, rate(bench.Median(ours)), last.AllocsPerTransition, last.BytesPerTransition, status(last))
+		if *inline {
+			slices.Sort(inl)
+			line += fmt.Sprintf("%s\t%.2f\t", rate(bench.Median(inl)), bench.Median(inl)/bench.Median(ours))
+		}
 		if p != nil {
 			slices.Sort(theirs)
 			ratio := bench.Median(ours) / bench.Median(theirs)
@@ -155,6 +192,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		slices.Sort(ratios)
 		fmt.Fprintf(stdout, "\nmedian stepd/peer ratio: %.1f× (lowest %.1f×); peer: %s; %d round(s) of %d timed runs after %d warm-up, alternating\n",
 			bench.Median(ratios), ratios[0], engineName, *rounds, *runs, *warmup)
+	}
+	if !*asJSON {
+		fmt.Fprintf(stdout, "load average at the end: %s\n", loadAverage())
 	}
 	return code
 }
@@ -174,4 +214,62 @@ func status(r *bench.Result) string {
 		return "ok"
 	}
 	return "WRONG"
+}
+
+// machine describes the machine a bench run measured on, so that figures
+// from different machines can be compared: its cores, its load, and two
+// gauges of its speed, a fixed computation (SHA-256 over 64 MiB) and,
+// with --peer, the peer's rate on w1-pass-chain.
+type machine struct {
+	Cores       int     `json:"cores"`
+	LoadAverage string  `json:"load_average"`
+	SHA256MBps  float64 `json:"sha256_mb_per_sec"`
+	PeerW1      float64 `json:"peer_w1_transitions_per_sec,omitempty"`
+}
+
+func (m machine) String() string {
+	s := fmt.Sprintf("machine: %d cores, load average %s; gauge: SHA-256 %.0f MB/s", m.Cores, m.LoadAverage, m.SHA256MBps)
+	if m.PeerW1 > 0 {
+		s += fmt.Sprintf(", peer w1-pass-chain %s tr/s", rate(m.PeerW1))
+	}
+	return s
+}
+
+// gauge measures the machine (see machine).
+func gauge(ctx context.Context, p *bench.Peer, opts bench.Options) (machine, error) {
+	m := machine{Cores: runtime.NumCPU(), LoadAverage: loadAverage()}
+	buf := make([]byte, 1<<20)
+	best := time.Duration(math.MaxInt64)
+	for range 3 {
+		t0 := time.Now()
+		h := sha256.New()
+		for range 64 {
+			h.Write(buf)
+		}
+		h.Sum(nil)
+		best = min(best, time.Since(t0))
+	}
+	m.SHA256MBps = 64 / best.Seconds()
+	if p != nil {
+		r, err := p.Run(ctx, "w1-pass-chain", opts)
+		if err != nil {
+			return m, err
+		}
+		m.PeerW1 = r.TransitionsPerSec
+	}
+	return m, nil
+}
+
+// loadAverage is the first three fields of /proc/loadavg ("unknown" where
+// there is none).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }
