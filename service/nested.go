@@ -22,15 +22,43 @@ const startExecutionResource = "arn:aws:states:::states:startExecution"
 // forget, .sync, .sync:2 and .waitForTaskToken) by starting executions of
 // this service; every other resource goes to inv.
 func (s *Service) withNested(parent *store.Execution, inv task.Invoker) task.Invoker {
-	return task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
-		if !strings.HasPrefix(req.Resource, startExecutionResource) {
-			if inv == nil {
-				return engine.NoHandler(req)
-			}
-			return inv.Invoke(ctx, req)
-		}
-		return s.startNested(ctx, parent, req)
-	})
+	return &nestedInvoker{s: s, parent: parent, inv: inv}
+}
+
+// nestedInvoker is withNested's. It tells the engine how each request is
+// answered (task.HowAnswers): a nested execution waits, and the rest as
+// inv answers them.
+type nestedInvoker struct {
+	s      *Service
+	parent *store.Execution
+	inv    task.Invoker
+}
+
+func (n *nestedInvoker) Invoke(ctx context.Context, req *task.Request) task.Result {
+	if strings.HasPrefix(req.Resource, startExecutionResource) {
+		return n.s.startNested(ctx, n.parent, req)
+	}
+	if n.inv == nil {
+		return engine.NoHandler(req)
+	}
+	return n.inv.Invoke(ctx, req)
+}
+
+// Immediate reports whether req is answered at once: by inv, or with an
+// error when there is none.
+func (n *nestedInvoker) Immediate(req *task.Request) bool {
+	if strings.HasPrefix(req.Resource, startExecutionResource) {
+		return false
+	}
+	return n.inv == nil || task.IsImmediate(n.inv, req)
+}
+
+// Waits reports whether answering req waits: a nested execution does.
+func (n *nestedInvoker) Waits(req *task.Request) bool {
+	if strings.HasPrefix(req.Resource, startExecutionResource) {
+		return true
+	}
+	return n.inv != nil && task.HowAnswers(n.inv, req) == task.Waits
 }
 
 func (s *Service) startNested(ctx context.Context, parent *store.Execution, req *task.Request) task.Result {

@@ -325,22 +325,54 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg *reg
 		fields := strings.Fields(cmdline)
 		routes[res] = &command.Invoker{Path: fields[0], Args: fields[1:]}
 	}
-	return task.InvokerFunc(func(ctx context.Context, req *task.Request) task.Result {
-		if inv, ok := routes[req.Resource]; ok {
-			return inv.Invoke(ctx, req)
-		}
-		if fallback != nil {
-			return fallback.Invoke(ctx, req)
-		}
-		if reg != nil && reg.ServesLocally(req) {
-			return reg.Invoke(ctx, req)
-		}
-		if inv, ok := routes["*"]; ok {
-			return inv.Invoke(ctx, req)
-		}
-		if reg != nil && reg.Serves(req) {
-			return reg.Invoke(ctx, req) // the AWS service
-		}
-		return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no handler for resource %s of state %s: pass --mock-config FILE --test-case NAME, --config FILE, or --command RESOURCE=COMMAND", req.Resource, req.StateName)}
-	}), nil
+	return &runInvoker{routes: routes, fallback: fallback, reg: reg}, nil
+}
+
+// runInvoker is buildInvoker's: it picks the handler of each request, and
+// tells the engine how that handler answers (task.HowAnswers), so that a
+// mock answers on the engine's goroutine and a command on one of its own.
+type runInvoker struct {
+	routes   map[string]task.Invoker
+	fallback task.Invoker
+	reg      *registry.Invoker
+}
+
+// pick returns the handler of req, nil when there is none.
+func (r *runInvoker) pick(req *task.Request) task.Invoker {
+	if inv, ok := r.routes[req.Resource]; ok {
+		return inv
+	}
+	if r.fallback != nil {
+		return r.fallback
+	}
+	if r.reg != nil && r.reg.ServesLocally(req) {
+		return r.reg
+	}
+	if inv, ok := r.routes["*"]; ok {
+		return inv
+	}
+	if r.reg != nil && r.reg.Serves(req) {
+		return r.reg // the AWS service
+	}
+	return nil
+}
+
+func (r *runInvoker) Invoke(ctx context.Context, req *task.Request) task.Result {
+	if inv := r.pick(req); inv != nil {
+		return inv.Invoke(ctx, req)
+	}
+	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("no handler for resource %s of state %s: pass --mock-config FILE --test-case NAME, --config FILE, or --command RESOURCE=COMMAND", req.Resource, req.StateName)}
+}
+
+// Immediate reports whether req's handler answers at once (a request
+// without one is answered at once, with an error).
+func (r *runInvoker) Immediate(req *task.Request) bool {
+	inv := r.pick(req)
+	return inv == nil || task.IsImmediate(inv, req)
+}
+
+// Waits reports whether req's handler waits (task.Waiting).
+func (r *runInvoker) Waits(req *task.Request) bool {
+	inv := r.pick(req)
+	return inv != nil && task.HowAnswers(inv, req) == task.Waits
 }

@@ -181,6 +181,10 @@ func (a *Invoker) Serves(req *task.Request) bool {
 	return found && err == nil
 }
 
+// Waits reports true (task.Waiting): it calls an AWS service, so the engine
+// calls it on a goroutine of its own.
+func (a *Invoker) Waits(*task.Request) bool { return true }
+
 // Invoke calls the service.
 func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	c, ok := parseResource(req.Resource, req.Pattern)

@@ -60,6 +60,10 @@ const maxStderrTail = 2048
 // to be taken after it exited or was killed.
 const waitDelay = 2 * time.Second
 
+// Waits reports true (task.Waiting): it runs a program, so the engine calls
+// it on a goroutine of its own.
+func (c *Invoker) Waits(*task.Request) bool { return true }
+
 // Invoke runs the command.
 func (c *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	// Standard output and error go to files rather than pipes, so that a

@@ -37,6 +37,10 @@ type Invoker struct {
 // synchronous payload limit).
 const maxEndpointResponse = 6 << 20
 
+// Waits reports true (task.Waiting): it calls an HTTP endpoint, so the
+// engine calls it on a goroutine of its own.
+func (e *Invoker) Waits(*task.Request) bool { return true }
+
 // Invoke POSTs the request's input.
 func (e *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	ctx, cancel := context.WithTimeout(ctx, e.Timeout)

@@ -149,6 +149,10 @@ var httpMethods = []string{
 // Serves reports whether req is an HTTP Task.
 func (h *Invoker) Serves(req *task.Request) bool { return httpInvokeRE.MatchString(req.Resource) }
 
+// Waits reports true (task.Waiting): it calls an HTTP endpoint, so the
+// engine calls it on a goroutine of its own.
+func (h *Invoker) Waits(*task.Request) bool { return true }
+
 // Invoke sends the request the task's parameters describe.
 func (h *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	if !h.Serves(req) {

@@ -78,6 +78,10 @@ func New(c *Config, function string, timeout time.Duration) (*Invoker, error) {
 	return &Invoker{client: client, function: function, timeout: timeout}, nil
 }
 
+// Waits reports true (task.Waiting): it calls AWS Lambda, so the engine
+// calls it on a goroutine of its own.
+func (a *Invoker) Waits(*task.Request) bool { return true }
+
 // Invoke invokes the function New was given with the request's input as its
 // event.
 func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {

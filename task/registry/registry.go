@@ -297,6 +297,10 @@ func (r *Invoker) ServesLocally(req *task.Request) bool {
 	return r.resources.Routes(req.Resource) || r.buckets.Serves(req)
 }
 
+// Waits reports true (task.Waiting): every handler it serves runs a program
+// or calls over HTTP, so the engine calls it on a goroutine of its own.
+func (r *Invoker) Waits(*task.Request) bool { return true }
+
 // Invoke serves req with its registered handler.
 func (r *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	if call, ok := lambdashape.CallOf(req); ok {

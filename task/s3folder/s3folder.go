@@ -58,6 +58,10 @@ func (f *Invoker) Serves(req *task.Request) bool {
 	return ok
 }
 
+// Waits reports true (task.Waiting): it reads and writes files, so the
+// engine calls it on a goroutine of its own.
+func (f *Invoker) Waits(*task.Request) bool { return true }
+
 // Invoke carries out the call.
 func (f *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	action, bucket, dir, in, ok := f.parse(req)
