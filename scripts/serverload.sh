@@ -31,7 +31,7 @@ for r in $(seq "$rounds"); do
 		n=$((n + 1))
 		if [ "${STORE:-sqlite}" = postgres ]; then
 			schema=load_$$_$n
-			psql "${PGURL:?}" -qc "create schema $schema" >/dev/null
+			PGOPTIONS='-c client_min_messages=warning' psql "${PGURL:?}" -qc "create schema $schema" >/dev/null
 			storeflags="--store ${PGURL}?search_path=$schema"
 		else
 			storeflags="--data $dir/data$n"
@@ -46,7 +46,7 @@ for r in $(seq "$rounds"); do
 		done
 		"$load" -addr 127.0.0.1:$port -mode "$mode" -pid $pid -label "round=$r bin=$bin" "$@" || true
 		kill $pid; wait $pid || true
-		[ "${STORE:-sqlite}" = postgres ] && psql "$PGURL" -qc "drop schema $schema cascade" >/dev/null
+		[ "${STORE:-sqlite}" = postgres ] && PGOPTIONS='-c client_min_messages=warning' psql "$PGURL" -qc "drop schema $schema cascade" >/dev/null
 	done
 done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
