@@ -41,17 +41,17 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 		if next != nil {
 			st, takeErr = next.TakeFor(e.ARN, first.Seq+1)
 		}
-		row := e
+		status, output, errName, cause, stopped := e.Status, e.Output, e.Error, e.Cause, e.Stopped
 		plain := func(status, output, errName, cause string, stopped time.Time) bool {
 			return (status == "RUNNING" || status == "") && output == "" && errName == "" && cause == "" && stopped.IsZero()
 		}
 		ends := st != nil && st.Status != "" && st.Status != "RUNNING" && e.Status == "RUNNING" &&
 			plain(e.Status, e.Output, e.Error, e.Cause, e.Stopped) && plain(first.Status, first.Output, first.Error, first.Cause, first.Stopped)
 		if ends {
-			row = &store.Execution{Status: st.Status, Output: st.Output, Error: st.Error, Cause: st.Cause, Stopped: st.Stopped}
+			status, output, errName, cause, stopped = st.Status, st.Output, st.Error, st.Cause, st.Stopped
 		}
 		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
-			row.Status, row.Output, row.Error, row.Cause, codec.Nanos(e.Started), codec.Nanos(row.Stopped))
+			status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))
 		}
