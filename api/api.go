@@ -224,8 +224,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string
 	if err != nil {
 		return op, writeError(w, err)
 	}
-	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.Header().Set("x-amzn-RequestId", uuid.New())
+	hdr := w.Header()
+	// The keys in canonical form, set without Header.Set's canonicalizing
+	// (x-amzn-RequestId goes out as X-Amzn-Requestid either way).
+	hdr["Content-Type"] = []string{"application/x-amz-json-1.0"}
+	hdr["X-Amzn-Requestid"] = []string{uuid.New()}
 	writeJSON(w, out)
 	return op, "OK"
 }
@@ -280,6 +283,13 @@ func writeError(w http.ResponseWriter, err error) string {
 // decode parses a request body into v, strictly: one JSON value and
 // nothing after it.
 func decode(body []byte, v any) error {
+	// A body that json.Unmarshal takes whole is one JSON value with
+	// nothing but white space after it: decoded so, without a Decoder's
+	// allocations. Any other body goes through the Decoder, which gives
+	// the errors callers see.
+	if json.Unmarshal(body, v) == nil {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil {
 		return &apiError{status: 400, code: "SerializationException", message: err.Error()}

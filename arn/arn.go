@@ -147,20 +147,30 @@ func Parse(s string) (ARN, error) {
 // "stateMachine", …) as Parse would, or "" when s is not an ARN; it
 // allocates nothing.
 func TypeOf(s string) string {
-	rest, ok := s, true
-	var part string
-	for i := range 5 {
-		if part, rest, ok = strings.Cut(rest, ":"); !ok || i == 0 && part != "arn" || (i == 1 || i == 2) && part == "" {
-			return ""
-		}
-	}
-	if rest == "" {
+	// One pass over s: after "arn:", the partition and the service must
+	// not be empty, the region and the account may; the type follows the
+	// fifth colon and ends at a colon or a slash.
+	if len(s) < 4 || s[:4] != "arn:" {
 		return ""
 	}
-	if i := strings.IndexAny(rest, ":/"); i >= 0 {
-		rest = rest[:i]
+	colons, start := 1, 4
+	for i := 4; i < len(s); i++ {
+		if s[i] != ':' {
+			continue
+		}
+		if (colons == 1 || colons == 2) && i == start {
+			return ""
+		}
+		colons, start = colons+1, i+1
+		if colons == 5 {
+			rest := s[start:]
+			if i := strings.IndexAny(rest, ":/"); i >= 0 {
+				rest = rest[:i]
+			}
+			return rest
+		}
 	}
-	return rest
+	return ""
 }
 
 // Scope returns the region and account of a.

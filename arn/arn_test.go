@@ -123,6 +123,11 @@ func TestTypeOf(t *testing.T) {
 		"x:aws:states:us-east-1:1:execution:sm:e",
 		"arn::states:us-east-1:1:execution:sm:e",
 		"arn:aws:states:us-east-1:1:",
+		"arn:aws::us-east-1:1:execution:sm:e",
+		"arn:aws:states:::execution",
+		"arn:aws:states::::/x",
+		"arn:",
+		"arn:aws:states:r:a:execution/sm",
 		"",
 	} {
 		want := ""
@@ -133,4 +138,19 @@ func TestTypeOf(t *testing.T) {
 			t.Errorf("TypeOf(%q) = %q, Parse's type %q", s, got, want)
 		}
 	}
+}
+
+// FuzzTypeOf checks TypeOf against Parse's type.
+func FuzzTypeOf(f *testing.F) {
+	f.Add("arn:aws:states:us-east-1:123456789012:execution:sm:e")
+	f.Add("arn:aws:s3:::bucket/key")
+	f.Fuzz(func(t *testing.T, s string) {
+		want := ""
+		if a, err := arn.Parse(s); err == nil {
+			want = a.Type
+		}
+		if got := arn.TypeOf(s); got != want {
+			t.Errorf("TypeOf(%q) = %q, Parse's type %q", s, got, want)
+		}
+	})
 }

@@ -96,6 +96,10 @@ type family struct {
 	scheduled, started, succeeded, failed, timedOut, heartbeatTimedOut *prometheus.CounterVec
 	runTime, scheduleTime, time                                        *prometheus.HistogramVec
 	resources                                                          sync.Map // resource ARN -> *resource
+	// byMembers finds a resource from the members of a Scheduled event
+	// (resourceType, then resource) without making its ARN (resourceFor).
+	mu        sync.RWMutex
+	byMembers map[string]map[string]*resource
 }
 
 // resource holds the counters of one activity, Lambda function or service
@@ -297,7 +301,7 @@ func (m *Metrics) event(x *execution, ev *store.Event, at time.Time) {
 	}
 	f := m.families[kind]
 	if phase == "Scheduled" {
-		res := f.resource(resourceOf(kind, ev.JSON))
+		res := f.resourceFor(kind, ev.JSON)
 		res.scheduled.Inc()
 		if x.calls == nil {
 			x.calls = map[int64]*call{}
@@ -383,6 +387,35 @@ func (f *family) resource(name string) *resource {
 	return v.(*resource)
 }
 
+// resourceFor returns the counters of the resource a Scheduled event
+// names (resourceOf), found from the event's members without allocating
+// once the resource has been seen.
+func (f *family) resourceFor(kind int, event []byte) *resource {
+	typ, res := member(event, resourceTypeKey), member(event, resourceKey)
+	if kind != integrationKind {
+		typ = nil
+	}
+	f.mu.RLock()
+	r := f.byMembers[string(typ)][string(res)]
+	f.mu.RUnlock()
+	if r != nil {
+		return r
+	}
+	r = f.resource(resourceOf(kind, event))
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byMembers == nil {
+		f.byMembers = map[string]map[string]*resource{}
+	}
+	m := f.byMembers[string(typ)]
+	if m == nil {
+		m = map[string]*resource{}
+		f.byMembers[string(typ)] = m
+	}
+	m[string(res)] = r
+	return r
+}
+
 // resourceOf is the resource a Scheduled event names: an activity's or a
 // Lambda function's ARN, or a service integration's resource ARN
 // (arn:aws:states:::lambda:invoke).
@@ -406,15 +439,20 @@ var (
 // `"name":"`) appears in an event's JSON. Strings nested in the details
 // (inputs, parameters) are escaped, so they never match.
 func stringMember(event, key []byte) string {
+	return string(member(event, key))
+}
+
+// member is stringMember's value as a part of event, nil if none.
+func member(event, key []byte) []byte {
 	i := bytes.Index(event, key)
 	if i < 0 {
-		return ""
+		return nil
 	}
 	rest := event[i+len(key):]
 	if j := bytes.IndexByte(rest, '"'); j >= 0 {
-		return string(rest[:j])
+		return rest[:j]
 	}
-	return ""
+	return nil
 }
 
 // previousID returns an event's previousEventId.

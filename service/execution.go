@@ -25,7 +25,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 	if err := checkARN(smARN, arn.StateMachine); err != nil {
 		return nil, err
 	}
-	t, err := s.cat.resolve(ctx, smARN, true)
+	t, err := s.cat.resolveStart(ctx, smARN, true)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 	if err := checkARN(smARN, arn.StateMachine); err != nil {
 		return nil, err
 	}
-	t, err := s.cat.resolve(ctx, smARN, false)
+	t, err := s.cat.resolveStart(ctx, smARN, false)
 	if err != nil {
 		return nil, err
 	}

@@ -123,6 +123,7 @@ type catalog struct {
 	scope   arn.Scope
 	log     *slog.Logger
 	svc     *Service // the operations that check their arguments (GetStateMachine)
+	starts  smCache  // the state machines that starts resolved lately
 }
 
 // New creates a service. Call its runner's Resume to continue open

@@ -124,6 +124,7 @@ func (s *Service) updateDefinition(ctx context.Context, arn, definition, role st
 	}
 	sm.Updated = s.clock.Now()
 	sm.RevisionID = uuid.New()
+	defer s.cat.starts.forget(arn)
 	return sm, s.store.UpdateStateMachine(ctx, sm)
 }
 
@@ -137,6 +138,7 @@ func (s *Service) DeleteStateMachine(ctx context.Context, arn string) error {
 		return err
 	}
 	err := s.store.DeleteStateMachine(ctx, arn)
+	s.cat.starts.forget(arn)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -171,6 +173,7 @@ func (s *Service) Tag(ctx context.Context, arn string, tags map[string]string) e
 	if err := checkTags(sm.Tags); err != nil {
 		return err
 	}
+	defer s.cat.starts.forget(arn)
 	return s.store.UpdateStateMachine(ctx, sm)
 }
 
@@ -191,6 +194,7 @@ func (s *Service) Untag(ctx context.Context, arn string, keys []string) error {
 	for _, k := range keys {
 		delete(sm.Tags, k)
 	}
+	defer s.cat.starts.forget(arn)
 	return s.store.UpdateStateMachine(ctx, sm)
 }
 
@@ -290,7 +294,9 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in UpdateInput) (*stor
 			}
 		} else {
 			sm.Updated, sm.RevisionID = s.clock.Now(), uuid.New()
-			if err := s.store.UpdateStateMachine(ctx, sm); err != nil {
+			err := s.store.UpdateStateMachine(ctx, sm)
+			s.cat.starts.forget(sm.ARN)
+			if err != nil {
 				return nil, nil, err
 			}
 		}

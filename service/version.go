@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/fault"
@@ -145,6 +146,34 @@ func (cat *catalog) resolve(ctx context.Context, smARN string, route bool) (*tar
 		}
 		return &target{sm: sm}, nil
 	}
+	return cat.resolveQualified(ctx, smARN, base, version, route)
+}
+
+// resolveStart is resolve for StartExecution and StartSyncExecution: a
+// state machine's own ARN is resolved from the cache of starts (smCache)
+// when it holds it. The target's state machine may be the cache's: the
+// caller must not change it.
+func (cat *catalog) resolveStart(ctx context.Context, smARN string, route bool) (*target, error) {
+	base, _, version, ok := arn.Qualified(smARN)
+	if ok {
+		return cat.resolveQualified(ctx, smARN, base, version, route)
+	}
+	now := time.Now()
+	sm, gen := cat.starts.get(smARN, now)
+	if sm != nil {
+		return &target{sm: sm}, nil
+	}
+	sm, err := cat.svc.GetStateMachine(ctx, smARN)
+	if err != nil {
+		return nil, err
+	}
+	cat.starts.put(sm, gen, now)
+	return &target{sm: sm}, nil
+}
+
+// resolveQualified is resolve for the ARN of a version or alias of the
+// state machine base.
+func (cat *catalog) resolveQualified(ctx context.Context, smARN, base string, version, route bool) (*target, error) {
 	sm, err := cat.svc.GetStateMachine(ctx, base)
 	if err != nil {
 		return nil, err

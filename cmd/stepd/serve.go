@@ -88,6 +88,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	timeScale := addTimeFlag(fs)
 	// Operations: execution logs, events, retention.
 	opsOpts := addOpsFlags(fs)
+	pprofAddr := fs.String("pprof-addr", envOr("STEPD_PPROF_ADDR", ""), "HOST:PORT: serve Go's profiles (/debug/pprof/) on a listener of its own, unauthenticated: give a loopback address; empty: off (env STEPD_PPROF_ADDR)")
 	if _, err := parseInterspersed(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -159,6 +160,14 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if cfg.StateMachines, err = readStateMachines(defs, defFiles, templates, *region, *account); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
+	}
+	if *pprofAddr != "" {
+		ln, err := servePprof(*pprofAddr, log, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+			return exitUsage
+		}
+		defer ln.Close()
 	}
 	srv, err := server.Start(ctx, cfg)
 	if err != nil {

@@ -50,6 +50,21 @@ func readRecords(t *testing.T, dir, group string) []map[string]any {
 	return out
 }
 
+// waitRecords is readRecords once the group holds at least n records (or
+// 10 s have passed): an execution's records are written after its step is
+// committed, so a caller that saw its status may be early.
+func waitRecords(t *testing.T, dir, group string, n int) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		recs := readRecords(t, dir, group)
+		if len(recs) >= n || time.Now().After(deadline) {
+			return recs
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestServeExecutionLogs creates state machines with a loggingConfiguration
 // through the AWS SDK (a Standard one logging ALL with data, an Express one
 // logging ERROR without) on stepd serve --log-groups, runs executions, and
@@ -92,7 +107,7 @@ func TestServeExecutionLogs(t *testing.T) {
 	}
 	waitStatus(t, c, *xr.ExecutionArn, types.ExecutionStatusFailed)
 
-	recs := readRecords(t, dir, "/aws/vendedlogs/states/orders")
+	recs := waitRecords(t, dir, "/aws/vendedlogs/states/orders", 4)
 	var typesSeen []string
 	for i, r := range recs {
 		typesSeen = append(typesSeen, r["type"].(string))
@@ -121,7 +136,7 @@ func TestServeExecutionLogs(t *testing.T) {
 		t.Errorf("ids: %v %v", recs[0], recs[2])
 	}
 
-	xrecs := readRecords(t, dir, "express")
+	xrecs := waitRecords(t, dir, "express", 2)
 	typesSeen = nil
 	for _, r := range xrecs {
 		typesSeen = append(typesSeen, r["type"].(string))

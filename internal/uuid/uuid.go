@@ -10,7 +10,7 @@ package uuid
 import (
 	"crypto/rand"
 	"encoding/binary"
-	"fmt"
+	"encoding/hex"
 )
 
 // New returns a random version 4 UUID in its 8-4-4-4-12 text form.
@@ -36,5 +36,16 @@ func FromSource(src Source) string {
 func format(b [16]byte) string {
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 4122 variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+	// 8-4-4-4-12 hex digits, without fmt (a UUID is made per request).
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
@@ -30,7 +31,27 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 		return fmt.Errorf("execution %s: a next step offered without a first", e.ARN)
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input, e.Status, e.Output, e.Error, e.Cause, codec.Nanos(e.Started), codec.Nanos(e.Stopped))
+		// When the step offered after the first ends the execution (one
+		// that ran to its end while its creation waited), the row is
+		// inserted with the summary that step leaves: no update of it,
+		// nor of the indexes of running executions and statuses, follows
+		// in the same transaction.
+		var st *store.Step
+		var takeErr error // reported once the row is written, as a duplicate is refused first
+		if next != nil {
+			st, takeErr = next.TakeFor(e.ARN, first.Seq+1)
+		}
+		status, output, errName, cause, stopped := e.Status, e.Output, e.Error, e.Cause, e.Stopped
+		plain := func(status, output, errName, cause string, stopped time.Time) bool {
+			return (status == "RUNNING" || status == "") && output == "" && errName == "" && cause == "" && stopped.IsZero()
+		}
+		ends := st != nil && st.Status != "" && st.Status != "RUNNING" && e.Status == "RUNNING" &&
+			plain(e.Status, e.Output, e.Error, e.Cause, e.Stopped) && plain(first.Status, first.Output, first.Error, first.Cause, first.Stopped)
+		if ends {
+			status, output, errName, cause, stopped = st.Status, st.Output, st.Error, st.Cause, st.Stopped
+		}
+		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
+			status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))
 		}
@@ -52,12 +73,11 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 		if err := s.insertStep(tx, c, first); err != nil {
 			return unrefused(err)
 		}
-		if next == nil {
-			return nil
+		if st == nil || takeErr != nil {
+			return takeErr
 		}
-		st, err := next.TakeFor(e.ARN, c.next)
-		if st == nil || err != nil {
-			return err
+		if ends {
+			c.written = st
 		}
 		return unrefused(s.insertStep(tx, c, st))
 	})

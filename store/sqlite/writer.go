@@ -52,6 +52,9 @@ type execState struct {
 	last   int64  // the id of the last event committed, 0 for none
 	status string // the executions row's status
 	dirty  bool   // the row has an output, error, cause or stop time
+	// written, when set, is a step whose summary the executions row
+	// already holds (inserted with it): insertStep updates nothing for it.
+	written *store.Step
 }
 
 // request is one write: fn runs inside the batch transaction.
@@ -228,7 +231,9 @@ func (s *Store) insertStep(tx *sql.Tx, c *execState, st *store.Step) error {
 	}
 	dirty := st.Output != "" || st.Error != "" || st.Cause != "" || !st.Stopped.IsZero()
 	if status != c.status || dirty || c.dirty {
-		if _, err := s.stmt(tx, s.updExec).Exec(status, st.Output, st.Error, st.Cause, codec.Nanos(st.Stopped), c.key); err != nil {
+		if c.written == st {
+			c.written = nil
+		} else if _, err := s.stmt(tx, s.updExec).Exec(status, st.Output, st.Error, st.Cause, codec.Nanos(st.Stopped), c.key); err != nil {
 			return err
 		}
 		s.changes = append(s.changes, change{kind: updated, s: summary{key: c.key, arn: st.ExecutionARN, smARN: c.smARN, status: status, stopped: codec.Nanos(st.Stopped)},
