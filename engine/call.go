@@ -140,12 +140,18 @@ func (d *Driver) arm() {
 func (d *Driver) watch() {
 	gen := d.callGen.Load()
 	running := d.calling.Load() == callRunning
-	if running && gen == d.dogSeen.Load() && d.calling.CompareAndSwap(callRunning, callMoved) {
-		d.dogArmed.Store(false)
-		d.moves.Add(1)
-		d.running.Add(1) // the call, which is Done once it has sent its result
-		d.takeOn()
-		return
+	if running && gen == d.dogSeen.Load() {
+		// The call is counted before it is moved from: once moved, it may
+		// return and be Done at once.
+		d.running.Add(1)
+		d.ranTasks.Store(true)
+		if d.calling.CompareAndSwap(callRunning, callMoved) {
+			d.dogArmed.Store(false)
+			d.moves.Add(1)
+			d.takeOn()
+			return
+		}
+		d.running.Done() // it returned meanwhile
 	}
 	if prev := d.dogSeen.Swap(gen); running || gen != prev {
 		d.dog.Load().Reset(callAfter)

@@ -117,6 +117,7 @@ type Driver struct {
 	done     chan struct{}
 	inflight map[int64]context.CancelCauseFunc
 	running  sync.WaitGroup // the task goroutines (waitTasks)
+	ranTasks atomic.Bool    // running was ever added to
 	// ready holds the results of tasks whose invoker answered at once
 	// (task.Immediate), called on the driver's goroutine, in order.
 	ready     []event
@@ -716,6 +717,7 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) (moved bool) 
 				req = d.withSubmit(cctx, c.ID, req)
 			}
 			d.running.Add(1)
+			d.ranTasks.Store(true)
 			go d.runTask(cctx, c.ID, req, kind)
 		case interp.CancelTask:
 			d.removeToken(c.ID)
@@ -760,6 +762,9 @@ func (d *Driver) runTask(ctx context.Context, id int64, req *task.Request, kind 
 // still be stopping the job it started (a .sync integration), which a
 // process that exits next (stepd run) must let finish.
 func (d *Driver) waitTasks(ctx context.Context) {
+	if !d.ranTasks.Load() {
+		return // every task was answered on the driver's goroutine
+	}
 	done := make(chan struct{})
 	go func() { d.running.Wait(); close(done) }()
 	if waitingTasks != nil {
