@@ -125,6 +125,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	code := exitOK
 	for _, w := range todo {
 		var ours, theirs, inl []float64
+		peerWrong := false
 		var last *bench.Result
 		for range *rounds {
 			if *inline {
@@ -166,6 +167,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 					enc.Encode(map[string]any{"engine": pr.Engine, "result": pr})
 				}
 				if !pr.OK {
+					peerWrong = true
 					fmt.Fprintf(stderr, "stepd bench: the peer on %s: %s\n", w.Name, strings.Join(pr.Problems, "; "))
 				}
 			}
@@ -179,7 +181,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			slices.Sort(inl)
 			line += fmt.Sprintf("%s\t%.2f\t", rate(bench.Median(inl)), bench.Median(inl)/bench.Median(ours))
 		}
-		if p != nil {
+		switch {
+		case p != nil && peerWrong:
+			// The peer cannot run it (j1 needs JSONata, which it lacks):
+			// no ratio, and none in the median.
+			line += "—\tpeer fails\t"
+		case p != nil:
 			slices.Sort(theirs)
 			ratio := bench.Median(ours) / bench.Median(theirs)
 			ratios = append(ratios, ratio)
