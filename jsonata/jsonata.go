@@ -47,6 +47,8 @@ type expression struct {
 	// consult the evaluation's context (stringify.go, distinct.go,
 	// match.go, split.go).
 	concat, str, distinct, match, split bool
+	// fast is the expression's fast form, nil if it has none (fast.go).
+	fast *fnode
 }
 
 // Error is a JSONata compile or evaluation error.
@@ -86,12 +88,18 @@ func compile(src string) (x *expression, err error) {
 	}
 	return &expression{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
 		concat: rewriteConcat(e), str: mentions(src, stringName), distinct: mentions(src, distinctName),
-		match: gnataMatch.IsValid() && mentions(src, matchName), split: gnataSplit != nil && mentions(src, splitName)}, nil
+		match: gnataMatch.IsValid() && mentions(src, matchName), split: gnataSplit != nil && mentions(src, splitName),
+		fast: parseFast(src)}, nil
 }
 
 // eval evaluates with an explicit input (hasInput false: undefined) in
 // AWS's environment (aws) or plain JSONata's.
 func (x *expression) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool, o Options) (any, bool, error) {
+	if x.fast != nil && ctx.Err() == nil {
+		if v, ok := fastEval(x.fast, Map(vars)); ok {
+			return v.toValue(), true, nil
+		}
+	}
 	var c converter
 	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any
