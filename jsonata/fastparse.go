@@ -86,7 +86,7 @@ func (p *fparser) lex() ftoken {
 		return ftoken{kind: ftVar, text: name}
 	case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 		name := p.name(p.pos)
-		if !isIdent(name) {
+		if !identChars(name) {
 			return ftoken{kind: ftBad}
 		}
 		return ftoken{kind: ftName, text: name}
@@ -176,6 +176,16 @@ func isSpace(c byte) bool {
 
 // isIdent reports whether s is a plain identifier and no keyword.
 func isIdent(s string) bool {
+	switch s {
+	case "and", "or", "in", "true", "false", "null", "function":
+		return false
+	}
+	return identChars(s)
+}
+
+// identChars reports whether s is made of a letter or _ then letters,
+// digits or _.
+func identChars(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -184,10 +194,6 @@ func isIdent(s string) bool {
 		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
 			return false
 		}
-	}
-	switch s {
-	case "and", "or", "in", "true", "false", "null", "function":
-		return false
 	}
 	return true
 }
