@@ -85,9 +85,7 @@ func (v *fval) num() (float64, bool) {
 	if v.text == "" {
 		return v.f, true
 	}
-	f, ok := parseNumber(string(v.text))
-	v.f, v.text = f, "" // read once per evaluation
-	return f, ok
+	return parseNumber(string(v.text))
 }
 
 // parseNumber reads a number's text as gnata does (strconv.ParseFloat),
