@@ -77,6 +77,7 @@ type fval struct {
 	f    float64      // kNum: its value, when computed or parsed
 	s    string
 	obj  *value.Object
+	made bool // kObj: built by the expression's object constructor
 }
 
 // num returns a number's value; ok is false when the text is not one
@@ -278,12 +279,15 @@ func fastEval(n *fnode, vars Vars) (fval, bool) {
 		o := value.NewObject(len(n.keys))
 		for i, k := range n.keys {
 			x, ok := fastEval(n.vals[i], vars)
-			if !ok {
+			if !ok || x.kind == kObj && !x.made {
+				// An object of the input inside a new one: gnata's
+				// result keeps its form for the next state (Keeper),
+				// which then reads it without converting it again.
 				return fval{}, false
 			}
 			o.Set(k, x.toValue())
 		}
-		return fval{kind: kObj, obj: o}, true
+		return fval{kind: kObj, obj: o, made: true}, true
 	}
 	return fval{}, false
 }

@@ -39,13 +39,15 @@ func TestFastForms(t *testing.T) {
 
 // TestFastShadowed: a variable named string hides the function, and the
 // fast form gives up; unbound variables and paths to nothing make it give
-// up too, so that gnata reports them.
+// up too, so that gnata reports them, and so does an object of the input
+// in a new one (gnata's result is kept with its form).
 func TestFastShadowed(t *testing.T) {
 	vars := Map{"string": value.Int(1), "x": value.Int(2)}
 	if _, ok := fastEval(mustCompile("$string($x)").fast, vars); ok {
 		t.Error("$string($x) with a variable string: evaluated")
 	}
-	for _, src := range []string{"$nothing", "$x.a", "$x + $nothing", "{'a': $nothing}"} {
+	vars["o"] = value.ObjectOf("k", value.Int(1))
+	for _, src := range []string{"$nothing", "$x.a", "$x + $nothing", "{'a': $nothing}", "{'a': $o}"} {
 		if _, ok := fastEval(mustCompile(src).fast, vars); ok {
 			t.Errorf("%s: evaluated", src)
 		}
