@@ -13,6 +13,13 @@
 // not at every evaluation, and an object an expression returned keeps the
 // form it came from (Keeper).
 //
+// The simplest expressions (variables and member paths on them, literals,
+// arithmetic, comparisons, and/or, & and $string over scalars, object
+// constructors of those) have a fast form that the adapter evaluates
+// itself over stepd's values, without gnata and without converting
+// anything (fast.go); whenever it meets a value it does not handle, and for
+// every error or undefined result, the expression is evaluated by gnata.
+//
 // Fields of JSONata-mode states are Templates: JSON values in which every
 // string "{% expression %}" is evaluated (ParseTemplate). Errors are *Error
 // values carrying JSONata's error code; the Cause helpers build the
