@@ -173,7 +173,7 @@ var (
 
 func (g *exprGen) expr(depth int) string {
 	if depth > 0 && g.r.IntN(3) > 0 {
-		switch g.r.IntN(8) {
+		switch g.r.IntN(9) {
 		case 0:
 			return "-" + g.expr(depth-1)
 		case 1:
@@ -187,6 +187,10 @@ func (g *exprGen) expr(depth int) string {
 				parts[i] = fmt.Sprintf("'k%d': %s", i, g.expr(depth-1))
 			}
 			return "{" + strings.Join(parts, ", ") + "}"
+		case 4:
+			// The same operand on both sides: equal values.
+			x := g.expr(depth - 1)
+			return x + " " + g.pick(genOps) + " " + x
 		}
 		return g.expr(depth-1) + " " + g.pick(genOps) + " " + g.expr(depth-1)
 	}
