@@ -13,6 +13,13 @@
 // not at every evaluation, and an object an expression returned keeps the
 // form it came from (Keeper).
 //
+// The simplest expressions (variables and member paths on them, literals,
+// arithmetic, comparisons, and/or, & and $string over scalars, object
+// constructors of those) have a fast form that the adapter evaluates
+// itself over stepd's values, without gnata and without converting
+// anything (fast.go); whenever it meets a value it does not handle, and for
+// every error or undefined result, the expression is evaluated by gnata.
+//
 // Fields of JSONata-mode states are Templates: JSON values in which every
 // string "{% expression %}" is evaluated (ParseTemplate). Errors are *Error
 // values carrying JSONata's error code; the Cause helpers build the
@@ -47,6 +54,8 @@ type expression struct {
 	// consult the evaluation's context (stringify.go, distinct.go,
 	// match.go, split.go).
 	concat, str, distinct, match, split bool
+	// fast is the expression's fast form, nil if it has none (fast.go).
+	fast *fnode
 }
 
 // Error is a JSONata compile or evaluation error.
@@ -86,12 +95,18 @@ func compile(src string) (x *expression, err error) {
 	}
 	return &expression{src: src, e: e, funcs: usedFuncs(func(name string) bool { return mentions(src, name) }),
 		concat: rewriteConcat(e), str: mentions(src, stringName), distinct: mentions(src, distinctName),
-		match: gnataMatch.IsValid() && mentions(src, matchName), split: gnataSplit != nil && mentions(src, splitName)}, nil
+		match: gnataMatch.IsValid() && mentions(src, matchName), split: gnataSplit != nil && mentions(src, splitName),
+		fast: parseFast(src)}, nil
 }
 
 // eval evaluates with an explicit input (hasInput false: undefined) in
 // AWS's environment (aws) or plain JSONata's.
 func (x *expression) eval(ctx context.Context, input any, hasInput bool, vars map[string]any, aws bool, o Options) (any, bool, error) {
+	if x.fast != nil && ctx.Err() == nil {
+		if v, ok := fastEval(x.fast, Map(vars)); ok {
+			return v.toValue(), true, nil
+		}
+	}
 	var c converter
 	used := func(name string) bool { return mentions(x.src, name) }
 	var gvars map[string]any

@@ -30,6 +30,7 @@ type Template struct {
 	srcs  string   // the sources of all expressions, for Template.uses
 	funcs []string // AWS's functions the expressions name
 	names []string // the names after a $ in srcs (varNames)
+	fast  bool     // every expression has a fast form (fast.go)
 }
 
 type tkind uint8
@@ -82,6 +83,8 @@ func ParseTemplate(v any) (*Template, error) {
 	t.srcs = b.String()
 	t.funcs = usedFuncs(t.uses)
 	t.names = varNames(t.srcs)
+	t.fast = true
+	t.walk(func(x *Template) { t.fast = t.fast && x.expr.fast != nil })
 	return t, nil
 }
 
@@ -192,6 +195,11 @@ func (t *Template) EvalWith(ctx context.Context, vars Vars, o Options) (any, err
 	if t.kind == tLiteral {
 		return t.lit, nil
 	}
+	if t.fast && ctx.Err() == nil {
+		if v, ok := t.evalFast(vars); ok {
+			return v, nil
+		}
+	}
 	var c converter
 	gvars := bindings.Get().(map[string]any)
 	defer func() {
@@ -205,6 +213,41 @@ func (t *Template) EvalWith(ctx context.Context, vars Vars, o Options) (any, err
 		c.keep(c.last, v)
 	}
 	return v, err
+}
+
+// evalFast evaluates a template whose expressions all have a fast form;
+// ok is false when one of them gives up, and the template is then
+// evaluated with gnata.
+func (t *Template) evalFast(vars Vars) (any, bool) {
+	switch t.kind {
+	case tLiteral:
+		return t.lit, true
+	case tExpr:
+		v, ok := fastEval(t.expr.fast, vars)
+		if !ok {
+			return nil, false
+		}
+		return v.toValue(), true
+	case tArray:
+		out := make([]any, len(t.subs))
+		for i, s := range t.subs {
+			v, ok := s.evalFast(vars)
+			if !ok {
+				return nil, false
+			}
+			out[i] = v
+		}
+		return out, true
+	}
+	o := value.NewObject(len(t.keys))
+	for i, s := range t.subs {
+		v, ok := s.evalFast(vars)
+		if !ok {
+			return nil, false
+		}
+		o.Set(t.keys[i], v)
+	}
+	return o, true
 }
 
 // uses reports whether an expression of the template may refer to the

@@ -84,6 +84,10 @@ func formatFloat(f float64) string {
 		return "0"
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		if math.Abs(f) < 1e15 {
+			// An integer this small is its shortest digits.
+			return strconv.FormatInt(int64(f), 10)
+		}
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	a := math.Abs(f)

@@ -1,6 +1,7 @@
 package value
 
 import (
+	"strconv"
 	"testing"
 )
 
@@ -51,6 +52,12 @@ func TestFormatFloat(t *testing.T) {
 	for _, tt := range tests {
 		if got := formatFloat(tt.f); got != tt.want {
 			t.Errorf("formatFloat(%v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+	// Integers are written as integers, whichever way formatFloat takes.
+	for _, f := range []float64{-1, 7, 1e15 - 1, 1e15, -1e15, 1e15 + 1, 1 << 53, 1<<53 + 2, 1e20, 123456789012345678} {
+		if got, want := formatFloat(f), strconv.FormatFloat(f, 'f', -1, 64); got != want {
+			t.Errorf("formatFloat(%v) = %q, want %q", f, got, want)
 		}
 	}
 }
