@@ -173,6 +173,34 @@ func TypeOf(s string) string {
 	return ""
 }
 
+// StatesNames returns what Parse gives as Type, and as Names joined by
+// colons, when s is a Step Functions ARN that names something (Service
+// "states" and Names not empty); ok is false for any other s. It
+// allocates nothing (the API checks an ARN or two per request).
+func StatesNames(s string) (typ, names string, ok bool) {
+	rest, found := strings.CutPrefix(s, "arn:")
+	if !found {
+		return "", "", false
+	}
+	var partition, service, res string
+	var ok1, ok2, ok3, ok4 bool
+	partition, rest, ok1 = strings.Cut(rest, ":")
+	service, rest, ok2 = strings.Cut(rest, ":")
+	_, rest, ok3 = strings.Cut(rest, ":") // the region
+	_, res, ok4 = strings.Cut(rest, ":")  // the account; the resource
+	if !ok1 || !ok2 || !ok3 || !ok4 || partition == "" || service != "states" || res == "" {
+		return "", "", false
+	}
+	typ = res
+	if i := strings.IndexAny(res, ":/"); i >= 0 {
+		typ = res[:i]
+	}
+	if len(res) <= len(typ) || res[len(typ)] != ':' {
+		return "", "", false
+	}
+	return typ, res[len(typ)+1:], true
+}
+
 // Scope returns the region and account of a.
 func (a ARN) Scope() Scope { return Scope{Region: a.Region, Account: a.Account} }
 

@@ -3,6 +3,7 @@ package arn_test
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/stepd/stepd/arn"
@@ -153,4 +154,32 @@ func FuzzTypeOf(f *testing.F) {
 			t.Errorf("TypeOf(%q) = %q, Parse's type %q", s, got, want)
 		}
 	})
+}
+
+// FuzzStatesNames checks StatesNames against Parse.
+func FuzzStatesNames(f *testing.F) {
+	f.Add("arn:aws:states:us-east-1:123456789012:execution:sm:e")
+	f.Add("arn:aws:states:us-east-1:123456789012:stateMachine:sm")
+	f.Add("arn:aws:states:us-east-1:123456789012:stateMachine")
+	f.Add("arn:aws:states:::stateMachine:")
+	f.Add("arn:aws:s3:::bucket/key")
+	f.Fuzz(func(t *testing.T, s string) {
+		var wantType, wantNames string
+		a, err := arn.Parse(s)
+		wantOK := err == nil && a.Service == "states" && len(a.Names) > 0
+		if wantOK {
+			wantType, wantNames = a.Type, strings.Join(a.Names, ":")
+		}
+		typ, names, ok := arn.StatesNames(s)
+		if typ != wantType || names != wantNames || ok != wantOK {
+			t.Errorf("StatesNames(%q) = %q %q %v, Parse's %q %q %v", s, typ, names, ok, wantType, wantNames, wantOK)
+		}
+	})
+}
+
+func TestStatesNamesAllocs(t *testing.T) {
+	s := "arn:aws:states:us-east-1:123456789012:execution:sm:e"
+	if n := testing.AllocsPerRun(100, func() { arn.StatesNames(s) }); n != 0 {
+		t.Errorf("StatesNames allocates %v times", n)
+	}
 }

@@ -18,8 +18,11 @@ func (s Scope) Alias(sm, name string) string { return s.states(StateMachine, sm,
 // qualifier; ok is false for any other ARN. version tells whether the
 // qualifier is a version number (alias names are never all digits).
 func Qualified(s string) (stateMachine, qualifier string, version, ok bool) {
-	a, err := Parse(s)
-	if err != nil || a.Service != "states" || a.Type != StateMachine || len(a.Names) != 2 || a.Names[0] == "" || a.Names[1] == "" {
+	typ, names, ok := StatesNames(s)
+	if !ok || typ != StateMachine {
+		return "", "", false, false
+	}
+	if name, q, two := strings.Cut(names, ":"); !two || name == "" || q == "" || strings.IndexByte(q, ':') >= 0 {
 		return "", "", false, false
 	}
 	i := strings.LastIndexByte(s, ':')
