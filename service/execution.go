@@ -86,7 +86,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 // StartSyncExecution runs an Express execution to completion and returns
 // it with its final history.
 func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
-	smARN := strings.SplitN(in.StateMachineARN, "#", 2)[0]
+	smARN, _, _ := strings.Cut(in.StateMachineARN, "#")
 	if err := checkARN(smARN, arn.StateMachine); err != nil {
 		return nil, err
 	}

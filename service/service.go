@@ -216,8 +216,8 @@ func checkRole(arn string) error {
 
 // checkARN checks an ARN's shape and resource type.
 func checkARN(s, resource string) error {
-	a, err := arn.Parse(s)
-	if err != nil || a.Service != "states" || len(a.Names) == 0 || a.Type != resource && !(resource == arn.Execution && a.Type == arn.Express) {
+	typ, _, ok := arn.StatesNames(s) // Parse, without its allocations
+	if !ok || typ != resource && !(resource == arn.Execution && typ == arn.Express) {
 		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
 	}
 	return nil
