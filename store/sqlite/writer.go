@@ -119,23 +119,24 @@ func (s *Store) commitAll(batch []*request) bool {
 	errs := make([]error, len(batch))
 	for i, r := range batch {
 		err := r.fn(tx)
-		var ref *refusal
+		if err == nil {
+			continue
+		}
+		var ref *refusal // errors.As's target escapes: made only for an error
 		if errors.As(err, &ref) {
 			errs[i] = ref.err
 			continue
 		}
-		if err != nil {
-			_ = tx.Rollback()
-			clear(s.cache)
-			if len(batch) > 1 {
-				return false
-			}
-			if r.after != nil {
-				r.after()
-			}
-			r.err <- err
-			return true
+		_ = tx.Rollback()
+		clear(s.cache)
+		if len(batch) > 1 {
+			return false
 		}
+		if r.after != nil {
+			r.after()
+		}
+		r.err <- err
+		return true
 	}
 	if err := s.flush(tx); err != nil {
 		_ = tx.Rollback()
@@ -352,6 +353,9 @@ func (s *Store) remember(arn string, c *execState) {
 // unrefused turns a refusal into a plain error, for a request that has
 // already written part of its change.
 func unrefused(err error) error {
+	if err == nil {
+		return nil
+	}
 	var ref *refusal
 	if errors.As(err, &ref) {
 		return ref.err
