@@ -145,7 +145,7 @@ func (e *jsonataEval) inputStates(th *thread) *value.Object {
 	if !e.context && th.jv != nil && th.jv.states != nil && th.jv.states.Len() == 1 {
 		// The same as the thread's last (the state before passed its
 		// input on): keep it, and with it its evaluator form.
-		if in, _ := th.jv.states.Get("input"); sameValue(in, th.run.input) {
+		if in, _ := th.jv.states.Get("input"); value.Same(in, th.run.input) {
 			return th.jv.states
 		}
 	}
@@ -218,31 +218,6 @@ func (e *jsonataEval) statesVar(th *thread, input, result, errorOutput any, hasR
 		s.Set("errorOutput", errorOutput)
 	}
 	return s
-}
-
-// sameValue reports whether a and b are the same object or array, or
-// equal scalars.
-func sameValue(a, b any) bool {
-	switch x := a.(type) {
-	case *value.Object:
-		y, ok := b.(*value.Object)
-		return ok && x == y
-	case []any:
-		y, ok := b.([]any)
-		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-	case value.Number:
-		y, ok := b.(value.Number)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	return false
 }
 
 // evalField evaluates a JSONata-mode field. ok is false when the field is

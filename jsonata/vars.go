@@ -64,7 +64,7 @@ type Slot struct {
 
 // current reports whether the slot holds the evaluator form of v.
 func (s *Slot) current(v any, epoch uint64) bool {
-	return s.set && s.epoch == epoch && identical(s.src, v)
+	return s.set && s.epoch == epoch && value.Same(s.src, v)
 }
 
 // form returns v's evaluator form, converting v only if the slot does not
@@ -140,31 +140,6 @@ func (s *Slot) byMember(o *value.Object, c *converter, epoch uint64) {
 	s.origin[s.conv] = o
 	s.src, s.epoch, s.set = o, epoch, true
 	c.addOrigins(s.origin)
-}
-
-// identical reports whether a and b are the same stepd value: the same
-// object or array (not equal copies), or equal scalars.
-func identical(a, b any) bool {
-	switch x := a.(type) {
-	case *value.Object:
-		y, ok := b.(*value.Object)
-		return ok && x == y
-	case []any:
-		y, ok := b.([]any)
-		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
-	case value.Number:
-		y, ok := b.(value.Number)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	return false
 }
 
 // bind fills g with what an evaluation can name: AWS's functions in funcs

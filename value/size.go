@@ -297,3 +297,31 @@ func charLen(s string, n, i int) (int, int) {
 	}
 	return n + 6, i + 1
 }
+
+// Same reports whether a and b are the same value: the same object or
+// array (not equal copies: an array is the same when it starts at the same
+// element and has the same length), or equal scalars. A value kept beside
+// a form derived from it (a length, a converted copy) is still described
+// by that form while Same holds, since values are not changed once shared.
+func Same(a, b any) bool {
+	switch x := a.(type) {
+	case *Object:
+		y, ok := b.(*Object)
+		return ok && x == y
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	case Number:
+		y, ok := b.(Number)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return false
+}
