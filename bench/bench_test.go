@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -67,26 +66,8 @@ func BenchmarkWorkloads(b *testing.B) {
 				name += "/inline"
 			}
 			b.Run(name, func(b *testing.B) {
-				benchOne(b, w, inline)
+				benchLoop(b, w, inline)
 			})
 		}
 	}
-}
-
-// benchOne measures one workload on the generic or the inline path.
-func benchOne(b *testing.B, w *Workload, inline bool) {
-	once, err := prepare(w, inline)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	n := 0
-	for b.Loop() {
-		n += entered(once(context.Background()))
-	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "transitions/s")
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/transition")
 }

@@ -32,7 +32,7 @@ func BenchmarkJSONataVsJSONPath(b *testing.B) {
 			b.Fatalf("no workload %s", name)
 		}
 		b.Run(name, func(b *testing.B) {
-			rate := benchLoop(b, w)
+			rate := benchLoop(b, w, false)
 			if name == "j2-jsonpath-loop" {
 				jsonpathRate = rate
 			} else if jsonpathRate > 0 {
@@ -50,7 +50,7 @@ func BenchmarkJSONataVsJSONPath(b *testing.B) {
 func BenchmarkJSONataLargeVariable(b *testing.B) {
 	for _, kib := range []int{1, 10, 100} {
 		b.Run(fmt.Sprintf("%dKiB", kib), func(b *testing.B) {
-			benchLoop(b, largeVariableLoop(kib))
+			benchLoop(b, largeVariableLoop(kib), false)
 		})
 	}
 }
@@ -70,10 +70,11 @@ func largeVariableLoop(kib int) *Workload {
 	return &Workload{Name: fmt.Sprintf("large-variable-%dKiB", kib), Definition: []byte(def), Input: nil, Transitions: 2003}
 }
 
-// benchLoop runs w once per iteration and reports transitions/s and
-// allocations per transition; it returns the rate.
-func benchLoop(b *testing.B, w *Workload) float64 {
-	once, err := prepare(w, false)
+// benchLoop runs w once per iteration, its Tasks through the generic
+// invoker or inline, and reports transitions/s and allocations per
+// transition; it returns the rate.
+func benchLoop(b *testing.B, w *Workload, inline bool) float64 {
+	once, err := prepare(w, inline)
 	if err != nil {
 		b.Fatal(err)
 	}
