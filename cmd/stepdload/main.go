@@ -52,9 +52,10 @@ func main() {
 	executions := flag.Int("executions", 1000, "durable: executions started at once")
 	pid := flag.Int("pid", 0, "the server's process id, to read its CPU time; 0: not read")
 	label := flag.String("label", "", "a label printed first on the line of figures")
+	defSize := flag.Int("definition-size", 0, "start, mixed, express: pad the state machine's definition with a Comment to about this many bytes, as a real definition's size (0: the bare three states)")
 	flag.Parse()
 	c := &client{url: "http://" + *addr + "/", http: &http.Client{Transport: &http.Transport{
-		MaxIdleConns: *clients + 8, MaxIdleConnsPerHost: *clients + 8, DisableCompression: true}}}
+		MaxIdleConns: *clients + 8, MaxIdleConnsPerHost: *clients + 8, DisableCompression: true}}, definitionSize: *defSize}
 	var err error
 	switch *mode {
 	case "start", "mixed", "express":
@@ -74,6 +75,8 @@ func main() {
 type client struct {
 	url  string
 	http *http.Client
+	// definitionSize pads the closed loop's definition (-definition-size).
+	definitionSize int
 }
 
 // call sends op with body and returns the answer's body.
@@ -138,6 +141,15 @@ const threeStates = `{"StartAt":"A","States":{
 	"B":{"Type":"Pass","Result":{"ok":true},"ResultPath":"$.result","Next":"C"},
 	"C":{"Type":"Pass","End":true}}}`
 
+// padded returns def with a top-level Comment that brings it to about
+// size bytes, or def itself when it is that long already.
+func padded(def string, size int) string {
+	if size <= len(def)+16 {
+		return def
+	}
+	return `{"Comment":"` + strings.Repeat("x", size-len(def)-14) + `",` + def[1:]
+}
+
 // run is a unique part of execution names, so that runs against one
 // server do not collide.
 var run = strconv.FormatInt(time.Now().UnixNano()%1e9, 36)
@@ -148,7 +160,7 @@ func (c *client) closedLoop(mode string, clients int, duration time.Duration, wa
 	if mode == "express" {
 		typ, name = "EXPRESS", "loadexpress"
 	}
-	sm, err := c.machine(name, typ, threeStates)
+	sm, err := c.machine(name, typ, padded(threeStates, c.definitionSize))
 	if err != nil {
 		return err
 	}

@@ -14,12 +14,15 @@ import (
 )
 
 // insExecution inserts an execution and its first steps (from the arrays
-// $17 on, none when they are empty); it returns the execution's row id, or
-// no row when the ARN exists.
+// $17 to $28, none when they are empty), and its definition ($5) into the
+// definitions table under its hash ($29) unless that holds it already; it
+// returns the execution's row id, or no row when the ARN exists.
 const insExecution = `
-WITH e AS (
-	INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped, owner)
-	VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) ON CONFLICT (arn) DO NOTHING RETURNING id
+WITH d AS (
+	INSERT INTO definitions (hash, body) SELECT $29::bytea, $5 WHERE $29::bytea IS NOT NULL ON CONFLICT (hash) DO NOTHING
+), e AS (
+	INSERT INTO executions (arn, name, state_machine_arn, state_machine_name, definition, def_hash, type, role_arn, test_case, input, status, output, error, cause, started, stopped, owner)
+	VALUES ($1,$2,$3,$4,CASE WHEN $29::bytea IS NULL THEN $5 ELSE '' END,$29,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16) ON CONFLICT (arn) DO NOTHING RETURNING id
 ), s AS (
 	INSERT INTO step_log (exec, seq, at, input, first_event, last_event, events, status, output, error, cause, stopped, wake)
 	SELECT e.id, st.* FROM e, unnest($17::int8[], $18::int8[], $19::bytea[], $20::int8[], $21::int8[], $22::bytea[],
@@ -96,7 +99,7 @@ func creation(e *store.Execution, steps []*store.Step, owner string) (execState,
 	}
 	return row, []any{e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
 		row.status, output, toText(errName), toText(cause), codec.Nanos(e.Started), codec.Nanos(stopped), owner,
-		a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.wake}
+		a.seq, a.at, a.input, a.first, a.last, a.events, a.status, a.output, a.errs, a.cause, a.stop, a.wake, sqlrow.DefinitionHash(e.Definition)}
 }
 
 // Eager implements store.EagerCreator: false, so that executions start as

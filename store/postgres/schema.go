@@ -132,6 +132,12 @@ CREATE INDEX schedules_due ON schedules (next) WHERE next <> 0;
 	`
 ALTER TABLE activity_tasks ADD COLUMN taken_by TEXT COLLATE "C";
 `,
+	// definitions kept once (sqlrow.Definition): an execution written
+	// since holds its definition's hash, and an empty definition column.
+	`
+CREATE TABLE definitions (hash BYTEA PRIMARY KEY, body TEXT NOT NULL);
+ALTER TABLE executions ADD COLUMN def_hash BYTEA;
+`,
 }
 
 // lockMigrate is the first key of the advisory lock taken while the schema

@@ -30,6 +30,7 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 	if first == nil && next != nil {
 		return fmt.Errorf("execution %s: a next step offered without a first", e.ARN)
 	}
+	hash := sqlrow.DefinitionHash(e.Definition) // out of the writer: it hashes the whole definition
 	return s.write(ctx, func(tx *sql.Tx) error {
 		// When the step offered after the first ends the execution (one
 		// that ran to its end while its creation waited), the row is
@@ -50,7 +51,18 @@ func (s *Store) CreateExecutionWith(ctx context.Context, e *store.Execution, fir
 		if ends {
 			status, output, errName, cause, stopped = st.Status, st.Output, st.Error, st.Cause, st.Stopped
 		}
-		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, e.Definition, e.Type, e.RoleARN, e.TestCase, e.Input,
+		var def, defHash any = e.Definition, nil // a definition the definitions table keeps: "" and its hash
+		if hash != nil {
+			def, defHash = "", hash
+			if _, ok := s.defs[string(hash)]; !ok {
+				if _, err := s.stmt(tx, s.insDef).Exec(hash, e.Definition); err != nil {
+					return err
+				}
+				s.defs[string(hash)] = struct{}{}
+				s.newDefs = append(s.newDefs, string(hash))
+			}
+		}
+		res, err := s.stmt(tx, s.insExec).Exec(e.ARN, e.Name, e.StateMachineARN, e.StateMachineName, def, defHash, e.Type, e.RoleARN, e.TestCase, e.Input,
 			status, output, errName, cause, codec.Nanos(e.Started), codec.Nanos(stopped))
 		if isDuplicate(err) {
 			return refuse(fmt.Errorf("execution %s: %w", e.ARN, store.ErrExists))

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -57,6 +58,12 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		if _, err := db.ExecContext(ctx, `ALTER TABLE step_log ADD COLUMN wake INTEGER NOT NULL DEFAULT 0`); err != nil {
 			return err
 		}
+	}
+	if err := migrateDefinitions(ctx, db); err != nil {
+		return err
+	}
+	if err := checkFormat(ctx, db); err != nil {
+		return err
 	}
 	if err := migrateOps(ctx, db); err != nil {
 		return err
@@ -152,5 +159,44 @@ func migrateOps(ctx context.Context, db *sql.DB) error {
 		}
 	}
 	_, err := db.ExecContext(ctx, opsSchema)
+	return err
+}
+
+// migrateDefinitions adds the definitions table, which keeps each
+// definition once, and the executions' def_hash column that points into
+// it (sqlrow.Definition); the rows written before keep their definition
+// column.
+func migrateDefinitions(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS definitions (hash BLOB NOT NULL UNIQUE, body TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM pragma_table_info('executions') WHERE name='def_hash'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	_, err := db.ExecContext(ctx, `ALTER TABLE executions ADD COLUMN def_hash BLOB`)
+	return err
+}
+
+// format is the version of the file's layout that this stepd writes: 2
+// since executions keep their definitions in the definitions table. A
+// stepd that reads a file of a later format refuses to open it (one
+// before this check existed cannot tell: docs/deployment.md says so).
+const format = 2
+
+// checkFormat refuses a file written by a later stepd and records format
+// in a file of an earlier one.
+func checkFormat(ctx context.Context, db *sql.DB) error {
+	var found int
+	err := db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key='format'`).Scan(&found)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if found > format {
+		return fmt.Errorf("the database's format is version %d, newer than this stepd's %d: upgrade stepd", found, format)
+	}
+	if found < format {
+		_, err = db.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('format', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, format)
+	}
 	return err
 }

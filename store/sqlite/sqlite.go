@@ -89,7 +89,12 @@ type Store struct {
 
 	// Statements of the hot write path, prepared once on the writer's
 	// connection (parsing SQL per step would dominate the commit path).
-	insExec, updExec, selExec *sql.Stmt
+	insExec, updExec, selExec, insDef *sql.Stmt
+	// defs are the hashes of the definitions that the definitions table
+	// holds (committed), and newDefs those the open transaction inserted;
+	// writer only.
+	defs    map[string]struct{}
+	newDefs []string
 	// cache holds, for the writer goroutine only, recent executions' row
 	// key, next step number and summary, so that a step costs one insert
 	// (the executions row is only rewritten when the summary changes). It
@@ -166,7 +171,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{db: newReader(r), w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
+	s := &Store{db: newReader(r), w: w, reqs: make(chan *request, 4*maxBatch), done: make(chan struct{}), closed: make(chan struct{}), cache: map[string]*execState{}, defs: map[string]struct{}{}, sms: map[string]*store.StateMachine{}, runStmts: map[int]*sql.Stmt{}, fullStmts: map[int]*sql.Stmt{},
 		arena: make([]byte, 0, 1<<16)} // never nil: a step without events binds an empty blob, not NULL
 	s.versionPart, s.mapRunPart, s.schedulePart = versionPart{s}, mapRunPart{s}, schedulePart{s}
 	s.refs.table, s.redrives.table = "execution_refs", "redrives"
@@ -174,7 +179,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		dst **sql.Stmt
 		sql string
 	}{
-		{&s.insExec, `INSERT INTO executions (` + sqlrow.ExecColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insExec, `INSERT INTO executions (` + sqlrow.InsertColumns + `) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`},
+		{&s.insDef, `INSERT OR IGNORE INTO definitions (hash, body) VALUES (?,?)`},
 		{&s.updExec, `UPDATE executions SET status=?, output=?, error=?, cause=?, stopped=? WHERE seq=?`},
 		{&s.selExec, `SELECT e.seq, COALESCE(s.seq, -1), COALESCE(s.last_event, 0), e.status,
 			e.output != '' OR e.error != '' OR e.cause != '' OR e.stopped != 0, e.state_machine_arn
@@ -188,7 +194,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		}
 	}
 	if err := s.prepareRun(ctx); err != nil {
-		for _, st := range append([]*sql.Stmt{s.insExec, s.updExec, s.selExec}, append(slices.Collect(maps.Values(s.runStmts)), slices.Collect(maps.Values(s.fullStmts))...)...) {
+		for _, st := range append([]*sql.Stmt{s.insExec, s.updExec, s.selExec, s.insDef}, append(slices.Collect(maps.Values(s.runStmts)), slices.Collect(maps.Values(s.fullStmts))...)...) {
 			st.Close()
 		}
 		w.Close()
@@ -219,7 +225,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		<-s.closed
-		errs := []error{s.insExec.Close(), s.updExec.Close(), s.selExec.Close()}
+		errs := []error{s.insExec.Close(), s.updExec.Close(), s.selExec.Close(), s.insDef.Close()}
 		for _, st := range s.runStmts {
 			errs = append(errs, st.Close())
 		}

@@ -102,7 +102,7 @@ func (s *Store) commitAll(batch []*request) bool {
 	t0 := time.Now()
 	tx, err := s.w.BeginTx(context.Background(), nil)
 	defer func() { s.txOf, s.txStmts = nil, nil }()
-	s.changes = s.changes[:0]
+	s.changes, s.newDefs = s.changes[:0], s.newDefs[:0]
 	s.pending, s.ending, s.arena = s.pending[:0], s.ending[:0], s.arena[:0]
 	if cap(s.arena) > 16<<20 {
 		s.arena = make([]byte, 0, 1<<16) // a batch of large steps had grown it
@@ -128,7 +128,7 @@ func (s *Store) commitAll(batch []*request) bool {
 			continue
 		}
 		_ = tx.Rollback()
-		clear(s.cache)
+		s.forget()
 		if len(batch) > 1 {
 			return false
 		}
@@ -140,7 +140,7 @@ func (s *Store) commitAll(batch []*request) bool {
 	}
 	if err := s.flush(tx); err != nil {
 		_ = tx.Rollback()
-		clear(s.cache)
+		s.forget()
 		if len(batch) > 1 {
 			return false
 		}
@@ -158,7 +158,7 @@ func (s *Store) commitAll(batch []*request) bool {
 			(*fn)(len(batch), time.Since(t0))
 		}
 	} else {
-		clear(s.cache)
+		s.forget()
 		err = fmt.Errorf("commit: %w", err)
 		for i := range errs {
 			if errs[i] == nil {
@@ -173,6 +173,16 @@ func (s *Store) commitAll(batch []*request) bool {
 		r.err <- errs[i]
 	}
 	return true
+}
+
+// forget drops what the writer knows of the rows of a transaction that
+// rolled back: the cached executions, and the definitions it inserted.
+func (s *Store) forget() {
+	clear(s.cache)
+	for _, h := range s.newDefs {
+		delete(s.defs, h)
+	}
+	s.newDefs = s.newDefs[:0]
 }
 
 // write queues fn and waits until its batch is committed. When ctx ends

@@ -75,6 +75,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Schedules", func(t *testing.T) { schedules(t, open(t)) })
 	t.Run("Eager", func(t *testing.T) { eager(t, open(t)) })
 	t.Run("Text", func(t *testing.T) { text(t, open(t)) })
+	t.Run("Definitions", func(t *testing.T) { definitions(t, open(t)) })
 }
 
 // secret checks that a store's secret is SecretSize bytes, the same on

@@ -1,12 +1,36 @@
 package sqlrow
 
 import (
+	"crypto/sha256"
+
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/store/internal/codec"
 )
 
-// ExecColumns are the columns of an execution, in ScanExec's order.
-const ExecColumns = `arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
+// ExecColumns are the columns of an execution, in ScanExec's order, for a
+// query of the executions table (aliased or not).
+const ExecColumns = `arn, name, state_machine_arn, state_machine_name, ` + Definition + `, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
+
+// Definition is the expression of an execution's definition: a row kept
+// since the definitions table holds it by def_hash (DefinitionHash), a
+// row of an older stepd in its own definition column. One copy of a
+// definition then serves every execution of it: a real definition of
+// several KiB was written again with each execution.
+const Definition = `CASE WHEN def_hash IS NULL THEN definition ELSE (SELECT body FROM definitions WHERE hash = def_hash) END`
+
+// InsertColumns are the columns an execution is inserted with, in
+// InsertValues's order.
+const InsertColumns = `arn, name, state_machine_arn, state_machine_name, definition, def_hash, type, role_arn, test_case, input, status, output, error, cause, started, stopped`
+
+// DefinitionHash is the key of definition in the definitions table: its
+// SHA-256. An empty definition has none (nil: the row keeps it).
+func DefinitionHash(definition string) []byte {
+	if definition == "" {
+		return nil
+	}
+	h := sha256.Sum256([]byte(definition))
+	return h[:]
+}
 
 // ScanExec scans an execution (ExecColumns), then the columns that follow
 // into more (a row key, say).

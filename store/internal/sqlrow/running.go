@@ -70,7 +70,7 @@ func (c *StepCursor) Err() error {
 // RunningColumns are the columns of a running execution that
 // store.RunningScanner hands over (a running execution has no output,
 // error, cause or stop time), before its row key: ScanRunning reads them.
-const RunningColumns = `arn, name, state_machine_arn, state_machine_name, definition, type, role_arn, test_case, input, started`
+const RunningColumns = `arn, name, state_machine_arn, state_machine_name, ` + Definition + `, type, role_arn, test_case, input, started`
 
 // ScanRunning scans a running execution (RunningColumns, then its row
 // key).
