@@ -50,7 +50,8 @@ func TestNestedExecutions(t *testing.T) {
 		`"sync2":{"out":{"doubled":42,"input":{"n":21,"AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID":"` + aws.ToString(ex.ExecutionArn) + `"}}}`,
 		`"sync":{"out":"{\"doubled\":10,\"input\":{\"n\":5}}"}`,
 		`"fire":{"arn":"arn:aws:states:us-east-1:123456789012:execution:child:`,
-		`"failed":{"Error":"States.TaskFailed","Cause":"{\"ExecutionArn\"`,
+		// The child's description, its members by name as AWS records it.
+		`"failed":{"Error":"States.TaskFailed","Cause":"{\"Cause\":\"asked to fail\",\"Error\":\"ChildError\",\"ExecutionArn\"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output %s\nlacks %s", out, want)

@@ -141,7 +141,7 @@ func TestCallbacks(t *testing.T) {
 	// the execution has ended (AWS: the token's task has closed).
 	ex3 := start()
 	late := <-tokens
-	if d := waitDone(t, c, ex3); d.Status != types.ExecutionStatusFailed || aws.ToString(d.Error) != "States.HeartbeatTimeout" {
+	if d := waitDone(t, c, ex3); d.Status != types.ExecutionStatusFailed || aws.ToString(d.Error) != "States.Timeout" {
 		t.Fatalf("heartbeat timeout: %+v", d)
 	}
 	if _, err := c.SendTaskSuccess(ctx, &sfn.SendTaskSuccessInput{TaskToken: aws.String(late), Output: aws.String(`{}`)}); apiCode(err) != "TaskTimedOut" {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
 
@@ -21,6 +22,22 @@ type Failure struct {
 	// abort marks a stop request that interrupted an evaluation: the
 	// execution ends ABORTED with Error and Cause.
 	abort bool
+	// unnamed marks a failure that names no error (a SendTaskFailure
+	// without one, task.NoError): Error is empty, and a catcher sees
+	// "Error": null (and "Cause": null without a cause), as AWS records.
+	unnamed bool
+	// heartbeat marks a heartbeat that lapsed on a service integration:
+	// AWS records it as States.Timeout, and States.HeartbeatTimeout
+	// matches it too.
+	heartbeat bool
+}
+
+// taskFailure is the failure of a task's result r.
+func taskFailure(r task.Result) *Failure {
+	if r.Error == task.NoError {
+		return &Failure{Cause: r.Cause, unnamed: true}
+	}
+	return &Failure{Error: r.Error, Cause: r.Cause}
 }
 
 func (f *Failure) String() string {
@@ -59,15 +76,22 @@ func statePrefix(state string, entered int64) string {
 	return fmt.Sprintf("An error occurred while executing the state '%s' (entered at the event id #%d). ", state, entered)
 }
 
-// matches reports whether an ErrorEquals list matches the error name.
+// matches reports whether an ErrorEquals list matches the failure f.
 // States.Runtime is terminal: nothing matches it, not even an explicit
-// States.Runtime entry.
-func matches(list []string, name string) bool {
+// States.Runtime entry. States.Timeout also matches a lapsed heartbeat (the
+// ASL specification: a Task "failed to send a heartbeat for a period
+// longer than the HeartbeatSeconds value"), and States.HeartbeatTimeout a
+// heartbeat that AWS records as States.Timeout.
+func matches(list []string, f *Failure) bool {
+	name := f.Error
 	if name == ErrRuntime {
 		return false // never retried or caught, even when listed
 	}
 	for _, e := range list {
 		if e == name {
+			return true
+		}
+		if e == ErrTimeout && name == ErrHeartbeatTimeout || e == ErrHeartbeatTimeout && f.heartbeat {
 			return true
 		}
 		if e == ErrALL && name != ErrRuntime {
@@ -114,7 +138,7 @@ func (th *thread) fail(f *Failure) {
 		}
 	}
 	for i, r := range st.retry {
-		if !matches(r.ErrorEquals, f.Error) {
+		if !matches(r.ErrorEquals, f) {
 			continue
 		}
 		if th.run.retries[i] >= r.MaxAttempts {
@@ -142,7 +166,7 @@ func (th *thread) fail(f *Failure) {
 		th.run.failEvent = ""
 	}
 	for i, c := range st.catch {
-		if !matches(c.ErrorEquals, f.Error) {
+		if !matches(c.ErrorEquals, f) {
 			continue
 		}
 		if t := th.x.test; t != nil && th == th.x.root {
@@ -169,8 +193,17 @@ func retryDelay(r *asl.Retrier, attempt int, rnd Rand) time.Duration {
 // caught leaves the state through the catcher at index i, which handles f.
 func (th *thread) caught(i int, f *Failure) {
 	errOut := value.NewObject(2)
-	errOut.Set("Error", f.Error)
-	errOut.Set("Cause", f.Cause)
+	if f.unnamed {
+		errOut.Set("Error", nil)
+		if f.Cause == "" {
+			errOut.Set("Cause", nil)
+		} else {
+			errOut.Set("Cause", f.Cause)
+		}
+	} else {
+		errOut.Set("Error", f.Error)
+		errOut.Set("Cause", f.Cause)
+	}
 	out, cf := th.cur.ev.caught(th, i, errOut)
 	if cf != nil {
 		th.propagate(cf) // a catcher's own failure is not caught again

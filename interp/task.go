@@ -139,6 +139,9 @@ func parseService(res string) (ri resourceInfo, lambdaFn bool) {
 		if len(parts) == 7 && parts[5] != "" {
 			svc, action = parts[5], parts[6]
 		}
+		// The events name the action with its integration suffix, as AWS
+		// records them: "sendMessage.waitForTaskToken",
+		// "startExecution.sync", "startExecution.sync:2".
 		pattern := task.RequestResponse
 		if i := strings.Index(action, ".sync"); i >= 0 {
 			switch action[i:] {
@@ -147,9 +150,6 @@ func parseService(res string) (ri resourceInfo, lambdaFn bool) {
 			case ".sync:2":
 				pattern = task.Sync2
 			}
-			action = action[:i]
-		} else if i := strings.Index(action, ".waitForTaskToken"); i >= 0 {
-			action = action[:i]
 		}
 		if svc == "aws-sdk" {
 			if j := strings.IndexByte(action, ':'); j >= 0 {
@@ -345,7 +345,8 @@ func (th *thread) taskDone(r task.Result) {
 	x.cancel(t.heartbeatOp)
 	t.taskOp = nil
 	if r.Failed() {
-		d := errorDetails(&Failure{Error: r.Error, Cause: r.Cause})
+		f := taskFailure(r)
+		d := errorDetails(f)
 		d2 := value.NewObject(4)
 		for k, v := range d.All {
 			d2.Set(k, v)
@@ -360,7 +361,7 @@ func (th *thread) taskDone(r task.Result) {
 			d2.Set("resourceType", t.resource.resourceTypeV)
 			x.emit(th, "TaskFailed", "taskFailedEventDetails", d2)
 		}
-		th.fail(&Failure{Error: r.Error, Cause: r.Cause})
+		th.fail(f)
 		return
 	}
 	if !x.withinLimit(r.Output) {
@@ -419,6 +420,12 @@ func (th *thread) taskTimedOut(name string) {
 	case t.lambda:
 		x.emit(th, "LambdaFunctionTimedOut", "lambdaFunctionTimedOutEventDetails", errorDetails(f))
 	default:
+		if name == ErrHeartbeatTimeout {
+			// AWS records a service integration's lapsed heartbeat
+			// (a .waitForTaskToken callback's) as States.Timeout;
+			// States.HeartbeatTimeout still matches it.
+			f = &Failure{Error: ErrTimeout, heartbeat: true}
+		}
 		d := errorDetails(f)
 		d.Set("resource", t.resource.resourceV)
 		d.Set("resourceType", t.resource.resourceTypeV)

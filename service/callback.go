@@ -38,7 +38,8 @@ func (s *Service) SendTaskSuccess(ctx context.Context, token, output string) err
 // SendTaskFailure fails the task of token.
 func (s *Service) SendTaskFailure(ctx context.Context, token, errName, cause string) error {
 	if errName == "" {
-		errName = "States.TaskFailed"
+		// AWS records the failure without an error; a catcher sees null.
+		errName = task.NoError
 	}
 	return s.run.Callback(ctx, token, interp.Input{Kind: interp.TaskDone, Result: task.Result{Error: errName, Cause: cause}})
 }

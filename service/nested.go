@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/fault"
+	"github.com/stepd/stepd/internal/uuid"
 	"github.com/stepd/stepd/store"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
@@ -72,7 +75,8 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 	// child is associated with its parent only when the definition passes
 	// "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id".
 	var input any = value.NewObject(0)
-	if in, ok := params.Get("Input"); ok {
+	if in, ok := params.Get("Input"); ok && in != nil {
+		// An absent or null Input starts the child with {}, as AWS does.
 		input = in
 		if text, isStr := in.(string); isStr {
 			if v, err := value.ParseString(text); err == nil {
@@ -96,12 +100,14 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		return err
 	})
 	if err != nil {
-		if message, kind := fault.Of(err); startErrors[kind] != "" {
-			return task.Result{Error: startErrors[kind], Cause: message}
+		if message, kind := fault.Of(err); startErrors[kind].name != "" {
+			return task.Result{Error: startErrors[kind].name, Cause: fmt.Sprintf(
+				"%s (Service: AWSStepFunctions; Status Code: 400; Error Code: %s; Request ID: %s; Proxy: null)",
+				message, startErrors[kind].code, uuid.New())}
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
-	started := value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))
+	started := startedValue(e)
 	if !req.Pattern.Job() {
 		return task.Result{Output: started}
 	}
@@ -123,7 +129,7 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
-	desc := describeValue(done, req.Pattern == task.Sync2)
+	desc := describeValue(done, s.Redrive(ctx, done), req.Pattern == task.Sync2)
 	if done.Status != "SUCCEEDED" {
 		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
 	}
@@ -150,25 +156,61 @@ func untilAvailable(ctx context.Context, fn func() error) error {
 // startErrors name the task errors of a startExecution that
 // StartExecution refused, for each condition it refuses with:
 // StepFunctions.<AWS's error code>Exception, as the integration's errors
-// are named (ValidationException too, as stepd has always named it).
-var startErrors = map[error]string{
-	fault.ErrExecutionExists:      "StepFunctions.ExecutionAlreadyExistsException",
-	fault.ErrInvalidARN:           "StepFunctions.InvalidArnException",
-	fault.ErrInvalidDefinition:    "StepFunctions.InvalidDefinitionException",
-	fault.ErrInvalidInput:         "StepFunctions.InvalidExecutionInputException",
-	fault.ErrInvalidName:          "StepFunctions.InvalidNameException",
-	fault.ErrStateMachineNotFound: "StepFunctions.StateMachineDoesNotExistException",
-	fault.ErrValidation:           "StepFunctions.ValidationExceptionException",
+// are named (ValidationException too, as stepd has always named it), and
+// the API's error code, which the cause names as the AWS SDK for Java
+// does.
+var startErrors = map[error]struct{ name, code string }{
+	fault.ErrExecutionExists:      {"StepFunctions.ExecutionAlreadyExistsException", "ExecutionAlreadyExists"},
+	fault.ErrInvalidARN:           {"StepFunctions.InvalidArnException", "InvalidArn"},
+	fault.ErrInvalidDefinition:    {"StepFunctions.InvalidDefinitionException", "InvalidDefinition"},
+	fault.ErrInvalidInput:         {"StepFunctions.InvalidExecutionInputException", "InvalidExecutionInput"},
+	fault.ErrInvalidName:          {"StepFunctions.InvalidNameException", "InvalidName"},
+	fault.ErrStateMachineNotFound: {"StepFunctions.StateMachineDoesNotExistException", "StateMachineDoesNotExist"},
+	fault.ErrValidation:           {"StepFunctions.ValidationExceptionException", "ValidationException"},
 }
 
-func epochMillis(e *store.Execution) any {
-	return value.Int(e.Started.UnixMilli())
+// startedValue is what states:startExecution answers (the result of a
+// request-response call, the TaskSubmitted output of .sync): StartExecution's
+// answer with the HTTP metadata of the AWS SDK for Java, members by name,
+// as AWS records it.
+func startedValue(e *store.Execution) *value.Object {
+	reqID := uuid.New()
+	// The body StartExecution answers with, whose length the headers give:
+	// the start date in seconds, as the SDK for Java writes a double.
+	secs := strconv.FormatFloat(float64(e.Started.UnixMilli())/1000, 'E', -1, 64)
+	secs = strings.Replace(strings.Replace(secs, "E+0", "E", 1), "E+", "E", 1)
+	body := `{"executionArn":` + value.String(e.ARN) + `,"startDate":` + secs + `}`
+	length := strconv.Itoa(len(body))
+	date := time.Now().UTC().Format(http.TimeFormat)
+	all := value.ObjectOf(
+		"x-amzn-RequestId", []any{reqID},
+		"connection", []any{"keep-alive"},
+		"Content-Length", []any{length},
+		"Date", []any{date},
+		"Content-Type", []any{"application/x-amz-json-1.0"})
+	headers := value.ObjectOf(
+		"connection", "keep-alive",
+		"Content-Length", length,
+		"Content-Type", "application/x-amz-json-1.0",
+		"Date", date,
+		"x-amzn-RequestId", reqID)
+	meta := value.ObjectOf("AllHttpHeaders", all, "HttpHeaders", headers, "HttpStatusCode", value.Int(200))
+	return value.ObjectOf("ExecutionArn", e.ARN, "SdkHttpMetadata", meta,
+		"SdkResponseMetadata", value.ObjectOf("RequestId", reqID), "StartDate", value.Int(e.Started.UnixMilli()))
 }
 
 // describeValue is the .sync result: the child's DescribeExecution, with
-// Input and Output as JSON text (.sync) or JSON values (.sync:2).
-func describeValue(e *store.Execution, jsonValues bool) *value.Object {
-	o := value.NewObject(14)
+// Input and Output as JSON text (.sync) or JSON values (.sync:2), its
+// members by name (AWS's order) and its redrive status as DescribeExecution
+// gives it.
+func describeValue(e *store.Execution, r RedriveInfo, jsonValues bool) *value.Object {
+	o := value.NewObject(16)
+	if e.Cause != "" {
+		o.Set("Cause", e.Cause)
+	}
+	if e.Error != "" {
+		o.Set("Error", e.Error)
+	}
 	o.Set("ExecutionArn", e.ARN)
 	o.Set("Input", jsonOrText(e.Input, jsonValues))
 	o.Set("InputDetails", value.ObjectOf("Included", true))
@@ -177,14 +219,13 @@ func describeValue(e *store.Execution, jsonValues bool) *value.Object {
 		o.Set("Output", jsonOrText(e.Output, jsonValues))
 		o.Set("OutputDetails", value.ObjectOf("Included", true))
 	}
-	if e.Error != "" {
-		o.Set("Error", e.Error)
+	if r.Status != "" {
+		o.Set("RedriveCount", value.Int(int64(r.Count)))
+		o.Set("RedriveStatus", r.Status)
+		if r.Status == NotRedrivable && r.Reason != "" {
+			o.Set("RedriveStatusReason", r.Reason)
+		}
 	}
-	if e.Cause != "" {
-		o.Set("Cause", e.Cause)
-	}
-	o.Set("RedriveCount", value.Int(0))
-	o.Set("RedriveStatus", "NOT_REDRIVABLE")
 	o.Set("StartDate", value.Int(e.Started.UnixMilli()))
 	o.Set("StateMachineArn", e.StateMachineARN)
 	o.Set("Status", e.Status)

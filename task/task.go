@@ -170,6 +170,13 @@ type Result struct {
 // Failed reports whether the result is a task failure.
 func (r Result) Failed() bool { return r.Error != "" }
 
+// NoError is the Error of a failure that names no error: a
+// SendTaskFailure without an error. AWS records its TaskFailed (and the
+// execution's failure) without an error, and a catcher sees "Error": null.
+// It is a string no ASL error name is, so that it goes through the
+// journal and between nodes as any error name does.
+const NoError = "\x00"
+
 // Invoker serves Task states. Invoke blocks until the task has a result or
 // ctx is done. It must be safe for concurrent use, and must not use req,
 // nor ctx, once it has returned: the engine may call it on its own

@@ -52,7 +52,10 @@ func TestRunRegistry(t *testing.T) {
 	tests := []runCase{
 		{name: "served", args: []string{"run", def, "--input", `{"n":5}`, "--config", cfg}, code: 0, stdout: `{"n":20}` + "\n"},
 		{name: "function error", args: []string{"run", def, "--input", `{"n":5}`, "--config", failing}, code: 1, stderr: "error: Overflow"},
-		{name: "no registry", args: []string{"run", def, "--input", `{"n":5}`}, code: 1, stderr: "--config FILE"},
+		// As on AWS, a function nothing serves does not exist: a task
+		// error (catchable), with a hint how to serve it.
+		{name: "no registry", args: []string{"run", def, "--input", `{"n":5}`}, code: 1, stderr: "error: Lambda.ResourceNotFoundException\ncause: Function not found: arn:aws:lambda:us-east-1:123456789012:function:double:$LATEST (Service: AWSLambda; Status Code: 404; Error Code: ResourceNotFoundException; Request ID: "},
+		{name: "no registry hint", args: []string{"run", def, "--input", `{"n":5}`}, code: 1, stderr: "hint: serve the function with --config FILE"},
 		{name: "invalid registry", args: []string{"run", def, "--config", bad}, code: 2, stderr: "Functions.double: want exactly one of Command, Url, LambdaEndpoint and AwsLambda"},
 	}
 	checkRuns(t, tests)

@@ -188,6 +188,11 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if fl != nil && fl.Cause != "" {
 			fmt.Fprintf(stderr, "cause: %s\n", fl.Cause)
 		}
+		if fl != nil && fl.Error == "Lambda.ResourceNotFoundException" && f.config == "" && f.mockConfig == "" {
+			// As on AWS, a function nothing serves does not exist; say
+			// how to serve it here.
+			fmt.Fprintf(stderr, "hint: serve the function with --config FILE (its Functions), --mock-config FILE --test-case NAME, or --command RESOURCE=COMMAND\n")
+		}
 	}
 	if x.Status() == interp.Succeeded {
 		return exitOK

@@ -35,7 +35,9 @@ import (
 // otherwise the error is States.TaskFailed with a cause naming the exit
 // status and the end of standard error. A successful run must print one
 // JSON value (nothing at all stands for null); other output fails the task
-// with States.TaskFailed.
+// with States.TaskFailed. With LambdaShaped set, a successful run whose
+// output is a JSON object with an errorType (Lambda's error shape) fails
+// the task too, as that error.
 //
 // Besides Env, the program finds STEPD_RESOURCE, STEPD_STATE_NAME and, for
 // .waitForTaskToken tasks, STEPD_TASK_TOKEN in its environment. It runs in
@@ -49,6 +51,10 @@ type Invoker struct {
 	Args []string
 	Env  []string // added to the environment of stepd
 	Dir  string
+	// LambdaShaped takes an output in Lambda's error shape
+	// ({"errorType": …, "errorMessage": …}) as the function's error even
+	// when the program exits 0.
+	LambdaShaped bool
 	// Log receives the program's standard error (nil: slog.Default()).
 	Log *slog.Logger
 }
@@ -129,6 +135,11 @@ func (c *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	out = bytes.TrimSpace(out)
 	if len(out) == 0 {
 		return task.Result{Output: nil}
+	}
+	if c.LambdaShaped {
+		if r, ok := lambdashape.ShapedError(out); ok {
+			return r
+		}
 	}
 	v, perr := value.Parse(out)
 	if perr != nil {

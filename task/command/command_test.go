@@ -54,6 +54,14 @@ func TestCommand(t *testing.T) {
 		{name: "environment and dir", cmd: Invoker{Path: handler("env.sh"), Env: []string{"EXTRA=yes"}, Dir: dir},
 			out: `{"resource":"arn:aws:states:::my:task","state":"Work","token":"tok-1","extra":"yes","dir":` + strconv.Quote(dir) + `}`},
 		{name: "args", cmd: Invoker{Path: "/bin/sh", Args: []string{"-c", `printf '[%s]' "$0"`, "7"}}, out: `[7]`},
+		// Lambda's error shape from a program that exits 0 fails only a
+		// handler marked Lambda-shaped, as a Url handler's 200 answer.
+		{name: "error shape, exit 0", cmd: Invoker{Path: "/bin/sh", Args: []string{"-c", `echo '{"errorType":"CustomError","errorMessage":"boom"}'`}},
+			out: `{"errorType":"CustomError","errorMessage":"boom"}`},
+		{name: "error shape, exit 0, Lambda-shaped", cmd: Invoker{Path: "/bin/sh", Args: []string{"-c", `echo '{"errorType":"CustomError","errorMessage":"boom"}'`}, LambdaShaped: true},
+			err: "CustomError", cause: `{"errorType":"CustomError","errorMessage":"boom"}`},
+		{name: "result, Lambda-shaped", cmd: Invoker{Path: "/bin/sh", Args: []string{"-c", `echo '{"Error":"kept","n":1}'`}, LambdaShaped: true},
+			out: `{"Error":"kept","n":1}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

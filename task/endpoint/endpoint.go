@@ -24,11 +24,21 @@ import (
 
 // Invoker POSTs the event (the task's input) as JSON to a URL and takes the
 // JSON response as the result. With Lambda set it speaks the Lambda Invoke
-// API: a function error is reported in the X-Amz-Function-Error header and
-// the body holds errorType and errorMessage.
+// API.
+//
+// The answer is a failure, as Lambda reports one, when it carries the
+// X-Amz-Function-Error header (whatever its status; the body holds
+// errorType and errorMessage, or is the cause of a Lambda.Unknown error),
+// or, with LambdaShaped set, when its body is a JSON object with an
+// errorType; an answer outside 2xx fails too (its Lambda-style or ASL-style
+// error object naming the error, States.TaskFailed otherwise).
 type Invoker struct {
 	URL    string
 	Lambda bool
+	// LambdaShaped takes an answer in Lambda's error shape
+	// ({"errorType": …, "errorMessage": …}) as the function's error even
+	// without the header.
+	LambdaShaped bool
 	// Timeout bounds each call; it must be positive.
 	Timeout time.Duration
 }
@@ -72,7 +82,7 @@ func (e *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("the answer of %s exceeds %d bytes", e.URL, maxEndpointResponse)}
 	}
 	data = bytes.TrimSpace(data)
-	if e.Lambda && resp.Header.Get("X-Amz-Function-Error") != "" {
+	if resp.Header.Get("X-Amz-Function-Error") != "" {
 		return lambdashape.FunctionError(data)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -80,6 +90,11 @@ func (e *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 			return res
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: fmt.Sprintf("%s answered %s: %s", e.URL, resp.Status, tail(string(data)))}
+	}
+	if e.LambdaShaped {
+		if res, ok := lambdashape.ShapedError(data); ok {
+			return res
+		}
 	}
 	return lambdashape.PayloadResult(data, e.URL)
 }

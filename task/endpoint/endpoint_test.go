@@ -40,6 +40,11 @@ func TestInvoker(t *testing.T) {
 		case "/function-error":
 			w.Header().Set("X-Amz-Function-Error", "Unhandled")
 			w.Write([]byte(`{"errorMessage":"no stock","errorType":"OutOfStock"}`))
+		case "/shaped":
+			w.Write([]byte(`{"errorType":"CustomError","errorMessage":"boom"}`))
+		case "/unknown-function-error":
+			w.Header().Set("X-Amz-Function-Error", "Unhandled")
+			w.Write([]byte(`"out of memory"`))
 		case "/slow":
 			<-release
 		}
@@ -50,6 +55,7 @@ func TestInvoker(t *testing.T) {
 	tests := []struct {
 		name, path   string
 		lambda       bool
+		shaped       bool
 		timeout      time.Duration
 		output       string // JSON when error is empty
 		error, cause string // error name, and text its cause contains
@@ -59,8 +65,16 @@ func TestInvoker(t *testing.T) {
 		{name: "text answer", path: "/text", error: "States.TaskFailed", cause: "answered with something other than JSON"},
 		{name: "error status quotes the end of the body", path: "/broken", error: "States.TaskFailed", cause: "502 Bad Gateway: ...xxx"},
 		{name: "ASL error object", path: "/asl-error", error: "My.Error", cause: "why"},
-		{name: "function error header ignored without Lambda", path: "/function-error", output: `{"errorMessage":"no stock","errorType":"OutOfStock"}`},
+		// X-Amz-Function-Error fails the task from any handler, as Lambda.
+		{name: "function error header on a Url", path: "/function-error", error: "OutOfStock", cause: `"errorMessage":"no stock"`},
 		{name: "Lambda function error", path: "/function-error", lambda: true, error: "OutOfStock", cause: `"errorMessage":"no stock"`},
+		{name: "function error without errorType", path: "/unknown-function-error", error: "Lambda.Unknown", cause: `"out of memory"`},
+		// Lambda's error shape without the header fails only a handler
+		// marked Lambda-shaped.
+		{name: "error shape from an unmarked Url", path: "/shaped", output: `{"errorType":"CustomError","errorMessage":"boom"}`},
+		{name: "error shape from a Lambda-shaped Url", path: "/shaped", shaped: true, error: "CustomError", cause: `"errorMessage":"boom"`},
+		{name: "Lambda-shaped Url answering a result", path: "/echo", shaped: true, output: `{"got":{"n":[1,"é"]}}`},
+		{name: "error shape from a Lambda-shaped endpoint", path: "/shaped", lambda: true, shaped: true, error: "CustomError", cause: `"errorType":"CustomError"`},
 		{name: "timeout", path: "/slow", timeout: 50 * time.Millisecond, error: "States.Timeout", cause: "did not answer within 50ms"},
 	}
 	for _, tt := range tests {
@@ -68,7 +82,7 @@ func TestInvoker(t *testing.T) {
 		if timeout == 0 {
 			timeout = 10 * time.Second
 		}
-		inv := &Invoker{URL: srv.URL + tt.path, Lambda: tt.lambda, Timeout: timeout}
+		inv := &Invoker{URL: srv.URL + tt.path, Lambda: tt.lambda, LambdaShaped: tt.shaped, Timeout: timeout}
 		in, err := value.ParseString(`{"n":[1,"é"]}`)
 		if err != nil {
 			t.Fatal(err)

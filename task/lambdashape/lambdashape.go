@@ -391,6 +391,28 @@ func ErrorResult(data []byte) (task.Result, bool) {
 	return task.Result{}, false
 }
 
+// ShapedError recognises Lambda's error shape in an answer that did not
+// otherwise fail: a JSON object whose errorType is a non-empty string (with
+// errorMessage, as Lambda's runtimes report an error). It is how a handler
+// marked Lambda-shaped in the registry fails; the ASL-style Error/Cause
+// object is not taken, since a result may well carry such members.
+func ShapedError(data []byte) (task.Result, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return task.Result{}, false
+	}
+	v, err := value.Parse(data)
+	if err != nil {
+		return task.Result{}, false
+	}
+	o := v.(*value.Object)
+	if t, ok := o.Get("errorType"); ok {
+		if name, _ := t.(string); name != "" {
+			return task.Result{Error: name, Cause: value.String(o)}, true
+		}
+	}
+	return task.Result{}, false
+}
+
 // FunctionError is the result of a Lambda function error: the payload's
 // errorType and errorMessage name the error and cause.
 func FunctionError(payload []byte) task.Result {

@@ -106,6 +106,12 @@ type Handler struct {
 	// TimeoutSeconds bounds one call to Url, LambdaEndpoint or AwsLambda (default 900,
 	// Lambda's limit); the state's TimeoutSeconds still applies.
 	TimeoutSeconds int `json:"TimeoutSeconds,omitempty"`
+	// LambdaShaped marks a Command, Url or LambdaEndpoint handler whose
+	// answers follow Lambda's error shape: an answer that is a JSON object
+	// with an errorType fails the task as that error, even from a program
+	// that exits 0 or an endpoint that answers 200 without
+	// X-Amz-Function-Error.
+	LambdaShaped bool `json:"LambdaShaped,omitempty"`
 }
 
 // Invoker serves Task states from a Config. It is a task.Partial: it
@@ -235,6 +241,9 @@ func (h Handler) invoker(at, function string, log *slog.Logger) (task.Invoker, e
 	} else if h.TimeoutSeconds > 0 {
 		timeout = time.Duration(h.TimeoutSeconds) * time.Second
 	}
+	if h.LambdaShaped && h.AwsLambda != nil {
+		return nil, fmt.Errorf("registry: %s.LambdaShaped: AwsLambda reports function errors itself; LambdaShaped goes with Command, Url or LambdaEndpoint", at)
+	}
 	switch {
 	case h.AwsLambda != nil:
 		if function == "" {
@@ -249,7 +258,7 @@ func (h Handler) invoker(at, function string, log *slog.Logger) (task.Invoker, e
 		}
 		return inv, nil
 	case len(h.Command) > 0:
-		c := &command.Invoker{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir, Log: log}
+		c := &command.Invoker{Path: h.Command[0], Args: h.Command[1:], Dir: h.Dir, Log: log, LambdaShaped: h.LambdaShaped}
 		for _, k := range slices.Sorted(maps.Keys(h.Env)) {
 			c.Env = append(c.Env, k+"="+h.Env[k])
 		}
@@ -258,7 +267,7 @@ func (h Handler) invoker(at, function string, log *slog.Logger) (task.Invoker, e
 		if !httpURL(h.URL) {
 			return nil, fmt.Errorf("registry: %s.Url: want an http or https URL, got %q", at, h.URL)
 		}
-		return &endpoint.Invoker{URL: h.URL, Timeout: timeout}, nil
+		return &endpoint.Invoker{URL: h.URL, Timeout: timeout, LambdaShaped: h.LambdaShaped}, nil
 	default:
 		if !httpURL(h.LambdaEndpoint) {
 			return nil, fmt.Errorf("registry: %s.LambdaEndpoint: want an http or https URL, got %q", at, h.LambdaEndpoint)
@@ -267,7 +276,7 @@ func (h Handler) invoker(at, function string, log *slog.Logger) (task.Invoker, e
 			return nil, fmt.Errorf("registry: %s: LambdaEndpoint serves Functions only", at)
 		}
 		return &endpoint.Invoker{URL: strings.TrimSuffix(h.LambdaEndpoint, "/") + "/2015-03-31/functions/" + url.PathEscape(function) + "/invocations",
-			Lambda: true, Timeout: timeout}, nil
+			Lambda: true, Timeout: timeout, LambdaShaped: h.LambdaShaped}, nil
 	}
 }
 
@@ -278,9 +287,14 @@ func httpURL(s string) bool {
 }
 
 // Serves reports whether the registry has a handler for req, its own or
-// the AWS service's.
+// the AWS service's, or answers it as AWS would: a Lambda function it does
+// not know is not found (Lambda.ResourceNotFoundException).
 func (r *Invoker) Serves(req *task.Request) bool {
-	return r.ServesLocally(req) || r.aws.Serves(req)
+	if r.ServesLocally(req) || r.aws.Serves(req) {
+		return true
+	}
+	_, isLambda := lambdashape.CallOf(req)
+	return isLambda
 }
 
 // ServesLocally reports whether the registry has a handler of its own for
@@ -322,6 +336,11 @@ func (r *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	}
 	if r.aws.Serves(req) {
 		return r.aws.Invoke(ctx, req)
+	}
+	if call, ok := lambdashape.CallOf(req); ok {
+		// A function no handler serves does not exist, as Lambda answers:
+		// a task error the state may catch.
+		return lambdashape.NotFound(call)
 	}
 	return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf(
 		"no handler for resource %s of state %q: add it to Resources (or the function to Functions) in the registry file, or give a mock test case",

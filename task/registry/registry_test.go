@@ -77,12 +77,15 @@ func TestRegistry(t *testing.T) {
 		{name: "bare ARN to a command", req: invoke("arn:aws:lambda:us-east-1:123456789012:function:greet", `{"n":1}`), serves: true, output: `{"hello":{"n":1}}`},
 		{name: "lambda:invoke to a command", req: invoke("arn:aws:states:::lambda:invoke", `{"FunctionName":"greet","Payload":{"n":2}}`), serves: true, output: `{"ExecutedVersion":"$LATEST","Payload":{"hello":{"n":2}},...`},
 		{name: "qualified ARN to a Url", req: invoke("arn:aws:lambda:us-east-1:123456789012:function:price:prod", `{"Qty":3}`), serves: true, output: `{"total":111}`},
-		{name: "function in another account", req: invoke("arn:aws:lambda:us-east-1:999999999999:function:price", `{}`), serves: false, error: "States.Runtime", want: "no handler for resource"},
+		// A function no handler serves does not exist, as Lambda answers.
+		{name: "function in another account", req: invoke("arn:aws:lambda:us-east-1:999999999999:function:price", `{}`), serves: true, error: "Lambda.ResourceNotFoundException",
+			want: "Function not found: arn:aws:lambda:us-east-1:999999999999:function:price:$LATEST (Service: AWSLambda; Status Code: 404; Error Code: ResourceNotFoundException; Request ID: "},
 		{name: "Url answering 502", req: invoke("arn:aws:lambda:us-east-1:123456789012:function:broken", `{}`), serves: true, error: "States.TaskFailed", want: "502 Bad Gateway: database down"},
 		{name: "Url answering text", req: invoke("arn:aws:lambda:us-east-1:123456789012:function:text", `{}`), serves: true, error: "States.TaskFailed", want: "other than JSON"},
 		{name: "Lambda endpoint", req: invoke("arn:aws:states:::lambda:invoke", `{"FunctionName":"resize","Payload":{"w":1}}`), serves: true, output: `{"ExecutedVersion":"$LATEST","Payload":{"echo":{"w":1}},...`},
 		{name: "Lambda endpoint function error", req: invoke("arn:aws:states:::lambda:invoke", `{"FunctionName":"resize","Payload":{"fail":true}}`), serves: true, error: "OutOfStock", want: `"errorMessage":"no stock"`},
-		{name: "unregistered function", req: invoke("arn:aws:states:::lambda:invoke", `{"FunctionName":"nope"}`), serves: false, error: "States.Runtime", want: "arn:aws:states:::lambda:invoke"},
+		{name: "unregistered function", req: invoke("arn:aws:states:::lambda:invoke", `{"FunctionName":"nope"}`), serves: true, error: "Lambda.ResourceNotFoundException",
+			want: "Function not found: arn:aws:lambda:us-east-1:123456789012:function:nope:$LATEST (Service: AWSLambda; Status Code: 404;"},
 		{name: "resource prefix", req: invoke("arn:aws:states:::sqs:sendMessage", `{"QueueUrl":"q"}`), serves: true, output: `{"MessageId":"m-1"}`},
 		{name: "unknown resource", req: invoke("arn:aws:states:::elasticmapreduce:createCluster.sync", `{}`), serves: false, error: "States.Runtime", want: "add it to Resources"},
 	}
@@ -114,6 +117,8 @@ func TestParseErrors(t *testing.T) {
 		{`{"Resources":{"arn:aws:states:::sqs:*":{"LambdaEndpoint":"http://a"}}}`, "LambdaEndpoint serves Functions only"},
 		{`{"Resources":{"":{"Command":["x"]}}}`, "an empty resource name"},
 		{`{"Functions":[]}`, "registry: json: cannot unmarshal array"},
+		{`{"Functions":{"f":{"AwsLambda":{"Region":"us-east-1"},"LambdaShaped":true}}}`, "Functions.f.LambdaShaped: AwsLambda reports function errors itself"},
+		{`{"Functions":{"f":{"Url":"http://a","LambdaShaped":"yes"}}}`, "cannot unmarshal string"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.cfg))
