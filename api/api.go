@@ -210,7 +210,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string
 	}
 	ctx := r.Context()
 	if r.Header.Get(expressDetailsHeader) != "" {
-		ctx = context.WithValue(ctx, expressDetailsKey{}, true)
+		ctx = service.WithExpressListing(context.WithValue(ctx, expressDetailsKey{}, true))
 	}
 	if readOps[name] {
 		select {

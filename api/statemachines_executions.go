@@ -108,14 +108,19 @@ func (h *Handler) describeStateMachine(ctx context.Context, body []byte) (any, e
 	}
 	out := map[string]any{
 		"stateMachineArn": sm.ARN, "name": sm.Name, "status": "ACTIVE", "definition": sm.Definition,
-		"roleArn": sm.RoleARN, "type": sm.Type, "creationDate": epoch(sm.Created), "revisionId": sm.RevisionID,
-		"loggingConfiguration": service.Logging(sm),
+		"roleArn": sm.RoleARN, "type": sm.Type, "creationDate": epoch(sm.Created),
+		"loggingConfiguration": loggingOut(service.Logging(sm)),
 	}
+	revision := sm.RevisionID
 	if v != nil { // a version: its own definition, role, revision and creation
-		out["stateMachineArn"], out["definition"], out["roleArn"], out["revisionId"], out["creationDate"] = v.ARN, v.Definition, v.RoleARN, v.RevisionID, epoch(v.Created)
+		out["stateMachineArn"], out["definition"], out["roleArn"], out["creationDate"] = v.ARN, v.Definition, v.RoleARN, epoch(v.Created)
+		revision = v.RevisionID
 		if v.Description != "" {
 			out["description"] = v.Description
 		}
+	}
+	if revision != "" { // none until the state machine is updated, as AWS answers
+		out["revisionId"] = revision
 	}
 	describeSettings(out, settings, metadataOnly)
 	return out, nil
@@ -165,7 +170,10 @@ func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]any{"updateDate": epoch(sm.Updated), "revisionId": sm.RevisionID}
+	out := map[string]any{"updateDate": epoch(sm.Updated)}
+	if sm.RevisionID != "" { // none when the state machine was never changed
+		out["revisionId"] = sm.RevisionID
+	}
 	if v != nil {
 		out["stateMachineVersionArn"] = v.ARN
 	}
@@ -243,7 +251,7 @@ func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []b
 	sm, _ := h.svc.GetStateMachine(ctx, e.StateMachineARN) // nil when deleted: OFF
 	out := map[string]any{
 		"stateMachineArn": e.StateMachineARN, "name": e.StateMachineName, "definition": e.Definition, "roleArn": e.RoleARN,
-		"updateDate": epoch(e.Started), "loggingConfiguration": service.Logging(sm),
+		"updateDate": epoch(e.Started), "loggingConfiguration": loggingOut(service.Logging(sm)),
 	}
 	settings, revision, err := h.svc.ExecutionSettings(ctx, e)
 	if err != nil {
@@ -662,6 +670,22 @@ func stripData(ev *value.Object) *value.Object {
 			v = nd
 		}
 		out.Set(k, v)
+	}
+	return out
+}
+
+// loggingAnswer is a loggingConfiguration as AWS answers it: destinations
+// present when the state machine was given them, even as an empty list.
+type loggingAnswer struct {
+	Level                string                    `json:"level"`
+	IncludeExecutionData bool                      `json:"includeExecutionData"`
+	Destinations         *[]service.LogDestination `json:"destinations,omitempty"`
+}
+
+func loggingOut(c service.LoggingConfiguration) loggingAnswer {
+	out := loggingAnswer{Level: c.Level, IncludeExecutionData: c.IncludeExecutionData}
+	if c.Destinations != nil {
+		out.Destinations = &c.Destinations
 	}
 	return out
 }

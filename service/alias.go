@@ -20,7 +20,7 @@ func checkAliasARN(a string) error {
 		return err
 	}
 	if _, _, version, ok := arn.Qualified(a); !ok || version {
-		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine alias's ARN", resourceOf(a))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(a))
 	}
 	return nil
 }
@@ -192,7 +192,7 @@ func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 // ListAliases lists a state machine's aliases by name.
 func (s *Service) ListAliases(ctx context.Context, smARN string, page store.Page) ([]*store.Alias, string, error) {
 	if _, _, _, ok := arn.Qualified(smARN); ok {
-		return nil, "", fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': ListStateMachineAliases takes the state machine's ARN", resourceOf(smARN))
+		return nil, "", fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(smARN))
 	}
 	if _, err := s.GetStateMachine(ctx, smARN); err != nil {
 		return nil, "", err

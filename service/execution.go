@@ -164,6 +164,11 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 		return nil, "", err
 	}
 	sm := t.sm
+	if sm.Type == "EXPRESS" && ctx.Value(expressListingKey{}) == nil {
+		// As AWS: Express executions are recorded in CloudWatch Logs, not
+		// listed (ListExecutions' StateMachineTypeNotSupported).
+		return nil, "", fault.New(fault.ErrTypeNotSupported, "This operation is not supported by this type of state machine")
+	}
 	switch status {
 	case "", "RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE":
 	default:
@@ -184,6 +189,15 @@ func (s *Service) ListExecutions(ctx context.Context, smARN, status string, page
 		return nil, "", fault.New(fault.ErrBadToken, "Invalid Token: '%s'", page.Token)
 	}
 	return list, next, err
+}
+
+type expressListingKey struct{}
+
+// WithExpressListing returns a context in which ListExecutions lists the
+// executions of an Express state machine, which AWS refuses to: stepd's
+// console asks for them (the API's X-Stepd-Express-Details header).
+func WithExpressListing(ctx context.Context) context.Context {
+	return context.WithValue(ctx, expressListingKey{}, true)
 }
 
 // History returns a page of an execution's history. The token is the id

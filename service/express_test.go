@@ -41,7 +41,10 @@ func TestExpressExecutionsDoNotAccumulate(t *testing.T) {
 			first = e.ARN
 		}
 	}
-	list, _, err := svc.ListExecutions(ctx, sm.ARN, "", store.Page{Limit: 1000})
+	if _, _, err := svc.ListExecutions(ctx, sm.ARN, "", store.Page{Limit: 1000}); !errors.Is(err, fault.ErrTypeNotSupported) {
+		t.Fatalf("ListExecutions of an Express state machine: %v, want StateMachineTypeNotSupported as on AWS", err)
+	}
+	list, _, err := svc.ListExecutions(service.WithExpressListing(ctx), sm.ARN, "", store.Page{Limit: 1000})
 	if err != nil || len(list) != keep {
 		t.Fatalf("the service keeps %d Express executions (%v), want %d", len(list), err, keep)
 	}

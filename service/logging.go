@@ -48,12 +48,16 @@ func checkLogging(c *LoggingConfiguration) error {
 }
 
 // text is the configuration as the store keeps it: empty for the default
-// (OFF, no data, no destination).
+// (OFF, no data, no destinations member). An empty destinations list that
+// was given is kept, since AWS answers it back (destinations: []).
 func loggingText(c *LoggingConfiguration) string {
-	if c == nil || c.Level == execlog.Off && !c.IncludeExecutionData && len(c.Destinations) == 0 {
+	if c == nil || c.Level == execlog.Off && !c.IncludeExecutionData && c.Destinations == nil {
 		return ""
 	}
 	b, _ := json.Marshal(c)
+	if c.Destinations != nil && len(c.Destinations) == 0 {
+		b = append(b[:len(b)-1], `,"destinations":[]}`...)
+	}
 	return string(b)
 }
 

@@ -208,7 +208,10 @@ func checkRole(arn string) error {
 	if arn == "" {
 		return fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'roleArn' failed to satisfy constraint: Member must not be null")
 	}
-	if !strings.HasPrefix(arn, "arn:") || strings.Count(arn, ":") < 5 {
+	if !strings.HasPrefix(arn, "arn:") {
+		return invalidPrefix(arn)
+	}
+	if strings.Count(arn, ":") < 5 {
 		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", arn)
 	}
 	return nil
@@ -217,10 +220,20 @@ func checkRole(arn string) error {
 // checkARN checks an ARN's shape and resource type.
 func checkARN(s, resource string) error {
 	typ, _, ok := arn.StatesNames(s) // Parse, without its allocations
+	if !ok && !strings.HasPrefix(s, "arn:") {
+		return invalidPrefix(s)
+	}
 	if !ok || typ != resource && !(resource == arn.Execution && typ == arn.Express) {
 		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(s))
 	}
 	return nil
+}
+
+// invalidPrefix is AWS's answer to an ARN that does not start with
+// "arn:" (recorded: DescribeStateMachine, ListExecutions,
+// DescribeExecution and GetExecutionHistory of "not_a_valid_arn").
+func invalidPrefix(s string) error {
+	return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Invalid ARN prefix: %s'", s)
 }
 
 func resourceOf(arn string) string {

@@ -59,8 +59,10 @@ func (s *Service) createStateMachine(ctx context.Context, in StateMachineInput) 
 		}
 	}
 	now := s.clock.Now()
+	// No revision until the first update: AWS answers no revisionId for a
+	// state machine that was never updated (recorded cases).
 	sm := &store.StateMachine{ARN: s.scope().StateMachine(in.Name), Name: in.Name, Type: in.Type, Definition: in.Definition,
-		RoleARN: in.RoleARN, Created: now, Updated: now, RevisionID: uuid.New(), Tags: in.Tags, Logging: loggingText(in.Logging)}
+		RoleARN: in.RoleARN, Created: now, Updated: now, Tags: in.Tags, Logging: loggingText(in.Logging)}
 	if err := s.store.CreateStateMachine(ctx, sm); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			old, gerr := s.store.GetStateMachine(ctx, sm.ARN)
@@ -222,7 +224,7 @@ func (cat *catalog) taggable(ctx context.Context, arn string) (*store.StateMachi
 // publishes its first version (nil otherwise).
 func (s *Service) CreateStateMachine(ctx context.Context, in StateMachineInput) (*store.StateMachine, *store.Version, error) {
 	if in.VersionDescription != "" && !in.Publish {
-		return nil, nil, fault.New(fault.ErrValidation, "versionDescription may only be given when publish is true")
+		return nil, nil, fault.New(fault.ErrValidation, "Version description can only be set when publish is true")
 	}
 	if err := checkDescription("versionDescription", in.VersionDescription); err != nil {
 		return nil, nil, err
@@ -250,8 +252,13 @@ type UpdateInput struct {
 // publishes a version of it. An update that changes nothing keeps the
 // revision, so that publishing again is idempotent.
 func (s *Service) UpdateStateMachine(ctx context.Context, in UpdateInput) (*store.StateMachine, *store.Version, error) {
+	if err := checkARN(in.ARN, arn.StateMachine); err != nil {
+		return nil, nil, err
+	}
 	if _, _, _, ok := arn.Qualified(in.ARN); ok {
-		return nil, nil, fault.New(fault.ErrValidation, "UpdateStateMachine takes the state machine's ARN, not a version's or an alias's: '%s'", in.ARN)
+		// As AWS answers a version's ARN (recorded case): no state
+		// machine has that ARN.
+		return nil, nil, fault.New(fault.ErrStateMachineNotFound, "State Machine Does Not Exist: '%s'", in.ARN)
 	}
 	sm, err := s.GetStateMachine(ctx, in.ARN)
 	if err != nil {
@@ -261,7 +268,7 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in UpdateInput) (*stor
 		return nil, nil, fault.New(fault.ErrMissingParameter, "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
 	}
 	if in.VersionDescription != "" && !in.Publish {
-		return nil, nil, fault.New(fault.ErrValidation, "versionDescription may only be given when publish is true")
+		return nil, nil, fault.New(fault.ErrValidation, "Version description can only be set when publish is true")
 	}
 	if err := checkDescription("versionDescription", in.VersionDescription); err != nil {
 		return nil, nil, err
@@ -326,7 +333,7 @@ func (s *Service) DescribeStateMachine(ctx context.Context, smARN string) (*stor
 		return sm, nil, st, err
 	}
 	if !version {
-		return nil, nil, Settings{}, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': describe an alias with DescribeStateMachineAlias", resourceOf(smARN))
+		return nil, nil, Settings{}, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(smARN))
 	}
 	sm, err := s.GetStateMachine(ctx, base)
 	if err != nil {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/stepd/stepd/value"
@@ -10,7 +11,7 @@ import (
 // state of a definition references (DescribeStateMachine's
 // variableReferences): the $name of JSONata expressions ({% … %}) and of
 // JSONPath paths and intrinsic functions (members ending in ".$" or
-// "Path"), in the order they first appear, without $states, $$, the
+// "Path"), sorted by name as AWS lists them, without $states, $$, the
 // expression's own bindings ($x := …, function parameters) and function
 // calls. States of Parallel branches and Map processors are listed under
 // their own names; states that reference none are left out. A definition
@@ -62,6 +63,7 @@ func statesOf(machine *value.Object, out map[string][]string) {
 			refs = fieldRefs(k, f, refs)
 		}
 		if len(refs) > 0 {
+			slices.Sort(refs)
 			out[name] = refs
 		}
 	}

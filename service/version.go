@@ -37,8 +37,12 @@ func (s *Service) PublishVersion(ctx context.Context, smARN, revisionID, descrip
 	if err != nil {
 		return nil, err
 	}
-	if revisionID != "" && revisionID != sm.RevisionID && !(revisionID == initialRevision && sm.Updated.Equal(sm.Created)) {
-		return nil, fault.New(fault.ErrConflict, "Failed to publish the State Machine version: the current revision id '%s' of state machine '%s' does not match the revision id '%s' given", sm.RevisionID, sm.ARN, revisionID)
+	if revisionID != "" && revisionID != sm.RevisionID && !(revisionID == initialRevision && sm.RevisionID == "") {
+		current := sm.RevisionID
+		if current == "" {
+			current = initialRevision
+		}
+		return nil, fault.New(fault.ErrConflict, "Failed to publish the State Machine version for revision %s. The current State Machine revision is %s.", revisionID, current)
 	}
 	return s.publish(ctx, sm, description)
 }
@@ -69,6 +73,9 @@ func (s *Service) ListVersions(ctx context.Context, smARN string, page store.Pag
 	if _, _, _, ok := arn.Qualified(smARN); ok {
 		return nil, "", fault.New(fault.ErrValidation, "ListStateMachineVersions takes the state machine's ARN, not a version's or an alias's: '%s'", smARN)
 	}
+	if _, err := s.GetStateMachine(ctx, smARN); err != nil {
+		return nil, "", err // StateMachineDoesNotExist, in the model's error list
+	}
 	vs := s.store
 	list, next, err := vs.ListVersions(ctx, smARN, page)
 	if errors.Is(err, store.ErrBadToken) {
@@ -83,7 +90,7 @@ func checkVersionARN(a string) error {
 		return err
 	}
 	if _, _, version, ok := arn.Qualified(a); !ok || !version {
-		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s': not a state machine version's ARN", resourceOf(a))
+		return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: %s'", resourceOf(a))
 	}
 	return nil
 }
