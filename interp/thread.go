@@ -336,6 +336,12 @@ func (th *thread) finish(output any) {
 // runState executes the current state until it finishes or blocks.
 func (th *thread) runState() {
 	st := th.cur
+	if st.NotImplemented != "" {
+		// A definition AWS accepts, with what stepd cannot run: the
+		// validator's WARNING, now as the execution's failure.
+		th.propagate(runtimeFailure(st.Name, th.run.enteredID, "%s", st.NotImplemented))
+		return
+	}
 	switch st.Type {
 	case "Pass":
 		th.runPass()
