@@ -72,6 +72,11 @@ type State struct {
 	Next                string
 	End                 bool
 	Raw                 *value.Object
+	// NotImplemented, when set, says what AWS accepts in this state that
+	// stepd cannot run: the definition is valid (a WARNING with
+	// CodeUnsupported), and an execution that enters the state fails with
+	// States.Runtime and this message.
+	NotImplemented string
 
 	InputPath, OutputPath, ResultPath                             PathField
 	Parameters, ResultSelector, Result, Arguments, Output, Assign Field
@@ -235,8 +240,10 @@ const (
 	CodeMissingEnd     = "MISSING_END_STATE"
 	CodeDuplicateState = "DUPLICATE_STATE_NAME"
 	CodeInvalidName    = "INVALID_STATE_NAME"
-	// CodeUnsupported marks a field AWS accepts that stepd refuses
-	// because it does not implement it: never silently ignored.
+	// CodeUnsupported marks a field AWS accepts that stepd cannot run: a
+	// WARNING (the definition is valid, as on AWS), and an execution that
+	// enters the state fails with the same message (State.NotImplemented).
+	// Never silently ignored.
 	CodeUnsupported = "UNSUPPORTED_FEATURE"
 )
 

@@ -41,10 +41,11 @@ func lineCol(data []byte, off int) (int, int) {
 	return line, col
 }
 
-// FromValue builds a definition from a parsed JSON value.
+// FromValue builds a definition from a parsed JSON value. Warnings (what
+// stepd cannot run, State.NotImplemented) are not errors.
 func FromValue(v any) (*StateMachine, error) {
 	sm, diags := Build(v)
-	if err := diags.Err(); err != nil {
+	if err := diags.Errors().Err(); err != nil {
 		return nil, err
 	}
 	return sm, nil
@@ -61,7 +62,7 @@ func Build(v any) (*StateMachine, Diagnostics) {
 	}
 	sm := p.machine(o, "", scopeTop)
 	for _, d := range p.diags {
-		if d.Code != CodeMissingTarget {
+		if d.Code != CodeMissingTarget && !d.IsWarning() {
 			return nil, p.diags
 		}
 	}
@@ -79,6 +80,17 @@ func (p *parser) unsupported(ptr, k string, known map[string]bool) {
 	p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
 	if near := nearest(k, maps.Keys(known)); near != "" {
 		p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
+	}
+}
+
+// notImplemented reports what AWS accepts in state st that stepd cannot
+// run: a WARNING, and the state's NotImplemented message (the first one),
+// which an execution entering it fails with.
+func (p *parser) notImplemented(st *State, ptr, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.diags = append(p.diags, Diagnostic{Pointer: ptr, Code: CodeUnsupported, Message: msg, Severity: SeverityWarning})
+	if st.NotImplemented == "" {
+		st.NotImplemented = msg
 	}
 }
 

@@ -210,7 +210,7 @@ func (p *parser) itemReader(st *State, ptr string) *ItemReader {
 			p.errorf(cptr+"/InputType", CodeSchema, "The InputType '%s' reads an object with arn:aws:states:::s3:getObject, not arn:aws:states:::s3:listObjectsV2", r.InputType)
 		}
 	case "MANIFEST":
-		p.errorf(cptr+"/InputType", CodeUnsupported, "The InputType 'MANIFEST' (an Amazon S3 inventory) is not implemented by stepd yet")
+		p.notImplemented(st, cptr+"/InputType", "stepd cannot run this state yet: the InputType 'MANIFEST' (an Amazon S3 inventory or Athena manifest) is not implemented")
 	case "":
 		if r.Action == "getObject" {
 			p.errorf(cptr, CodeSchema, "These fields are required: [InputType]")
@@ -287,7 +287,7 @@ func (p *parser) resultWriter(st *State, ptr string) *ResultWriter {
 		switch k {
 		case "Resource", params:
 		case "WriterConfig":
-			p.errorf(ptr+"/WriterConfig", CodeUnsupported, "The field 'WriterConfig' (OutputType, Transformation) is not implemented by stepd yet")
+			p.notImplemented(st, ptr+"/WriterConfig", "stepd cannot run this state yet: the field 'WriterConfig' (OutputType, Transformation) is not implemented")
 		case "Parameters", "Arguments":
 			p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in %s query language", k, map[bool]string{true: "JSONata", false: "JSONPath"}[st.QueryLanguage == JSONata])
 		default:

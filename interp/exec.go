@@ -205,7 +205,8 @@ type Execution struct {
 
 	// $$.Execution and $$.StateMachine, made once per execution
 	ctxExecution, ctxStateMachine *value.Object
-	tokens                        int // task tokens issued
+	ctxExpress                    *value.Object // ctxExecution without RedriveCount
+	tokens                        int           // task tokens issued
 	test                          *testRun
 
 	runq []pending

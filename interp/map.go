@@ -90,7 +90,8 @@ func (c *container) fill() {
 		c.next++
 		c.running++
 		ch := &thread{x: th.x, m: c.st.processor, parent: c, index: i, last: c.last, vars: th.vars,
-			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent, child: th.child}
+			item: &mapItem{index: i, value: c.items[i]}, silent: c.distributed || th.silent, child: th.child,
+			express: th.express || c.distributed && c.st.ExecutionType == "EXPRESS"}
 		c.children = append(c.children, ch)
 		if !c.distributed {
 			th.x.emit(ch, "MapIterationStarted", "mapIterationStartedEventDetails", c.iterDetails(i))

@@ -26,7 +26,7 @@ func (th *thread) startParallel(in any) {
 	c.results = make([]any, len(st.branches))
 	th.run.ctr = c
 	for i, b := range st.branches {
-		ch := &thread{x: th.x, m: b, parent: c, index: i, last: th.last, vars: th.vars, silent: th.silent, child: th.child}
+		ch := &thread{x: th.x, m: b, parent: c, index: i, last: th.last, vars: th.vars, silent: th.silent, child: th.child, express: th.express}
 		c.children = append(c.children, ch)
 	}
 	c.running = len(c.children)

@@ -65,7 +65,7 @@ func (th *thread) s3Call(kind opKind, action string, params *value.Object) *op {
 		Input:            params,
 		ContextFrom:      o,
 	}
-	o.ctx = contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item}
+	o.ctx = th.contextAt()
 	o.req = &o.request
 	x.command(Command{Kind: Invoke, ID: o.id, Request: o.req})
 	return o

@@ -21,6 +21,9 @@ type thread struct {
 	// child is the child execution whose history records the thread's
 	// events (a Distributed Map's iterations and the threads under them).
 	child *ChildExecution
+	// express is set in the threads of an EXPRESS child execution of a
+	// Distributed Map.
+	express bool
 	// timeout is the timer of a Map Run's child execution's
 	// TimeoutSeconds; timedOut is set once it fired.
 	timeout  *op
@@ -136,11 +139,20 @@ type contextAt struct {
 	retry     int
 	token     string
 	item      *mapItem
+	// express is set in the child executions of a Distributed Map whose
+	// ExecutionType is EXPRESS: AWS gives their $$.Execution no
+	// RedriveCount (Express executions are not redriven).
+	express bool
 }
 
 // contextObject builds $$ for the current state.
 func (th *thread) contextObject() any {
-	return th.x.contextObject(contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item})
+	return th.x.contextObject(th.contextAt())
+}
+
+// contextAt is what the thread's Context object depends on now.
+func (th *thread) contextAt() contextAt {
+	return contextAt{th.cur, th.run.enteredAt, th.run.retryCount, th.token(), th.item, th.express}
 }
 
 // contextObject builds $$ as it was at a.
@@ -156,10 +168,23 @@ func (x *Execution) contextObject(a contextAt) any {
 			e.Set("RedriveCount", value.Int(int64(x.redrives)))
 		}
 		x.ctxExecution = e
+		x.ctxExpress = nil
 		x.ctxStateMachine = value.ObjectOf("Id", x.info.StateMachineARN, "Name", x.info.StateMachineName)
 	}
 	c := value.NewObject(5)
-	c.Set("Execution", x.ctxExecution)
+	if a.express {
+		if x.ctxExpress == nil {
+			x.ctxExpress = value.NewObject(x.ctxExecution.Len())
+			for k, v := range x.ctxExecution.All {
+				if k != "RedriveCount" {
+					x.ctxExpress.Set(k, v)
+				}
+			}
+		}
+		c.Set("Execution", x.ctxExpress)
+	} else {
+		c.Set("Execution", x.ctxExecution)
+	}
 	c.Set("StateMachine", x.ctxStateMachine)
 	st := value.NewObject(3)
 	if a.cur != nil {
@@ -311,6 +336,12 @@ func (th *thread) finish(output any) {
 // runState executes the current state until it finishes or blocks.
 func (th *thread) runState() {
 	st := th.cur
+	if st.NotImplemented != "" {
+		// A definition AWS accepts, with what stepd cannot run: the
+		// validator's WARNING, now as the execution's failure.
+		th.propagate(runtimeFailure(st.Name, th.run.enteredID, "%s", st.NotImplemented))
+		return
+	}
 	switch st.Type {
 	case "Pass":
 		th.runPass()

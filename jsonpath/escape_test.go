@@ -1,6 +1,7 @@
 package jsonpath
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stepd/stepd/value"
@@ -67,5 +68,72 @@ func TestEscapedNames(t *testing.T) {
 	}
 	if got := p.normalized(-1); got != "$['\uFFFDA\uFFFDé']" {
 		t.Errorf("Normalized = %q", got)
+	}
+}
+
+// TestSpecReferencePaths: the reference paths the ASL specification lists
+// as valid (a backslash in a dot-notation name makes the next character
+// part of the name), and blanks around a path, which Jayway's compiler
+// (AWS's) ignores: "$$.Execution.Name " is accepted by AWS.
+func TestSpecReferencePaths(t *testing.T) {
+	t.Parallel()
+	root, err := value.ParseString(`{"store":{"book":1},"store.book":2,"foo":{".bar":3},"foo@bar":{"baz[[":{"?pretty":4}},
+		"&Ж中":{"𐍆":5},"a b":6,"ledgers":{"branch":[{"pending":{"count":7}}]}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want, norm string }{
+		{`$.store.book`, `1`, `$['store']['book']`},
+		{`$.store\.book`, `2`, `$['store.book']`},
+		{`$.\stor\e.boo\k`, `1`, `$['store']['book']`},
+		{`$.foo.\.bar`, `3`, `$['foo']['.bar']`},
+		{`$.foo\@bar.baz\[\[.\?pretty`, `4`, `$['foo@bar']['baz[[']['?pretty']`},
+		{`$.&Ж中.\uD800\uDF46`, `5`, `$['&Ж中']['𐍆']`},
+		{`$.ledgers.branch[0].pending.count`, `7`, `$['ledgers']['branch'][0]['pending']['count']`},
+		{"$.a\\ b", `6`, `$['a b']`},
+		{`$.store.book `, `1`, `$['store']['book']`},
+		{" \t$.store.book\r\n", `1`, `$['store']['book']`},
+	} {
+		for _, compile := range []func(string) (*Path, error){Compile, CompileReference} {
+			p, err := compile(tc.path)
+			if err != nil {
+				t.Errorf("compile(%q): %v", tc.path, err)
+				continue
+			}
+			if got := p.normalized(-1); got != tc.norm {
+				t.Errorf("normalized(%q) = %s, want %s", tc.path, got, tc.norm)
+			}
+			if p.String() != tc.path {
+				t.Errorf("String() = %q, want the path as written %q", p.String(), tc.path)
+			}
+			got, err := p.Get(root)
+			if err != nil || value.String(got) != tc.want {
+				t.Errorf("Get(%q) = %s, %v; want %s", tc.path, value.String(got), err, tc.want)
+			}
+		}
+	}
+	rp, err := CompileReference(`$.foo\@bar.baz\[\[.\?pretty`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rp.Set(value.NewObject(0), 8)
+	if err != nil || value.String(out) != `{"foo@bar":{"baz[[":{"?pretty":8}}}` {
+		t.Errorf("Set = %s, %v", value.String(out), err)
+	}
+	// Still refused, with offsets counted in the path as written.
+	for _, tc := range []struct {
+		path   string
+		offset int
+	}{
+		{`  $.a b`, 5},
+		{`$.a\`, 4},
+		{"   ", 3},
+		{` $.a.`, 5},
+	} {
+		_, err := Compile(tc.path)
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Offset != tc.offset || se.Path != tc.path {
+			t.Errorf("Compile(%q) = %v, want a syntax error at %d", tc.path, err, tc.offset)
+		}
 	}
 }

@@ -454,6 +454,7 @@ func FuzzCompile(f *testing.F) {
 		"$.a.b", "$..x[?(@.y > 1 && !@.z)]", "$['a','b'][0:2:-1]", "$$.Map.Item.Value",
 		"$[?(@ == 'x' || $.a)]", "$.store.book[-1:].title", "$..*", "$.a.length()", `$['\u0041']`, `$['\ud83d\ude00']`, `$['\ud83d\u12']`,
 		"$.store['book','bicycle'].price", "$.store.book[?((@.price > 1 || !@.isbn) && @.x != null)]",
+		`$.foo\@bar.baz\[\[.\?pretty`, `$.&Ж中.\uD800\uDF46`, `$.a\u00`, "$$.Execution.Name ", " \t$.a\n", `$.a\`,
 	} {
 		f.Add(s)
 	}

@@ -18,9 +18,19 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid JSONPath '%s' at offset %d: %s", e.Path, e.Offset, e.Msg)
 }
 
-// Compile parses a JSONPath starting with "$" or "$$".
+// blanks are what Jayway's path compiler, which AWS runs, ignores around
+// a path: "$$.Execution.Name " is "$$.Execution.Name".
+const blanks = " \t\n\r"
+
+// Compile parses a JSONPath starting with "$" or "$$". Blanks around it
+// are ignored, as AWS (Jayway) ignores them; offsets in errors and
+// segments count from the start of path as written.
 func Compile(path string) (*Path, error) {
-	c := compiler{src: path}
+	lead := len(path) - len(strings.TrimLeft(path, blanks))
+	c := compiler{src: strings.TrimRight(path, blanks), pos: lead, text: path}
+	if lead == len(path) {
+		c.src = path
+	}
 	if c.peek() != '$' {
 		return nil, c.errf("a path must start with '$'")
 	}
@@ -70,12 +80,13 @@ func CompileReference(path string) (*Path, error) {
 }
 
 type compiler struct {
-	src string
-	pos int
+	src  string // the path up to its trailing blanks
+	pos  int
+	text string // the path as written, for errors
 }
 
 func (c *compiler) errf(format string, args ...any) error {
-	return &SyntaxError{Path: c.src, Offset: c.pos, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Path: c.text, Offset: c.pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (c *compiler) peek() byte {
@@ -115,7 +126,7 @@ func (c *compiler) segments(inFilter bool) ([]segment, error) {
 					return nil, err
 				}
 				if sub.kind == segFunction {
-					return nil, &SyntaxError{Path: c.src, Offset: start, Msg: "a function cannot follow '..'"}
+					return nil, &SyntaxError{Path: c.text, Offset: start, Msg: "a function cannot follow '..'"}
 				}
 				sub.pos = start + 2
 				sub.leaf = c.atPathEnd(inFilter)
@@ -138,7 +149,7 @@ func (c *compiler) segments(inFilter bool) ([]segment, error) {
 		}
 		s.pos = start
 		if len(segs) > 0 && segs[len(segs)-1].kind == segFunction {
-			return nil, &SyntaxError{Path: c.src, Offset: start, Msg: "a function must be the last segment of a path"}
+			return nil, &SyntaxError{Path: c.text, Offset: start, Msg: "a function must be the last segment of a path"}
 		}
 		segs = append(segs, s)
 	}
@@ -159,12 +170,16 @@ func (c *compiler) atPathEnd(inFilter bool) bool {
 
 // dotName parses what follows '.' (or '..'): a member name, '*', or a
 // function call name(...). Like Jayway, a name runs up to '.', '[' or '('
-// and may not contain blanks.
+// and may not contain blanks. As in the ASL specification's reference
+// paths ("$.foo\@bar.baz\[\[.\?pretty"), a backslash makes the next
+// character part of the name, "\uXXXX" being a UTF-16 code unit as in a
+// quoted name.
 func (c *compiler) dotName(inFilter bool) (segment, error) {
 	if c.pos >= len(c.src) {
 		return segment{}, c.errf("a path must not end with '.' or '..'")
 	}
 	start := c.pos
+	var b []byte // the name, once an escape made it differ from the text
 	for c.pos < len(c.src) {
 		ch := c.src[c.pos]
 		if ch == '.' || ch == '[' || ch == '(' {
@@ -176,9 +191,37 @@ func (c *compiler) dotName(inFilter bool) (segment, error) {
 		if ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' {
 			return segment{}, c.errf("a member name cannot contain blanks: use bracket notation, ['my name']")
 		}
+		if ch == '\\' && !inFilter {
+			if b == nil {
+				b = append([]byte{}, c.src[start:c.pos]...)
+			}
+			c.pos++
+			if c.pos >= len(c.src) {
+				return segment{}, c.errf("a path must not end with '\\'")
+			}
+			if c.src[c.pos] == 'u' {
+				at := c.pos
+				c.pos++
+				if r, ok := c.hex4(); ok {
+					b = c.appendUTF16(b, r)
+					continue
+				}
+				c.pos = at
+			}
+			_, n := utf8.DecodeRuneInString(c.src[c.pos:])
+			b = append(b, c.src[c.pos:c.pos+n]...)
+			c.pos += n
+			continue
+		}
+		if b != nil {
+			b = append(b, ch)
+		}
 		c.pos++
 	}
 	name := c.src[start:c.pos]
+	if b != nil {
+		return segment{kind: segName, name: string(b)}, nil
+	}
 	if name == "" {
 		return segment{}, c.errf("expected a member name")
 	}
@@ -250,7 +293,7 @@ func (c *compiler) bracket() (segment, error) {
 	c.skipSpace()
 	if c.peek() != ']' {
 		if c.pos >= len(c.src) {
-			return s, &SyntaxError{Path: c.src, Offset: open, Msg: "unterminated '['"}
+			return s, &SyntaxError{Path: c.text, Offset: open, Msg: "unterminated '['"}
 		}
 		return s, c.errf("expected ']' but found %q", c.peek())
 	}
@@ -353,7 +396,7 @@ func (c *compiler) indexes() (segment, error) {
 			}
 		}
 		if !s.hasFrom && !s.hasTo {
-			return s, &SyntaxError{Path: c.src, Offset: start,
+			return s, &SyntaxError{Path: c.text, Offset: start,
 				Msg: "Failed to parse SliceOperation: " + c.src[start:c.pos]}
 		}
 		return s, nil
@@ -426,19 +469,7 @@ func (c *compiler) quoted() (string, error) {
 				if !ok {
 					return "", c.errf("invalid \\u escape")
 				}
-				// A UTF-16 surrogate pair written as two escapes is one
-				// character (Jayway reads the path as UTF-16); a surrogate
-				// alone becomes U+FFFD.
-				if utf16.IsSurrogate(r) && strings.HasPrefix(c.src[c.pos:], `\u`) {
-					at := c.pos
-					c.pos += 2
-					if low, ok := c.hex4(); ok && utf16.DecodeRune(r, low) != utf8.RuneError {
-						r = utf16.DecodeRune(r, low)
-					} else {
-						c.pos = at
-					}
-				}
-				b = utf8.AppendRune(b, r)
+				b = c.appendUTF16(b, r)
 			default:
 				b = append(b, e)
 			}
@@ -449,7 +480,23 @@ func (c *compiler) quoted() (string, error) {
 			c.pos++
 		}
 	}
-	return "", &SyntaxError{Path: c.src, Offset: open, Msg: "unterminated quoted string"}
+	return "", &SyntaxError{Path: c.text, Offset: open, Msg: "unterminated quoted string"}
+}
+
+// appendUTF16 appends the UTF-16 code unit r read from a \u escape. A
+// surrogate pair written as two escapes is one character (Jayway reads the
+// path as UTF-16); a surrogate alone becomes U+FFFD.
+func (c *compiler) appendUTF16(b []byte, r rune) []byte {
+	if utf16.IsSurrogate(r) && strings.HasPrefix(c.src[c.pos:], `\u`) {
+		at := c.pos
+		c.pos += 2
+		if low, ok := c.hex4(); ok && utf16.DecodeRune(r, low) != utf8.RuneError {
+			r = utf16.DecodeRune(r, low)
+		} else {
+			c.pos = at
+		}
+	}
+	return utf8.AppendRune(b, r)
 }
 
 func (c *compiler) hex4() (rune, bool) {

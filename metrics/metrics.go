@@ -48,6 +48,8 @@ type Metrics struct {
 
 	execStarted, execSucceeded, execFailed, execAborted, execTimedOut, execThrottled *prometheus.CounterVec
 	execTime                                                                         *prometheus.HistogramVec
+	// redrives of Standard executions, and the outcomes of the redriven ones
+	redriven, redrivenSucceeded, redrivenFailed, redrivenAborted, redrivenTimedOut *prometheus.CounterVec
 
 	families [3]*family // by kind: activity, lambda, integration
 
@@ -67,6 +69,8 @@ type Metrics struct {
 type machine struct {
 	started, succeeded, failed, aborted, timedOut prometheus.Counter
 	time                                          prometheus.Observer
+
+	redriven, rSucceeded, rFailed, rAborted, rTimedOut prometheus.Counter
 }
 
 // execution is what the metrics keep of one execution while it runs:
@@ -76,6 +80,9 @@ type execution struct {
 	m       *machine
 	started time.Time       // zero for one resumed after a restart
 	calls   map[int64]*call // open task calls by the id of their latest event
+	// redriven is set once the execution was redriven: its outcome is
+	// counted by the Redriven… metrics too.
+	redriven bool
 }
 
 // call is one task invocation between its Scheduled event and its end.
@@ -129,6 +136,11 @@ func New() *Metrics {
 	m.execAborted = counter("executions_aborted_total", "ExecutionsAborted", "executions stopped (ABORTED).", labelStateMachine)
 	m.execTimedOut = counter("executions_timed_out_total", "ExecutionsTimedOut", "executions that timed out.", labelStateMachine)
 	m.execThrottled = counter("execution_throttled_total", "ExecutionThrottled", "StartExecution calls throttled (stepd throttles none: always 0).", labelStateMachine)
+	m.redriven = counter("executions_redriven_total", "ExecutionsRedriven", "executions redriven (RedriveExecution).", labelStateMachine)
+	m.redrivenSucceeded = counter("redriven_executions_succeeded_total", "RedrivenExecutionsSucceeded", "redriven executions that succeeded.", labelStateMachine)
+	m.redrivenFailed = counter("redriven_executions_failed_total", "RedrivenExecutionsFailed", "redriven executions that failed.", labelStateMachine)
+	m.redrivenAborted = counter("redriven_executions_aborted_total", "RedrivenExecutionsAborted", "redriven executions stopped (ABORTED).", labelStateMachine)
+	m.redrivenTimedOut = counter("redriven_executions_timed_out_total", "RedrivenExecutionsTimedOut", "redriven executions that timed out.", labelStateMachine)
 	m.execTime = histogram("execution_time_seconds", "ExecutionTime", "seconds from an execution's start to its end.", labelStateMachine)
 
 	for kind, f := range []struct{ prefix, aws, awsTime, label, what string }{
@@ -222,6 +234,12 @@ func (m *Metrics) machine(smARN string) *machine {
 		aborted:   m.execAborted.WithLabelValues(smARN),
 		timedOut:  m.execTimedOut.WithLabelValues(smARN),
 		time:      m.execTime.WithLabelValues(smARN),
+
+		redriven:   m.redriven.WithLabelValues(smARN),
+		rSucceeded: m.redrivenSucceeded.WithLabelValues(smARN),
+		rFailed:    m.redrivenFailed.WithLabelValues(smARN),
+		rAborted:   m.redrivenAborted.WithLabelValues(smARN),
+		rTimedOut:  m.redrivenTimedOut.WithLabelValues(smARN),
 	}
 	m.execThrottled.WithLabelValues(smARN) // shown, at 0
 	v, _ := m.machines.LoadOrStore(smARN, mc)
@@ -272,6 +290,11 @@ func machineOf(execARN string) string {
 func (m *Metrics) step(x *execution, s *store.Step) {
 	m.steps.Inc()
 	for i := range s.Events {
+		if s.Events[i].Type == "ExecutionRedriven" {
+			x.redriven = true
+			x.m.redriven.Inc()
+			continue
+		}
 		m.event(x, &s.Events[i], s.At)
 	}
 	if s.Status == "RUNNING" || s.Status == "" {
@@ -280,12 +303,24 @@ func (m *Metrics) step(x *execution, s *store.Step) {
 	switch s.Status {
 	case "SUCCEEDED":
 		x.m.succeeded.Inc()
+		if x.redriven {
+			x.m.rSucceeded.Inc()
+		}
 	case "FAILED":
 		x.m.failed.Inc()
+		if x.redriven {
+			x.m.rFailed.Inc()
+		}
 	case "ABORTED":
 		x.m.aborted.Inc()
+		if x.redriven {
+			x.m.rAborted.Inc()
+		}
 	case "TIMED_OUT":
 		x.m.timedOut.Inc()
+		if x.redriven {
+			x.m.rTimedOut.Inc()
+		}
 	}
 	if !x.started.IsZero() {
 		x.m.time.Observe(s.At.Sub(x.started).Seconds())

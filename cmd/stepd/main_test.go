@@ -29,6 +29,7 @@ func TestRun(t *testing.T) {
 	t.Parallel()
 	pass := writeFile(t, "pass.json", `{"StartAt":"W","States":{"W":{"Type":"Wait","Seconds":300,"Next":"P"},"P":{"Type":"Pass","Parameters":{"sum.$":"States.MathAdd($.a, 1)"},"End":true}}}`)
 	fail := writeFile(t, "fail.json", `{"StartAt":"F","States":{"F":{"Type":"Fail","Error":"Boom","Cause":"it broke"}}}`)
+	bare := writeFile(t, "bare.json", `{"StartAt":"F","States":{"F":{"Type":"Fail"}}}`)
 	badTarget := writeFile(t, "bad.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","Next":"Nowhere"}}}`)
 	badJSON := writeFile(t, "badjson.json", `{"StartAt": `)
 	tests := []struct {
@@ -45,6 +46,7 @@ func TestRun(t *testing.T) {
 		{name: "input from stdin", stdin: `{"a":2}`, args: []string{"run", pass, "--input", "@-"}, code: 0, stdout: "{\"sum\":3}\n"},
 		{name: "fails", args: []string{"run", fail}, code: 1, stderr: "error: Boom", contains: true},
 		{name: "json format", args: []string{"run", fail, "--format", "json"}, code: 1, stdout: `"status":"FAILED","output":null,"error":"Boom","cause":"it broke","history":[`, contains: true},
+		{name: "json format, Fail without Error", args: []string{"run", bare, "--format", "json"}, code: 1, stdout: `"status":"FAILED","output":null,"error":null,"cause":null,"history":[`, contains: true},
 		{name: "missing target", args: []string{"run", badTarget}, code: 2, stderr: "bad.json:/States/A/Next: ERROR MISSING_TRANSITION_TARGET: Missing 'Next' target: Nowhere", contains: true},
 		{name: "malformed definition", args: []string{"run", badJSON}, code: 2, stderr: "badjson.json:1:13: invalid JSON: unexpected end of input", contains: true},
 		{name: "malformed input", args: []string{"run", pass, "--input", `{"a":`}, code: 2, stderr: "--input", contains: true},

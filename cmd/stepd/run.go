@@ -216,12 +216,17 @@ func resultValue(x *interp.Execution) *value.Object {
 	} else {
 		o.Set("output", nil)
 	}
+	// A Fail state without Error or Cause leaves them out of AWS's
+	// ExecutionFailed event and DescribeExecution: null here, never "".
+	o.Set("error", nil)
+	o.Set("cause", nil)
 	if fl := x.Failure(); fl != nil {
-		o.Set("error", fl.Error)
-		o.Set("cause", fl.Cause)
-	} else {
-		o.Set("error", nil)
-		o.Set("cause", nil)
+		if fl.Error != "" {
+			o.Set("error", fl.Error)
+		}
+		if fl.Cause != "" {
+			o.Set("cause", fl.Cause)
+		}
 	}
 	o.Set("history", history.Values(x.History(), true))
 	return o
