@@ -144,7 +144,10 @@ type ItemReader struct {
 	Action     string // getObject or listObjectsV2
 	Parameters Field  // Parameters or Arguments
 	// ReaderConfig.
-	InputType         string   // JSON, JSONL or CSV (getObject)
+	InputType         string   // CSV, JSON, JSONL, PARQUET or MANIFEST
+	ManifestType      string   // S3_INVENTORY or ATHENA_DATA: the object lists the files to read
+	Transformation    string   // LOAD_AND_FLATTEN: read the listed objects (listObjectsV2)
+	ItemsPointer      string   // JSON: a JSON Pointer to the array of items
 	CSVHeaderLocation string   // FIRST_ROW (default) or GIVEN
 	CSVHeaders        []string // GIVEN
 	CSVDelimiter      string   // COMMA (default), PIPE, SEMICOLON, SPACE, TAB
@@ -155,11 +158,16 @@ type ItemReader struct {
 
 // ResultWriter is a Distributed Map's ResultWriter: the child executions'
 // results are written to Amazon S3 (arn:aws:states:::s3:putObject) under
-// the Parameters' (JSONPath) or Arguments' (JSONata) Bucket and Prefix.
+// the Parameters' (JSONPath) or Arguments' (JSONata) Bucket and Prefix,
+// shaped as its WriterConfig says.
 type ResultWriter struct {
-	Resource   string
-	Parameters Field // Parameters or Arguments
-	Pointer    string
+	Resource   string // "" with WriterConfig alone: the results are not written
+	Parameters Field  // Parameters or Arguments
+	// WriterConfig: how the results are shaped, in the state's output and
+	// in the files written.
+	OutputType     string // JSON (default) or JSONL
+	Transformation string // NONE (default with a Resource), COMPACT (default without), FLATTEN
+	Pointer        string
 }
 
 // Retrier is one element of a Retry list.

@@ -1,6 +1,7 @@
 package asl
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/stepd/stepd/value"
@@ -191,12 +192,15 @@ func (p *parser) itemReader(st *State, ptr string) *ItemReader {
 	cptr := ptr + "/ReaderConfig"
 	for _, k := range co.Keys() {
 		switch k {
-		case "InputType", "CSVHeaderLocation", "CSVHeaders", "CSVDelimiter", "MaxItems", "MaxItemsPath":
+		case "InputType", "ManifestType", "Transformation", "ItemsPointer", "CSVHeaderLocation", "CSVHeaders", "CSVDelimiter", "MaxItems", "MaxItemsPath":
 		default:
 			p.errorf(cptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
 		}
 	}
 	r.InputType = p.str(co, "InputType", cptr)
+	r.ManifestType = p.str(co, "ManifestType", cptr)
+	r.Transformation = p.str(co, "Transformation", cptr)
+	r.ItemsPointer = p.str(co, "ItemsPointer", cptr)
 	r.CSVHeaderLocation = p.str(co, "CSVHeaderLocation", cptr)
 	r.CSVDelimiter = p.str(co, "CSVDelimiter", cptr)
 	r.MaxItems = field(co, "MaxItems")
@@ -204,27 +208,7 @@ func (p *parser) itemReader(st *State, ptr string) *ItemReader {
 	if hv, ok := co.Get("CSVHeaders"); ok {
 		r.CSVHeaders = p.stringList(hv, cptr+"/CSVHeaders")
 	}
-	switch r.InputType {
-	case "JSON", "JSONL", "CSV":
-		if r.Action == "listObjectsV2" {
-			p.errorf(cptr+"/InputType", CodeSchema, "The InputType '%s' reads an object with arn:aws:states:::s3:getObject, not arn:aws:states:::s3:listObjectsV2", r.InputType)
-		}
-	case "MANIFEST":
-		p.notImplemented(st, cptr+"/InputType", "stepd cannot run this state yet: the InputType 'MANIFEST' (an Amazon S3 inventory or Athena manifest) is not implemented")
-	case "":
-		if r.Action == "getObject" {
-			p.errorf(cptr, CodeSchema, "These fields are required: [InputType]")
-		}
-	default:
-		p.errorf(cptr+"/InputType", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"CSV\",\"JSON\",\"JSONL\",\"MANIFEST\"])", r.InputType)
-	}
-	if r.InputType != "CSV" {
-		for _, k := range []string{"CSVHeaderLocation", "CSVHeaders", "CSVDelimiter"} {
-			if co.Has(k) {
-				p.errorf(cptr+"/"+k, CodeSchema, "The field '%s' is only supported with the InputType CSV", k)
-			}
-		}
-	}
+	p.readerConfig(r, co, cptr)
 	switch r.CSVHeaderLocation {
 	case "", "FIRST_ROW":
 		if len(r.CSVHeaders) > 0 {
@@ -261,15 +245,75 @@ func (p *parser) itemReader(st *State, ptr string) *ItemReader {
 	default:
 		p.errorf(cptr+"/MaxItems", CodeSchema, "Expected value of type 'Integer' but got '%s'", typeName(v))
 	}
-	if st.ItemsPath.Set || st.Items.Set {
-		p.errorf(ptr, CodeSchema, "Only one of 'ItemReader' or 'ItemsPath'/'Items' can be specified")
-	}
+	// ItemsPath (or Items) may stand beside an ItemReader, as AWS
+	// accepts: the ItemReader reads the items.
 	return r
 }
 
+// readerConfig checks what a ReaderConfig's members say together: the
+// InputType the Resource reads, a manifest's or a listing's files, and the
+// members that only one InputType takes.
+func (p *parser) readerConfig(r *ItemReader, co *value.Object, cptr string) {
+	enum := func(name, v string, values ...string) bool {
+		if v == "" || slices.Contains(values, v) {
+			return true
+		}
+		p.errorf(cptr+"/"+name, CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"%s\"])", v, strings.Join(values, "\",\""))
+		return false
+	}
+	if !enum("InputType", r.InputType, "CSV", "JSON", "JSONL", "PARQUET", "MANIFEST") ||
+		!enum("ManifestType", r.ManifestType, "ATHENA_DATA", "S3_INVENTORY") ||
+		!enum("Transformation", r.Transformation, "NONE", "LOAD_AND_FLATTEN") {
+		return
+	}
+	switch r.Action {
+	case "getObject":
+		if r.InputType == "" {
+			p.errorf(cptr, CodeSchema, "These fields are required: [InputType]")
+		}
+		if r.Transformation != "" {
+			p.errorf(cptr+"/Transformation", CodeSchema, "The field 'Transformation' is only supported with the Resource arn:aws:states:::s3:listObjectsV2")
+		}
+	case "listObjectsV2":
+		if r.ManifestType != "" {
+			p.errorf(cptr+"/ManifestType", CodeSchema, "The field 'ManifestType' is only supported with the Resource arn:aws:states:::s3:getObject")
+		}
+		if r.Transformation == "LOAD_AND_FLATTEN" {
+			if r.InputType == "" || r.InputType == "MANIFEST" {
+				p.errorf(cptr+"/InputType", CodeSchema, "The Transformation LOAD_AND_FLATTEN needs the InputType of the listed objects: CSV, JSON, JSONL or PARQUET")
+			}
+		} else if r.InputType != "" {
+			p.errorf(cptr+"/InputType", CodeSchema, "The InputType '%s' reads the listed objects only with the Transformation LOAD_AND_FLATTEN; without it the items are the objects listed by arn:aws:states:::s3:listObjectsV2", r.InputType)
+		}
+	}
+	switch r.ManifestType {
+	case "ATHENA_DATA":
+		if r.InputType != "CSV" && r.InputType != "JSONL" && r.InputType != "PARQUET" {
+			p.errorf(cptr+"/InputType", CodeSchema, "The ManifestType ATHENA_DATA reads data files of the InputType CSV, JSONL or PARQUET, not '%s'", r.InputType)
+		}
+	case "S3_INVENTORY":
+		if r.InputType != "MANIFEST" && r.InputType != "CSV" {
+			p.errorf(cptr+"/InputType", CodeSchema, "The ManifestType S3_INVENTORY reads an Amazon S3 Inventory of the InputType MANIFEST or CSV, not '%s'", r.InputType)
+		}
+	}
+	if co.Has("ItemsPointer") {
+		if r.InputType != "JSON" {
+			p.errorf(cptr+"/ItemsPointer", CodeSchema, "The field 'ItemsPointer' is only supported with the InputType JSON")
+		} else if r.ItemsPointer != "" && !strings.HasPrefix(r.ItemsPointer, "/") {
+			p.errorf(cptr+"/ItemsPointer", CodeSchema, "The ItemsPointer '%s' is not a JSON Pointer: it must be empty or start with '/'", r.ItemsPointer)
+		}
+	}
+	if r.InputType != "CSV" || r.ManifestType == "S3_INVENTORY" {
+		for _, k := range []string{"CSVHeaderLocation", "CSVHeaders", "CSVDelimiter"} {
+			if co.Has(k) {
+				p.errorf(cptr+"/"+k, CodeSchema, "The field '%s' is only supported with the InputType CSV", k)
+			}
+		}
+	}
+}
+
 // resultWriter parses a Map's ResultWriter: a Resource, s3:putObject,
-// and its Parameters (Arguments); WriterConfig is refused, naming it, as
-// stepd does not apply its transformations yet.
+// with its Parameters (Arguments), a WriterConfig, or both.
 func (p *parser) resultWriter(st *State, ptr string) *ResultWriter {
 	o, ok := object(st.ResultWriter.Value)
 	if !ok {
@@ -285,9 +329,7 @@ func (p *parser) resultWriter(st *State, ptr string) *ResultWriter {
 	}
 	for _, k := range o.Keys() {
 		switch k {
-		case "Resource", params:
-		case "WriterConfig":
-			p.notImplemented(st, ptr+"/WriterConfig", "stepd cannot run this state yet: the field 'WriterConfig' (OutputType, Transformation) is not implemented")
+		case "Resource", params, "WriterConfig":
 		case "Parameters", "Arguments":
 			p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in %s query language", k, map[bool]string{true: "JSONata", false: "JSONPath"}[st.QueryLanguage == JSONata])
 		default:
@@ -298,17 +340,48 @@ func (p *parser) resultWriter(st *State, ptr string) *ResultWriter {
 	if st.QueryLanguage != JSONata {
 		p.objectField(w.Parameters, ptr+"/"+params)
 	}
+	cv, hasConfig := o.Get("WriterConfig")
+	if hasConfig {
+		p.writerConfig(w, cv, ptr+"/WriterConfig")
+	}
 	switch w.Resource {
 	case "arn:aws:states:::s3:putObject":
 		if !w.Parameters.Set {
 			p.errorf(ptr, CodeSchema, "These fields are required: [%s]", params)
 		}
 	case "":
-		p.errorf(ptr, CodeSchema, "These fields are required: [Resource]")
+		if !hasConfig {
+			p.errorf(ptr, CodeSchema, "These fields are required: [Resource, %s] or [WriterConfig]", params)
+		} else if w.Parameters.Set {
+			p.errorf(ptr, CodeSchema, "These fields are required: [Resource]")
+		}
 	default:
 		p.errorf(ptr+"/Resource", CodeSchema, "The ResultWriter Resource '%s' is not supported: results are written with arn:aws:states:::s3:putObject", w.Resource)
 	}
 	return w
+}
+
+// writerConfig parses a ResultWriter's WriterConfig: OutputType JSON or
+// JSONL, Transformation NONE, COMPACT or FLATTEN.
+func (p *parser) writerConfig(w *ResultWriter, cv any, cptr string) {
+	co, ok := object(cv)
+	if !ok {
+		p.errorf(cptr, CodeSchema, "Expected value of type 'Object' but got '%s'", typeName(cv))
+		return
+	}
+	for _, k := range co.Keys() {
+		if k != "OutputType" && k != "Transformation" {
+			p.errorf(cptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
+		}
+	}
+	w.OutputType = p.str(co, "OutputType", cptr)
+	w.Transformation = p.str(co, "Transformation", cptr)
+	if t := w.OutputType; t != "" && t != "JSON" && t != "JSONL" {
+		p.errorf(cptr+"/OutputType", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"JSON\",\"JSONL\"])", t)
+	}
+	if t := w.Transformation; t != "" && t != "NONE" && t != "COMPACT" && t != "FLATTEN" {
+		p.errorf(cptr+"/Transformation", CodeSchema, "Instance value (\"%s\") not found in enum (possible values: [\"NONE\",\"COMPACT\",\"FLATTEN\"])", t)
+	}
 }
 
 // maxBatchBytes is the largest MaxInputBytesPerBatch AWS accepts: a

@@ -116,7 +116,9 @@ func (c *container) childFailed(ch *thread, f *Failure) {
 			c.fill()
 			return
 		}
-		if c.hasTol {
+		if c.hasTol || c.distributed {
+			// A Map Run fails as its tolerance (none: 0) is exceeded,
+			// not with its child execution's error.
 			f = &Failure{Error: ErrExceedToleratedFailures, Cause: "The specified tolerated failure threshold was exceeded"}
 		}
 	}
@@ -212,7 +214,7 @@ func (x *Execution) abortMapRuns() {
 func (c *container) succeed() {
 	c.over = true
 	th := c.owner
-	if c.iters != nil && !c.written {
+	if c.iters != nil && th.run.write == nil {
 		th.startWrite(c)
 		return
 	}

@@ -561,10 +561,10 @@ func (e *jsonataEval) readerParams(th *thread, _ any) (any, int, *Failure) {
 	} else if ok {
 		n, isNum := v.(value.Number)
 		i, exact := n.Int64()
-		if !isNum || !exact || i < 0 {
-			return nil, 0, th.site().evalFailure("MaxItems", jsonata.TypeCause(e.reader["MaxItems"].Source(), "MaxItems", "non-negative integer", v))
+		if !isNum || !exact {
+			return nil, 0, th.site().evalFailure("MaxItems", jsonata.TypeCause(e.reader["MaxItems"].Source(), "MaxItems", "integer", v))
 		}
-		maxItems = int(i)
+		maxItems = int(max(min(i, maxReaderItems), -1))
 	}
 	return params, maxItems, nil
 }

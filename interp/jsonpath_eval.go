@@ -579,10 +579,13 @@ func (e *jsonPathEval) readerParams(th *thread, in any) (any, int, *Failure) {
 		if fl != nil {
 			return nil, 0, fl
 		}
-		if f < 0 || f != float64(int64(f)) {
-			return nil, 0, runtimeFailure(th.cur.Name, th.run.enteredID, "MaxItemsPath must point to a non-negative integer, not %v.", f)
+		if f != float64(int64(f)) {
+			v, _ := e.readerMaxPath.get(th.env(in))
+			return nil, 0, runtimeFailure(th.cur.Name, th.run.enteredID, "The MaxItemsPath field refers to value \"%s\" which is not a valid integer: %s", value.String(v), r.MaxItemsPath)
 		}
-		maxItems = int(f)
+		// A negative count fails the Map Run (States.ItemReaderFailed);
+		// one beyond AWS's limit reads up to it.
+		maxItems = int(max(min(f, maxReaderItems), -1))
 	}
 	return params, maxItems, nil
 }

@@ -27,7 +27,7 @@ func (th *thread) runMap() {
 }
 
 // mapOver runs a Map state over its items, once its effective input is
-// known (and its ItemReader, if any, has read them).
+// known (TestState's mapItemReaderData stands for an ItemReader's read).
 func (th *thread) mapOver(in any) {
 	ev := th.cur.ev
 	arr, f := ev.mapItems(th, in)
@@ -45,8 +45,30 @@ func (th *thread) mapOver(in any) {
 		th.fail(f)
 		return
 	}
+	th.mapStart(c, in)
+}
+
+// startMapRun starts the Map Run of Distributed Map container c: its ARN
+// and MapRunStarted event.
+func (th *thread) startMapRun(c *container) {
+	c.distributed = true
+	arn := th.x.scope().MapRun(th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
+	th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
+	c.runArn = arn
+	c.runStarted = th.last
+	c.startMapRun()
+}
+
+// mapStart starts the iterations of container c over its items (batched
+// as its ItemBatcher says): as child executions of a Map Run in a
+// Distributed Map, whose Map Run an ItemReader has already started.
+func (th *thread) mapStart(c *container, in any) {
 	if th.cur.Batcher != nil {
 		if f := c.batch(in); f != nil {
+			if c.run != nil {
+				c.failMap(f, th.last)
+				return
+			}
 			th.fail(f)
 			return
 		}
@@ -54,15 +76,13 @@ func (th *thread) mapOver(in any) {
 	if c.st.ProcessorMode == "DISTRIBUTED" {
 		// Iterations run as child executions: their events are not part of
 		// this history.
-		c.distributed = true
-		arn := th.x.scope().MapRun(th.x.info.StateMachineName, mapRunLabel(c.st), uuid.FromSource(th.x.rand))
-		th.x.emit(th, "MapRunStarted", "mapRunStartedEventDetails", value.ObjectOf("mapRunArn", arn))
-		c.runArn = arn
+		if c.run == nil {
+			th.startMapRun(c)
+		}
+		c.countItems()
 		if c.st.Writer != nil {
 			c.iters = make([]iterRecord, len(c.items))
 		}
-		c.runStarted = th.last
-		c.startMapRun()
 	}
 	c.last = th.last
 	c.results = make([]any, len(c.items))

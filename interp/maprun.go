@@ -126,10 +126,23 @@ func (x *Execution) touchChild(c *ChildExecution) {
 	}
 }
 
-// startMapRun records the Map Run of a Distributed Map container.
+// startMapRun records the Map Run of a Distributed Map container, before
+// its items are counted (an ItemReader reads them once it has started).
 func (c *container) startMapRun() {
 	x := c.owner.x
 	r := &MapRun{ARN: c.runArn, Status: "RUNNING", Start: x.now, MaxConcurrency: c.maxConc, ToleratedFailureCount: -1, c: c}
+	if c.hasTol {
+		r.ToleratedFailureCount, r.ToleratedFailurePercentage = int64(c.tolCount), c.tolPercent
+	}
+	c.run = r
+	x.mapRuns = append(x.mapRuns, r)
+	x.touchRun(r)
+}
+
+// countItems sets the Map Run's totals once its items are known: each
+// item one child execution, or each batch one of several items.
+func (c *container) countItems() {
+	r := c.run
 	r.Executions.Total = int64(len(c.items))
 	r.Items.Total = r.Executions.Total
 	if c.weights != nil {
@@ -140,12 +153,7 @@ func (c *container) startMapRun() {
 	}
 	r.Executions.Pending, r.Items.Pending = r.Executions.Total, r.Items.Total
 	c.kst = make([]Status, len(c.items))
-	if c.hasTol {
-		r.ToleratedFailureCount, r.ToleratedFailurePercentage = int64(c.tolCount), c.tolPercent
-	}
-	c.run = r
-	x.mapRuns = append(x.mapRuns, r)
-	x.touchRun(r)
+	c.owner.x.touchRun(r)
 }
 
 // endMapRun sets the Map Run's final status.

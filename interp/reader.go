@@ -1,13 +1,11 @@
 package interp
 
 import (
-	"bytes"
-	"encoding/csv"
-	"errors"
+	"encoding/base64"
 	"fmt"
-	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
@@ -22,34 +20,69 @@ type readRun struct {
 	params   *value.Object
 	maxItems int // 0: all
 	op       *op
+	action   string // of the call in progress: getObject or listObjectsV2
 	items    []any
 	done     bool
+	c        *container // the Map Run, started before the read
+	// files are the objects still to read after a manifest or a listing
+	// (MANIFEST, ATHENA_DATA, LOAD_AND_FLATTEN), and format how to read
+	// them.
+	files  []s3Object
+	format readFormat
 }
+
+// s3Object names an object to read.
+type s3Object struct{ bucket, key string }
+
+// maxReaderItems is the most items AWS reads: a larger MaxItems reads as
+// many as there are, up to it.
+const maxReaderItems = 100000000
 
 // s3Action is the AWS SDK integration that carries out an ItemReader's
 // call: the invoker serves it like a Task's aws-sdk:s3 call (the AWS
 // service, an S3-compatible endpoint, or a folder standing in for a bucket).
 const s3Action = "arn:aws:states:::aws-sdk:s3:"
 
-// startRead evaluates the ItemReader and asks for its first S3 call.
+// startRead starts a Distributed Map whose ItemReader reads its items, as
+// AWS does: MapStateStarted (of length 0, the items being unknown yet),
+// then the Map Run, which reads them. A failure to evaluate the reader's
+// fields is a States.Runtime error of the state; a failure to read is
+// States.ItemReaderFailed, of the Map Run (MapRunFailed, MapStateFailed).
 func (th *thread) startRead(in any) {
-	params, maxItems, f := th.cur.ev.readerParams(th, in)
+	ev := th.cur.ev
+	c := &container{owner: th, st: th.cur, isMap: true, input: in}
+	if f := ev.mapLimits(th, c, in); f != nil {
+		th.fail(f)
+		return
+	}
+	th.x.emit(th, "MapStateStarted", "mapStateStartedEventDetails", value.ObjectOf("length", value.Int(0)))
+	params, maxItems, f := ev.readerParams(th, in)
 	if f != nil {
 		th.fail(f)
 		return
 	}
-	po, ok := params.(*value.Object)
-	if !ok {
-		th.fail(&Failure{Error: ErrItemReaderFailed, Cause: "The ItemReader's parameters must be an object, not " + value.String(params)})
+	if f := ev.mapTolerance(th, c, in); f != nil {
+		th.fail(f)
 		return
 	}
-	th.run.read = &readRun{in: in, params: po, maxItems: maxItems}
-	th.readCall(po)
+	th.startMapRun(c)
+	th.run.ctr = c // a stop or a failing sibling aborts the Map Run
+	po, isObj := params.(*value.Object)
+	th.run.read = &readRun{in: in, params: po, maxItems: min(maxItems, maxReaderItems), c: c, format: readerFormat(th.cur.Reader)}
+	switch {
+	case maxItems < 0:
+		c.failMap(&Failure{Error: ErrItemReaderFailed, Cause: "field MaxItems must be positive"}, th.last)
+	case !isObj:
+		c.failMap(&Failure{Error: ErrItemReaderFailed, Cause: "The ItemReader's parameters must be an object, not " + value.String(params)}, th.last)
+	default:
+		th.readCall(th.cur.Reader.Action, po)
+	}
 }
 
-// readCall invokes the ItemReader's S3 action with params.
-func (th *thread) readCall(params *value.Object) {
-	th.run.read.op = th.s3Call(opRead, th.cur.Reader.Action, params)
+// readCall invokes an S3 action of the ItemReader with params.
+func (th *thread) readCall(action string, params *value.Object) {
+	th.run.read.action = action
+	th.run.read.op = th.s3Call(opRead, action, params)
 }
 
 // s3Call invokes an S3 action (an ItemReader's read, a ResultWriter's put)
@@ -71,49 +104,106 @@ func (th *thread) s3Call(kind opKind, action string, params *value.Object) *op {
 	return o
 }
 
-// readDone takes the answer of an ItemReader's S3 call: the object's items,
-// or a page of a listing (asking for the next page while there is one).
+// readFail fails the Map Run with States.ItemReaderFailed and cause.
+func (th *thread) readFail(cause string) {
+	th.run.read.c.failMap(&Failure{Error: ErrItemReaderFailed, Cause: cause}, th.last)
+}
+
+// readDone takes the answer of an ItemReader's S3 call: a page of a
+// listing (asking for the next page while there is one), a manifest (then
+// the files it lists), or an object's items.
 func (th *thread) readDone(res task.Result) {
-	r, rd := th.run.read, th.cur.Reader
+	r := th.run.read
 	r.op = nil
 	if res.Failed() {
-		th.fail(&Failure{Error: ErrItemReaderFailed, Cause: fmt.Sprintf("%s: %s", res.Error, res.Cause)})
+		th.readFail(fmt.Sprintf("%s: %s", res.Error, res.Cause))
 		return
 	}
 	out, _ := res.Output.(*value.Object)
 	if out == nil {
-		th.fail(&Failure{Error: ErrItemReaderFailed, Cause: "s3:" + rd.Action + " answered " + value.String(res.Output) + ", not an object"})
+		th.readFail("s3 answered " + value.String(res.Output) + ", not an object")
 		return
 	}
-	switch rd.Action {
-	case "listObjectsV2":
-		contents, _ := out.Get("Contents")
-		list, _ := contents.([]any)
-		for _, c := range list {
-			r.items = append(r.items, listedObject(c))
-		}
-		truncated, _ := out.Get("IsTruncated")
-		next, _ := out.Get("NextContinuationToken")
-		if tok, isStr := next.(string); truncated == true && isStr && tok != "" && (r.maxItems == 0 || len(r.items) < r.maxItems) {
-			p := value.NewObject(r.params.Len() + 1)
-			for k, v := range r.params.All {
-				if k != "ContinuationToken" {
-					p.Set(k, v)
-				}
-			}
-			p.Set("ContinuationToken", tok)
-			th.readCall(p)
+	if r.action == "listObjectsV2" {
+		if th.listed(out) {
 			return
 		}
-	default:
-		body, _ := out.Get("Body")
-		items, err := parseItems(rd.InputType, body, rd.CSVHeaderLocation == "GIVEN", rd.CSVHeaders, rd.CSVDelimiter)
+	} else {
+		data, err := bodyBytes(out)
 		if err != nil {
-			th.fail(&Failure{Error: ErrItemReaderFailed, Cause: err.Error()})
+			th.readFail(err.Error())
 			return
 		}
-		r.items = items
+		if r.format.manifest != "" && r.files == nil {
+			files, err := parseManifest(&r.format, data)
+			if err != nil {
+				th.readFail(err.Error())
+				return
+			}
+			r.files = files
+		} else {
+			items, err := parseItems(r.format, data)
+			if err != nil {
+				th.readFail(err.Error())
+				return
+			}
+			r.items = append(r.items, items...)
+		}
 	}
+	if (r.maxItems == 0 || len(r.items) < r.maxItems) && len(r.files) > 0 {
+		next := r.files[0]
+		r.files = r.files[1:]
+		if r.files == nil {
+			r.files = []s3Object{}
+		}
+		th.readCall("getObject", value.ObjectOf("Bucket", next.bucket, "Key", next.key))
+		return
+	}
+	th.readEnd()
+}
+
+// listed takes a page of a listObjectsV2 answer: asks for the next page
+// (true) while there is one and items are wanted, or queues the listed
+// objects to read (LOAD_AND_FLATTEN).
+func (th *thread) listed(out *value.Object) bool {
+	r := th.run.read
+	contents, _ := out.Get("Contents")
+	list, _ := contents.([]any)
+	bucket, _ := r.params.Get("Bucket")
+	b, _ := bucket.(string)
+	for _, c := range list {
+		obj := listedObject(c)
+		if r.format.kind == "" {
+			r.items = append(r.items, obj)
+			continue
+		}
+		o, _ := obj.(*value.Object)
+		k, _ := o.Get("Key")
+		key, _ := k.(string)
+		if key == "" || strings.HasSuffix(key, "/") {
+			continue // a folder holds no items
+		}
+		r.files = append(r.files, s3Object{b, key})
+	}
+	truncated, _ := out.Get("IsTruncated")
+	next, _ := out.Get("NextContinuationToken")
+	if tok, isStr := next.(string); truncated == true && isStr && tok != "" && (r.maxItems == 0 || len(r.items) < r.maxItems) {
+		p := value.NewObject(r.params.Len() + 1)
+		for k, v := range r.params.All {
+			if k != "ContinuationToken" {
+				p.Set(k, v)
+			}
+		}
+		p.Set("ContinuationToken", tok)
+		th.readCall("listObjectsV2", p)
+		return true
+	}
+	return false
+}
+
+// readEnd starts the Map Run's iterations over the items read.
+func (th *thread) readEnd() {
+	r := th.run.read
 	if r.maxItems > 0 && len(r.items) > r.maxItems {
 		r.items = r.items[:r.maxItems]
 	}
@@ -121,8 +211,33 @@ func (th *thread) readDone(res task.Result) {
 		r.items = []any{}
 	}
 	r.done = true
-	th.mapOver(r.in)
+	c := r.c
+	c.items = r.items
+	th.mapStart(c, r.in)
 }
+
+// bodyBytes is the body of a getObject answer. A body that is not UTF-8
+// text (a Parquet file, a compressed object) is kept in the answer as
+// base64, so that the answer committed with this step (JSON text) gives
+// back the same bytes when the execution is replayed.
+func bodyBytes(out *value.Object) ([]byte, error) {
+	body, _ := out.Get("Body")
+	text, isStr := body.(string)
+	if !isStr {
+		return nil, fmt.Errorf("the object's body is not text: %s", value.String(body))
+	}
+	if enc, _ := out.Get(bodyEncodingKey); enc == "base64" {
+		return base64.StdEncoding.DecodeString(text)
+	}
+	if !utf8.ValidString(text) {
+		out.Set("Body", base64.StdEncoding.EncodeToString([]byte(text)))
+		out.Set(bodyEncodingKey, "base64")
+	}
+	return []byte(text), nil
+}
+
+// bodyEncodingKey marks a getObject answer whose Body bodyBytes re-encoded.
+const bodyEncodingKey = "stepd:BodyEncoding"
 
 // listedObject is one object of a listObjectsV2 page as an ItemReader
 // item: Etag, Key, LastModified (epoch seconds), Size, StorageClass.
@@ -153,90 +268,4 @@ func listedObject(c any) any {
 		item.Set("StorageClass", v)
 	}
 	return item
-}
-
-// csvDelimiters are ReaderConfig's CSVDelimiter values.
-var csvDelimiters = map[string]rune{"": ',', "COMMA": ',', "PIPE": '|', "SEMICOLON": ';', "SPACE": ' ', "TAB": '\t'}
-
-// parseItems reads an S3 object's body as the items of a Map: a JSON array,
-// JSON Lines (one value a line, blank lines skipped) or CSV (each row an
-// object of its columns named by the first row or by headers, every value
-// a string).
-func parseItems(inputType string, body any, given bool, headers []string, delim string) ([]any, error) {
-	text, isStr := body.(string)
-	if !isStr {
-		if arr, ok := body.([]any); ok && inputType == "JSON" {
-			return arr, nil
-		}
-		return nil, fmt.Errorf("the object's body is not text: %s", value.String(body))
-	}
-	switch inputType {
-	case "JSON":
-		v, err := value.ParseString(text)
-		if err != nil {
-			return nil, fmt.Errorf("the object is not valid JSON: %w", err)
-		}
-		arr, ok := v.([]any)
-		if !ok {
-			return nil, fmt.Errorf("the JSON object must hold an array of items, not %s", typeOf(v))
-		}
-		return arr, nil
-	case "JSONL":
-		var items []any
-		for i, line := range strings.Split(text, "\n") {
-			line = strings.TrimSpace(line)
-			if line == "" {
-				continue
-			}
-			v, err := value.ParseString(line)
-			if err != nil {
-				return nil, fmt.Errorf("line %d is not valid JSON: %w", i+1, err)
-			}
-			items = append(items, v)
-		}
-		return items, nil
-	case "CSV":
-		cr := csv.NewReader(bytes.NewReader([]byte(text)))
-		cr.Comma = csvDelimiters[delim]
-		if given {
-			cr.FieldsPerRecord = len(headers)
-		}
-		var items []any
-		for {
-			rec, err := cr.Read()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, fmt.Errorf("the CSV object is malformed: %w", err)
-			}
-			if headers == nil {
-				headers = rec
-				continue
-			}
-			row := value.NewObject(len(headers))
-			for i, h := range headers {
-				row.Set(h, rec[i])
-			}
-			items = append(items, row)
-		}
-		return items, nil
-	}
-	return nil, fmt.Errorf("the InputType %q is not supported", inputType)
-}
-
-func typeOf(v any) string {
-	switch v.(type) {
-	case *value.Object:
-		return "an object"
-	case string:
-		return "a string"
-	case value.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return "a " + fmt.Sprintf("%T", v)
 }

@@ -30,8 +30,25 @@ type writeRun struct {
 // startWrite writes the Map Run's results as AWS does, under
 // <Prefix>/<Map Run id>/: SUCCEEDED_0.json and FAILED_0.json (each when it
 // has entries) and manifest.json, which lists them; the Map's output is
-// then {"MapRunArn", "ResultWriterDetails": {"Bucket", "Key"}}.
+// then {"MapRunArn", "ResultWriterDetails": {"Bucket", "Key"}}. The
+// WriterConfig's Transformation shapes the succeeded entries (NONE, the
+// default with a Resource: each with its execution's metadata; COMPACT:
+// the outputs alone; FLATTEN: the outputs, arrays flattened one level);
+// failed ones keep their metadata. With a WriterConfig alone nothing is
+// written: the state's output is the shaped results.
 func (th *thread) startWrite(c *container) {
+	w := c.st.Writer
+	ok, failed, all := c.resultEntries(w.Transformation)
+	if w.Resource == "" {
+		th.run.write = &writeRun{c: c, output: all}
+		c.succeed()
+		return
+	}
+	if w.OutputType == "JSONL" {
+		th.run.failEvent = "MapStateFailed"
+		th.fail(&Failure{Error: ErrResultWriterFailed, Cause: "stepd does not write the OutputType JSONL yet: use JSON"})
+		return
+	}
 	params, f := c.st.ev.writerParams(th, c)
 	if f != nil {
 		th.fail(f)
@@ -49,15 +66,59 @@ func (th *thread) startWrite(c *container) {
 		th.fail(&Failure{Error: ErrResultWriterFailed, Cause: "The ResultWriter's parameters must name a Bucket: " + value.String(params)})
 		return
 	}
-	x := th.x
 	id := c.runArn[strings.LastIndexByte(c.runArn, ':')+1:]
 	dir := id + "/"
 	if prefix != "" {
 		dir = strings.TrimSuffix(prefix, "/") + "/" + dir
 	}
+	wr := &writeRun{c: c}
+	listed := value.NewObject(3)
+	for _, g := range []struct {
+		status  string
+		entries []any
+	}{{"FAILED", failed}, {"PENDING", nil}, {"SUCCEEDED", ok}} {
+		files := []any{}
+		if len(g.entries) > 0 {
+			key := dir + g.status + "_0.json"
+			body := any(g.entries)
+			wr.files = append(wr.files, value.ObjectOf("Bucket", bucket, "Key", key, "Body", body))
+			files = append(files, value.ObjectOf("Key", key, "Size", value.Int(int64(value.EncodedLen(body, 1<<62)))))
+		}
+		listed.Set(g.status, files)
+	}
+	manifestKey := dir + "manifest.json"
+	manifest := value.ObjectOf("DestinationBucket", bucket, "MapRunArn", c.runArn, "ResultFiles", listed)
+	wr.files = append(wr.files, value.ObjectOf("Bucket", bucket, "Key", manifestKey, "Body", manifest))
+	wr.output = value.ObjectOf("MapRunArn", c.runArn, "ResultWriterDetails", value.ObjectOf("Bucket", bucket, "Key", manifestKey))
+	th.run.write = wr
+	th.writeNext()
+}
+
+// resultEntries are the Map Run's results shaped by transformation: the
+// succeeded and the failed ones, and all of them in item order.
+func (c *container) resultEntries(transformation string) (ok, failed, all []any) {
+	x := c.owner.x
 	smArn := x.scope().StateMachine(x.info.StateMachineName + "/" + mapRunLabel(c.st))
-	var ok, failed []any
+	shape := transformation
+	if shape == "" {
+		shape = "NONE"
+		if c.st.Writer.Resource == "" {
+			shape = "COMPACT"
+		}
+	}
+	all = []any{}
 	for i, it := range c.iters {
+		if it.failure == nil && shape != "NONE" {
+			out := c.results[i]
+			if arr, isArr := out.([]any); isArr && shape == "FLATTEN" {
+				ok = append(ok, arr...)
+				all = append(all, arr...)
+				continue
+			}
+			ok = append(ok, out)
+			all = append(all, out)
+			continue
+		}
 		name := c.kids[i].Name
 		e := value.NewObject(10)
 		e.Set("ExecutionArn", c.kids[i].ARN)
@@ -84,28 +145,9 @@ func (th *thread) startWrite(c *container) {
 		} else {
 			failed = append(failed, e)
 		}
+		all = append(all, e)
 	}
-	w := &writeRun{c: c}
-	listed := value.NewObject(3)
-	for _, g := range []struct {
-		status  string
-		entries []any
-	}{{"FAILED", failed}, {"PENDING", nil}, {"SUCCEEDED", ok}} {
-		files := []any{}
-		if len(g.entries) > 0 {
-			key := dir + g.status + "_0.json"
-			body := any(g.entries)
-			w.files = append(w.files, value.ObjectOf("Bucket", bucket, "Key", key, "Body", body))
-			files = append(files, value.ObjectOf("Key", key, "Size", value.Int(int64(value.EncodedLen(body, 1<<62)))))
-		}
-		listed.Set(g.status, files)
-	}
-	manifestKey := dir + "manifest.json"
-	manifest := value.ObjectOf("DestinationBucket", bucket, "MapRunArn", c.runArn, "ResultFiles", listed)
-	w.files = append(w.files, value.ObjectOf("Bucket", bucket, "Key", manifestKey, "Body", manifest))
-	w.output = value.ObjectOf("MapRunArn", c.runArn, "ResultWriterDetails", value.ObjectOf("Bucket", bucket, "Key", manifestKey))
-	th.run.write = w
-	th.writeNext()
+	return ok, failed, all
 }
 
 // writeNext puts the next file.

@@ -52,7 +52,7 @@ var readerCases = []struct {
 	{"CSV, first row", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"FIRST_ROW"},"Parameters":{"Bucket":"BUCKET","Key.$":"$.key"}}`, ``),
 		`{"key":"in/people.csv"}`, `[{"name":"ann","age":"31"},{"name":"bob","age":"42"},{"name":"cid","age":"7"}]`},
 	{"CSV, given headers, pipes", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"GIVEN","CSVHeaders":["n","a"],"CSVDelimiter":"PIPE"},"Parameters":{"Bucket":"BUCKET","Key":"in/pipes.csv"}}`, ``),
-		`{}`, `[{"n":"ann","a":"31"},{"n":"bob","a":"42"}]`},
+		`{}`, `[{"a":"31","n":"ann"},{"a":"42","n":"bob"}]`},
 	{"CSV, tabs", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVDelimiter":"TAB"},"Parameters":{"Bucket":"BUCKET","Key":"in/tabs.csv"}}`, ``),
 		`{}`, `[{"name":"ann","age":"31"}]`},
 	{"CSV, semicolons", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVDelimiter":"SEMICOLON"},"Parameters":{"Bucket":"BUCKET","Key":"in/semi.csv"}}`, ``),
@@ -77,7 +77,7 @@ var readerCases = []struct {
 	{"a missing object", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"BUCKET","Key":"nope.json"}}`, ``),
 		`{}`, `FAILED States.ItemReaderFailed S3.NoSuchKeyException`},
 	{"a JSON object that is no array", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"BUCKET","Key":"not-array.json"}}`, ``),
-		`{}`, `FAILED States.ItemReaderFailed the JSON object must hold an array of items, not an object`},
+		`{}`, `FAILED States.ItemReaderFailed Attempting to map over non-iterable node.`},
 }
 
 // runReaderCases runs every reader case with bucket standing for BUCKET,
