@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -57,9 +56,19 @@ func envList(m *multiFlag, name string) {
 	*m = append(*m, splitList(os.Getenv(name))...)
 }
 
+const serveUsage = `usage: stepd serve [flags]
+
+Serves the AWS Step Functions API (AWS JSON 1.0, as the AWS CLI and SDKs
+speak it), the EventBridge Scheduler API, the web console, /healthz,
+/readyz and /metrics on one address, and keeps state machines and
+executions in SQLite (--data) or PostgreSQL (--store). Every flag has an
+environment variable, named in its description.
+`
+
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCLI("stepd serve", serveUsage, stdout, stderr)
+	c.positional("", 0, 0)
+	fs := c.FlagSet
 	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
 	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
 	storeURL := fs.String("store", envOr("STEPD_STORE", ""), "postgres://USER@HOST/DB?search_path=SCHEMA: keep state in PostgreSQL, shared by several nodes, instead of SQLite in --data (env STEPD_STORE)")
@@ -89,16 +98,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// Operations: execution logs, events, retention.
 	opsOpts := addOpsFlags(fs)
 	pprofAddr := fs.String("pprof-addr", envOr("STEPD_PPROF_ADDR", ""), "HOST:PORT: serve Go's profiles (/debug/pprof/) on a listener of its own, unauthenticated: give a loopback address; empty: off (env STEPD_PPROF_ADDR)")
-	if _, err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if _, code, ok := c.parse(args); !ok {
+		return code
 	}
 	log, err := logOpts.logger(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-		return exitUsage
+		return c.fail("%v", err)
 	}
 	if v, ok := os.LookupEnv("STEPD_LEASE"); ok && !flagSet(fs, "lease") {
 		if *lease, err = time.ParseDuration(v); err != nil {
@@ -107,12 +112,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	if *lease < server.MinLease {
-		fmt.Fprintf(stderr, "stepd serve: --lease %s: want at least %s\n", *lease, server.MinLease)
-		return exitUsage
+		return c.fail("--lease %s: want at least %s", *lease, server.MinLease)
 	}
 	if flagSet(fs, "lease") && *storeURL == "" {
-		fmt.Fprintln(stderr, "stepd serve: --lease only applies with --store postgres://…")
-		return exitUsage
+		return c.fail("--lease only applies with --store postgres://…")
 	}
 	gc, err := memory.apply(fs)
 	if err != nil {
@@ -151,8 +154,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		for _, kv := range strings.Split(*keys, ",") {
 			id, secret, ok := strings.Cut(strings.TrimSpace(kv), ":")
 			if !ok || id == "" || secret == "" {
-				fmt.Fprintf(stderr, "stepd serve: --access-keys: want ACCESS_KEY_ID:SECRET, got %q\n", kv)
-				return exitUsage
+				return c.fail("--access-keys: want ACCESS_KEY_ID:SECRET, got %q", kv)
 			}
 			cfg.AccessKeys[id] = secret
 		}
