@@ -18,6 +18,7 @@ import (
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/template"
+	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
 
@@ -83,11 +84,16 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	memory := newMemoryFlags(fs)
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	budget := addBudgetFlags(fs, true)
-	var defFiles, templates multiFlag
-	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file; repeatable (env STEPD_DEFINITIONS, comma-separated)")
+	var defFiles definitionFlags
+	var templates multiFlag
+	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file (orders.asl.json: orders) or by a --name after it; repeatable (env STEPD_DEFINITIONS, comma-separated)")
+	fs.Var(nameFlag{&defFiles}, "name", "NAME: the name of the state machine of the --definition just before it")
 	fs.Var(&templates, "template", "FILE: create (or update) at start the state machines of this SAM or CloudFormation template; repeatable (env STEPD_TEMPLATES, comma-separated)")
 	defs := addDefFlags(fs, false)
-	envList(&defFiles, "STEPD_DEFINITIONS")
+	for _, f := range splitList(os.Getenv("STEPD_DEFINITIONS")) {
+		_ = defFiles.Set(f)
+	}
+	defFiles.fromEnv = len(defFiles.files)
 	envList(&templates, "STEPD_TEMPLATES")
 	envList(&defs.subs, "STEPD_DEFINITION_SUBSTITUTIONS")
 	envList(&defs.params, "STEPD_PARAMETERS")
@@ -159,7 +165,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			cfg.AccessKeys[id] = secret
 		}
 	}
-	if cfg.StateMachines, err = readStateMachines(defs, defFiles, templates, *region, *account); err != nil {
+	if cfg.StateMachines, err = readStateMachines(defs, defFiles.files, defFiles.names, templates, *region, *account); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
@@ -203,15 +209,18 @@ func splitList(s string) []string {
 // readStateMachines reads the state machines of the --definition files
 // and --template templates, for the server to create, or update where
 // they exist.
-func readStateMachines(defs *defFlags, files, templates []string, region, account string) ([]server.StateMachine, error) {
+func readStateMachines(defs *defFlags, files, names, templates []string, region, account string) ([]server.StateMachine, error) {
 	var loaded []*loadedDef
-	for _, f := range files {
+	for i, f := range files {
 		ds, err := defs.load(f, true, region, account)
 		if err != nil {
 			return nil, fmt.Errorf("--definition: %w", err)
 		}
 		if ds[0].sm != nil {
 			return nil, fmt.Errorf("--definition %s: a template: load it with --template", f)
+		}
+		if i < len(names) && names[i] != "" {
+			ds[0].given = names[i]
 		}
 		loaded = append(loaded, ds...)
 	}
@@ -232,6 +241,15 @@ func readStateMachines(defs *defFlags, files, templates []string, region, accoun
 			return nil, fmt.Errorf("%s: %w", d.source, unresolvedError(errs))
 		}
 		in := service.StateMachineInput{Name: d.name(), Definition: string(d.text), Type: "STANDARD"}
+		if e := validate.CheckName("name", in.Name); e != nil {
+			how := "give one with --name after --definition"
+			if d.given != "" {
+				how = "from --name"
+			} else if d.sm != nil {
+				how = "from the template"
+			}
+			return nil, fmt.Errorf("%s: the state machine name %q is not one AWS accepts (%s; %s)", d.source, in.Name, e.Message, how)
+		}
 		if d.sm != nil {
 			in.Type, in.RoleARN, in.Tags = d.sm.Type, d.sm.RoleARN, d.sm.Tags
 			if err := templateSettings(d.sm, &in); err != nil {

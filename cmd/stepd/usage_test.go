@@ -40,6 +40,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"test-state", nested, "--state", "Nope"}, nested + `: --state "Nope": no such state; its states: Start, Left, Each, Item`, "test-state"},
 		{[]string{"test-state", nested, "--state", "Lfet"}, nested + `: --state "Lfet": no such state (did you mean "Left"?); its states: Start, Left, Each, Item`, "test-state"},
 		{[]string{"test-state", nested}, nested + ": a whole state machine: name the state to test with --state (its states: Start, Left, Each, Item)", "test-state"},
+		{[]string{"serve", "--name", "orders"}, `stepd serve: --name "orders": give it after the --definition FILE whose state machine it names`, "serve"},
 		{[]string{"serve", "now"}, `stepd serve: unexpected argument "now": it takes flags only`, "serve"},
 		{[]string{"serve", "--lease", "5"}, `stepd serve: --lease "5": want a duration such as 500ms, 30s or 2m`, "serve"},
 		{[]string{"serve", "--time-scale", "fast"}, `stepd serve: --time-scale "fast": want a number`, "serve"},
