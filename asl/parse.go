@@ -78,7 +78,7 @@ type parser struct {
 // with the nearest of the known fields as a hint.
 func (p *parser) unsupported(ptr, k string, known map[string]bool) {
 	p.errorf(ptr+"/"+escape(k), CodeSchema, "Field '%s' is not supported", k)
-	if near := nearest(k, maps.Keys(known)); near != "" {
+	if near := Nearest(k, maps.Keys(known)); near != "" {
 		p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
 	}
 }
@@ -354,6 +354,9 @@ func (p *parser) targets(sm *StateMachine, declared map[string]bool) {
 	check := func(ptr, name string, present bool) {
 		if present && !declared[name] {
 			p.errorf(ptr, CodeMissingTarget, "Missing 'Next' target: %s", name)
+			if near := Nearest(name, maps.Keys(declared)); near != "" {
+				p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
+			}
 		}
 	}
 	start, _ := sm.Raw.Get("StartAt")
@@ -413,7 +416,7 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 	allowed, known := stateFields[st.Type]
 	if !known {
 		p.errorf(ptr+"/Type", CodeSchema, "Instance value (%s) not found in enum (possible values: [\"Task\",\"Pass\",\"Choice\",\"Wait\",\"Succeed\",\"Fail\",\"Parallel\",\"Map\"])", value.String(tv))
-		if near := nearest(st.Type, maps.Keys(stateFields)); near != "" {
+		if near := Nearest(st.Type, maps.Keys(stateFields)); near != "" {
 			p.diags[len(p.diags)-1].Hint = "did you mean '" + near + "'?"
 		}
 		return nil

@@ -5,14 +5,14 @@ import (
 	"strings"
 )
 
-// nearest returns the candidate nearest to name in edit distance
+// Nearest returns the candidate nearest to name in edit distance
 // (ignoring case), when it is near enough to be a likely misspelling: at
 // most one edit for short names, a third of the name's length for longer
 // ones. Ties go to the alphabetically first candidate; "" when none is
 // near.
-func nearest(name string, candidates iter.Seq[string]) string {
+func Nearest(name string, candidates iter.Seq[string]) string {
 	if len(name) > maxSuggested {
-		return "" // no field is that long; and the distance costs its length
+		return "" // no field or state name is that long; and the distance costs its length
 	}
 	limit := max(1, len([]rune(name))/3)
 	best, bestD := "", limit+1
@@ -32,12 +32,16 @@ func nearest(name string, candidates iter.Seq[string]) string {
 	return best
 }
 
-// maxSuggested bounds the length of a name nearest looks at.
-const maxSuggested = 64
+// maxSuggested bounds the length of a name Nearest looks at: AWS's
+// longest state name.
+const maxSuggested = 80
 
-// distance is the Levenshtein distance between a and b, in runes.
+// distance is the edit distance between a and b in runes, counting a
+// swap of two neighbours as one edit (optimal string alignment), since
+// "Strat" for "Start" is as likely a slip as one wrong letter.
 func distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1) // row i-2
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -51,8 +55,11 @@ func distance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
 }

@@ -242,3 +242,16 @@ func Find(def any) []Unresolved {
 func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
+
+// MachineName is the state machine name a definition file gives when no
+// name is given: its base name without the extension, and without an
+// .asl before it (orders.asl.json and orders.asl.yaml name orders, as the
+// AWS Toolkit and SAM write definition files).
+func MachineName(path string) string {
+	base := filepath.Base(path)
+	name := strings.TrimSuffix(base, filepath.Ext(base))
+	if len(name) > 4 && strings.EqualFold(name[len(name)-4:], ".asl") {
+		name = name[:len(name)-4]
+	}
+	return name
+}

@@ -123,3 +123,21 @@ func FuzzSubstitute(f *testing.F) {
 		_ = Find(out)
 	})
 }
+
+func TestMachineName(t *testing.T) {
+	for path, want := range map[string]string{
+		"statemachine.asl.json":      "statemachine",
+		"dir/orders.asl.yaml":        "orders",
+		"orders.ASL.yml":             "orders",
+		"orders.json":                "orders",
+		"orders":                     "orders",
+		"my.orders.json":             "my.orders",
+		".asl.json":                  ".asl", // nothing would be left
+		"/tmp/x/job-poller.asl.json": "job-poller",
+		"statemachine.asl":           "statemachine",
+	} {
+		if got := MachineName(path); got != want {
+			t.Errorf("MachineName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

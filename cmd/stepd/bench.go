@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,9 +24,15 @@ var skipByDefault = map[string]string{
 	"w3-map-10k": "its output exceeds 256 KiB, so AWS (and stepd) fail it with States.DataLimitExceeded; w3n measures the same Map",
 }
 
+const benchUsage = `usage: stepd bench [WORKLOAD...] [--workloads DIR] [--runs N] [--warmup N] [--rounds N] [--inline] [--peer [--node PATH] [--peer-dir DIR]] [--json]
+
+Measures the engine on the benchmark workloads (all of them, or those
+named), and with --peer against aws-local-stepfunctions.
+`
+
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("stepd bench", benchUsage, stdout, stderr)
+	fs.positional("WORKLOAD", 0, -1)
 	dir := fs.String("workloads", filepath.Join("testdata", "shared", "bench", "workloads"), "the workloads folder (NAME.asl.json, NAME.input.json, NAME.meta.json; the repository's copy of ../shared/bench/workloads by default)")
 	runs := fs.Int("runs", 10, "timed runs per measurement (the median is reported)")
 	warmup := fs.Int("warmup", 2, "untimed runs before the timed ones")
@@ -38,16 +43,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	runner := fs.String("peer-runner", "", "with --peer: the peer's runner script (default: ../peer/run_aws_local_stepfunctions.mjs beside the workloads)")
 	asJSON := fs.Bool("json", false, "print one JSON line per measurement instead of a table")
 	inline := fs.Bool("inline", false, "also measure Task states through the engine's inline path for Immediate invokers (mocks), beside the generic invoker's that every real handler takes")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd bench [WORKLOAD...] [--workloads DIR] [--runs N] [--warmup N] [--rounds N] [--inline] [--peer [--node PATH] [--peer-dir DIR]] [--json]")
-		fs.PrintDefaults()
-	}
-	names, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	names, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
 	if !*peer {
 		var stray []string
@@ -57,13 +55,11 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			}
 		})
 		if len(stray) > 0 {
-			fmt.Fprintf(stderr, "stepd bench: %s only apply with --peer\n", strings.Join(stray, ", "))
-			return exitUsage
+			return fs.fail("%s only apply with --peer", strings.Join(stray, ", "))
 		}
 	}
 	if *runs < 1 || *warmup < 0 || *rounds < 1 {
-		fmt.Fprintln(stderr, "stepd bench: --runs and --rounds must be at least 1, --warmup at least 0")
-		return exitUsage
+		return fs.fail("--runs and --rounds must be at least 1, --warmup at least 0")
 	}
 	all, err := bench.Load(*dir)
 	if err != nil {
@@ -122,7 +118,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	var ratios []float64
 	var engineName string
-	code := exitOK
+	code = exitOK
 	for _, w := range todo {
 		var ours, theirs, inl []float64
 		peerWrong := false

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/stepd/stepd/asl"
@@ -86,15 +85,20 @@ type loadedDef struct {
 	// fromTemplate: the substitutions came from the template too, so a
 	// placeholder left is the template's to settle.
 	fromTemplate bool
+	given        string // the name given with --name, if any
 }
 
-// name is the state machine's name: the template's, or the file's without
-// its extension.
+// name is the state machine's name: the one given with --name, the
+// template's, or the file's (definition.MachineName: orders.asl.json
+// names orders).
 func (d *loadedDef) name() string {
-	if d.sm != nil {
+	switch {
+	case d.given != "":
+		return d.given
+	case d.sm != nil:
 		return d.sm.Name
 	}
-	return strings.TrimSuffix(filepath.Base(d.source), filepath.Ext(d.source))
+	return definition.MachineName(d.source)
 }
 
 // load reads a definition file (JSON or YAML) or the state machines of a

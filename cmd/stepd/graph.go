@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +11,7 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-const graphUsage = `usage: stepd graph DEFINITION.json [--format mermaid|svg] [-o FILE] [--cover-report FILE]
+const graphUsage = `usage: stepd graph DEFINITION [--format mermaid|svg] [-o FILE] [--cover-report FILE]
 
 Draws a state machine: as a Mermaid flowchart (GitHub, GitLab and most
 wikis render it in a mermaid code block), or as a standalone SVG picture
@@ -21,30 +19,17 @@ laid out and drawn like the console's graph. DEFINITION may be - for
 standard input. The format defaults to svg when -o ends in .svg, else
 mermaid. With --cover-report (a JSON report of stepd test --cover-report),
 states the cases entered are drawn green and the others red.
-
-Flags:
 `
 
 func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd graph", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("stepd graph", graphUsage, stdout, stderr)
+	fs.positional("DEFINITION", 1, 1)
 	format := fs.String("format", "", "mermaid or svg (default: svg when -o ends in .svg, else mermaid)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	cover := fs.String("cover-report", "", "colour the states by the coverage in this JSON `FILE` (stepd test --cover-report)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, graphUsage)
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
 	if *format == "" {
 		*format = "mermaid"
@@ -53,11 +38,11 @@ func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		}
 	}
 	if *format != "mermaid" && *format != "svg" {
-		fmt.Fprintf(stderr, "stepd graph: --format must be mermaid or svg, not %q\n", *format)
-		return exitUsage
+		return fs.fail("--format must be mermaid or svg, not %q", *format)
 	}
 	path := pos[0]
 	var data []byte
+	var err error
 	if path == "-" {
 		data, err = io.ReadAll(stdin)
 	} else {

@@ -23,7 +23,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
+
+	"github.com/stepd/stepd/asl"
 )
 
 // Exit codes.
@@ -47,13 +51,17 @@ Usage:
   stepd validate FILE... [flags]      check definitions as AWS does, with positioned diagnostics
   stepd graph DEFINITION [flags]      draw a definition as a Mermaid flowchart or an SVG picture
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
+  stepd health [--addr HOST:PORT]     exit 0 when a stepd serve is ready (for HEALTHCHECK)
   stepd test-state FILE [flags]       run one state with an input (the TestState API)
   stepd bench [WORKLOAD...] [flags]   measure the engine on the benchmark workloads (--peer: against aws-local-stepfunctions)
   stepd version                       show the version (also --version)
-  stepd help                          show this help
+  stepd help [COMMAND]                show this help, or a command's
 
 Run "stepd COMMAND -h" for the flags of a command.
 `
+
+// commands are stepd's commands, for did-you-mean and help.
+var commands = []string{"run", "test", "validate", "graph", "serve", "health", "test-state", "bench", "version", "help"}
 
 // Main runs the command line and returns the exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -74,17 +82,38 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return graphCommand(args[1:], stdin, stdout, stderr)
 	case "serve":
 		return serveCommand(ctx, args[1:], stdout, stderr)
+	case "health":
+		return healthCommand(ctx, args[1:], stdout, stderr)
 	case "test-state":
 		return testStateCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "bench":
 		setGCPercent(inProcessGCPercent)
 		return benchCommand(ctx, args[1:], stdout, stderr)
 	case "version", "--version", "-version":
-		return versionCommand(stdout)
-	case "help", "-h", "--help":
+		return versionCommand(args[1:], stdout, stderr)
+	case "help", "-h", "--help", "-help":
+		return helpCommand(ctx, args[1:], stdin, stdout, stderr)
+	}
+	msg := fmt.Sprintf("stepd: unknown command %q", args[0])
+	if strings.HasPrefix(args[0], "-") {
+		msg = fmt.Sprintf("stepd: a command comes first, not the flag %s", args[0])
+	} else if near := asl.Nearest(args[0], slices.Values(commands)); near != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	fmt.Fprintf(stderr, "%s\nrun 'stepd help' for the commands\n", msg)
+	return exitUsage
+}
+
+// helpCommand prints the commands (stepd help), or one command's help
+// (stepd help run, as stepd run -h).
+func helpCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case len(args) > 1 || !slices.Contains(commands, args[0]) || args[0] == "help":
+		fmt.Fprintf(stderr, "stepd help: want one command of %s, got %q\nrun 'stepd help' for the commands\n", strings.Join(commands[:len(commands)-1], ", "), strings.Join(args, " "))
+		return exitUsage
 	}
-	fmt.Fprintf(stderr, "stepd: unknown command %q\n\n%s", args[0], usage)
-	return exitUsage
+	return Main(ctx, []string{args[0], "-h"}, stdin, stdout, stderr)
 }

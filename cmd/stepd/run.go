@@ -49,6 +49,15 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+const runUsage = `usage: stepd run DEFINITION [flags]
+
+Runs one execution of a state machine and prints its output. DEFINITION is
+a definition file (JSON or YAML; X.asl.json names the state machine X) or a
+SAM or CloudFormation template (--state-machine picks one of its state
+machines). Exit code 0 when the execution succeeded, 1 when it failed, timed
+out or was aborted, 2 for bad usage or an invalid definition.
+`
+
 type runFlags struct {
 	input, name, execName, typ, mockConfig, testCase, format, region, account string
 	config, connections                                                       string
@@ -57,8 +66,8 @@ type runFlags struct {
 }
 
 func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("stepd run", runUsage, stdout, stderr)
+	fs.positional("DEFINITION", 1, 1)
 	var f runFlags
 	fs.StringVar(&f.input, "input", "{}", "execution input: JSON text, @FILE to read a file, or @- for standard input")
 	fs.StringVar(&f.name, "name", "", "state machine name (default: the file name without extension)")
@@ -73,35 +82,21 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.config, "config", "", "resource registry: JSON file mapping Lambda functions and other resources to local commands, URLs and Lambda endpoints (see docs/integrations.md)")
 	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
-	budget := addBudgetFlags(fs, false)
-	defs := addDefFlags(fs, true)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd run DEFINITION.json|DEFINITION.yaml|TEMPLATE.yaml [--state-machine NAME] [--parameter NAME=VALUE] [--definition-substitutions FILE|NAME=VALUE] [--input JSON|@FILE] [--name NAME] [--type STANDARD|EXPRESS] [--mock-config FILE --test-case NAME] [--command RESOURCE=COMMAND] [--config FILE] [--connections FILE] [--real-time] [--format text|json] [--eval-timeout D] [--eval-steps N] [--eval-memory SIZE] [--value-limit SIZE] [--path-values N]")
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
+	budget := addBudgetFlags(fs.FlagSet, false)
+	defs := addDefFlags(fs.FlagSet, true)
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
 	if f.format != "text" && f.format != "json" {
-		fmt.Fprintf(stderr, "stepd run: --format must be text or json, not %q\n", f.format)
-		return exitUsage
+		return fs.fail("--format must be text or json, not %q", f.format)
 	}
 	if f.typ != "STANDARD" && f.typ != "EXPRESS" {
-		fmt.Fprintf(stderr, "stepd run: --type must be STANDARD or EXPRESS, not %q\n", f.typ)
-		return exitUsage
+		return fs.fail("--type must be STANDARD or EXPRESS, not %q", f.typ)
 	}
-	b, err := budget.budget(fs)
+	b, err := budget.budget(fs.FlagSet)
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd run: %v\n", err)
-		return exitUsage
+		return fs.fail("%v", err)
 	}
 	defPath := pos[0]
 	ds, err := defs.load(defPath, false, f.region, f.account)
@@ -111,7 +106,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	}
 	d := ds[0]
 	data := d.text
-	if d.sm != nil && !flagSet(fs, "type") {
+	if d.sm != nil && !flagSet(fs.FlagSet, "type") {
 		f.typ = d.sm.Type
 	}
 	if e := validate.CheckDefinitionLength("definition", string(data)); e != nil {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/stepd/stepd/store/postgres"
 	"github.com/stepd/stepd/task/mock"
 	"github.com/stepd/stepd/template"
+	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
 )
 
@@ -57,9 +57,19 @@ func envList(m *multiFlag, name string) {
 	*m = append(*m, splitList(os.Getenv(name))...)
 }
 
+const serveUsage = `usage: stepd serve [flags]
+
+Serves the AWS Step Functions API (AWS JSON 1.0, as the AWS CLI and SDKs
+speak it), the EventBridge Scheduler API, the web console, /healthz,
+/readyz and /metrics on one address, and keeps state machines and
+executions in SQLite (--data) or PostgreSQL (--store). Every flag has an
+environment variable, named in its description.
+`
+
 func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCLI("stepd serve", serveUsage, stdout, stderr)
+	c.positional("", 0, 0)
+	fs := c.FlagSet
 	addr := fs.String("addr", envOr("STEPD_ADDR", "127.0.0.1:8083"), "address to listen on (env STEPD_ADDR)")
 	data := fs.String("data", envOr("STEPD_DATA", "./stepd-data"), "directory of the durable store; empty for memory only (env STEPD_DATA)")
 	storeURL := fs.String("store", envOr("STEPD_STORE", ""), "postgres://USER@HOST/DB?search_path=SCHEMA: keep state in PostgreSQL, shared by several nodes, instead of SQLite in --data (env STEPD_STORE)")
@@ -74,11 +84,16 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	memory := newMemoryFlags(fs)
 	ui := fs.Bool("console", envOr("STEPD_CONSOLE", "true") != "false", "serve the web console at GET / (env STEPD_CONSOLE=false turns it off)")
 	budget := addBudgetFlags(fs, true)
-	var defFiles, templates multiFlag
-	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file; repeatable (env STEPD_DEFINITIONS, comma-separated)")
+	var defFiles definitionFlags
+	var templates multiFlag
+	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file (orders.asl.json: orders) or by a --name after it; repeatable (env STEPD_DEFINITIONS, comma-separated)")
+	fs.Var(nameFlag{&defFiles}, "name", "NAME: the name of the state machine of the --definition just before it")
 	fs.Var(&templates, "template", "FILE: create (or update) at start the state machines of this SAM or CloudFormation template; repeatable (env STEPD_TEMPLATES, comma-separated)")
 	defs := addDefFlags(fs, false)
-	envList(&defFiles, "STEPD_DEFINITIONS")
+	for _, f := range splitList(os.Getenv("STEPD_DEFINITIONS")) {
+		_ = defFiles.Set(f)
+	}
+	defFiles.fromEnv = len(defFiles.files)
 	envList(&templates, "STEPD_TEMPLATES")
 	envList(&defs.subs, "STEPD_DEFINITION_SUBSTITUTIONS")
 	envList(&defs.params, "STEPD_PARAMETERS")
@@ -89,16 +104,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	// Operations: execution logs, events, retention.
 	opsOpts := addOpsFlags(fs)
 	pprofAddr := fs.String("pprof-addr", envOr("STEPD_PPROF_ADDR", ""), "HOST:PORT: serve Go's profiles (/debug/pprof/) on a listener of its own, unauthenticated: give a loopback address; empty: off (env STEPD_PPROF_ADDR)")
-	if _, err := parseInterspersed(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if _, code, ok := c.parse(args); !ok {
+		return code
 	}
 	log, err := logOpts.logger(stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-		return exitUsage
+		return c.fail("%v", err)
 	}
 	if v, ok := os.LookupEnv("STEPD_LEASE"); ok && !flagSet(fs, "lease") {
 		if *lease, err = time.ParseDuration(v); err != nil {
@@ -107,12 +118,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		}
 	}
 	if *lease < server.MinLease {
-		fmt.Fprintf(stderr, "stepd serve: --lease %s: want at least %s\n", *lease, server.MinLease)
-		return exitUsage
+		return c.fail("--lease %s: want at least %s", *lease, server.MinLease)
 	}
 	if flagSet(fs, "lease") && *storeURL == "" {
-		fmt.Fprintln(stderr, "stepd serve: --lease only applies with --store postgres://…")
-		return exitUsage
+		return c.fail("--lease only applies with --store postgres://…")
 	}
 	gc, err := memory.apply(fs)
 	if err != nil {
@@ -151,13 +160,12 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		for _, kv := range strings.Split(*keys, ",") {
 			id, secret, ok := strings.Cut(strings.TrimSpace(kv), ":")
 			if !ok || id == "" || secret == "" {
-				fmt.Fprintf(stderr, "stepd serve: --access-keys: want ACCESS_KEY_ID:SECRET, got %q\n", kv)
-				return exitUsage
+				return c.fail("--access-keys: want ACCESS_KEY_ID:SECRET, got %q", kv)
 			}
 			cfg.AccessKeys[id] = secret
 		}
 	}
-	if cfg.StateMachines, err = readStateMachines(defs, defFiles, templates, *region, *account); err != nil {
+	if cfg.StateMachines, err = readStateMachines(defs, defFiles.files, defFiles.names, templates, *region, *account); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage
 	}
@@ -201,15 +209,18 @@ func splitList(s string) []string {
 // readStateMachines reads the state machines of the --definition files
 // and --template templates, for the server to create, or update where
 // they exist.
-func readStateMachines(defs *defFlags, files, templates []string, region, account string) ([]server.StateMachine, error) {
+func readStateMachines(defs *defFlags, files, names, templates []string, region, account string) ([]server.StateMachine, error) {
 	var loaded []*loadedDef
-	for _, f := range files {
+	for i, f := range files {
 		ds, err := defs.load(f, true, region, account)
 		if err != nil {
 			return nil, fmt.Errorf("--definition: %w", err)
 		}
 		if ds[0].sm != nil {
 			return nil, fmt.Errorf("--definition %s: a template: load it with --template", f)
+		}
+		if i < len(names) && names[i] != "" {
+			ds[0].given = names[i]
 		}
 		loaded = append(loaded, ds...)
 	}
@@ -230,6 +241,15 @@ func readStateMachines(defs *defFlags, files, templates []string, region, accoun
 			return nil, fmt.Errorf("%s: %w", d.source, unresolvedError(errs))
 		}
 		in := service.StateMachineInput{Name: d.name(), Definition: string(d.text), Type: "STANDARD"}
+		if e := validate.CheckName("name", in.Name); e != nil {
+			how := "give one with --name after --definition"
+			if d.given != "" {
+				how = "from --name"
+			} else if d.sm != nil {
+				how = "from the template"
+			}
+			return nil, fmt.Errorf("%s: the state machine name %q is not one AWS accepts (%s; %s)", d.source, in.Name, e.Message, how)
+		}
 		if d.sm != nil {
 			in.Type, in.RoleARN, in.Tags = d.sm.Type, d.sm.RoleARN, d.sm.Tags
 			if err := templateSettings(d.sm, &in); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -106,5 +107,45 @@ func (o *opsFlags) apply(cfg *server.Config) error {
 	}
 	cfg.LogGroups, cfg.Webhooks, cfg.EventsCommand = *o.logGroups, splitList(*o.webhooks), *o.command
 	cfg.MetricsAddr = *o.metricsAddr
+	return nil
+}
+
+// definitionFlags are serve's --definition files, each with the name a
+// --name after it gives ("" where none does).
+type definitionFlags struct {
+	files, names []string
+	fromEnv      int // how many of files came from STEPD_DEFINITIONS
+}
+
+func (d *definitionFlags) String() string {
+	if d == nil {
+		return ""
+	}
+	return strings.Join(d.files, ",")
+}
+
+func (d *definitionFlags) Set(s string) error {
+	d.files = append(d.files, s)
+	d.names = append(d.names, "")
+	return nil
+}
+
+// nameFlag is serve's --name: it names the state machine of the
+// --definition just before it.
+type nameFlag struct{ d *definitionFlags }
+
+func (n nameFlag) String() string { return "" }
+
+func (n nameFlag) Set(s string) error {
+	i := len(n.d.files) - 1
+	switch {
+	case i < n.d.fromEnv:
+		return errors.New("give it after the --definition FILE whose state machine it names")
+	case n.d.names[i] != "":
+		return fmt.Errorf("--definition %s is already named %q", n.d.files[i], n.d.names[i])
+	case s == "":
+		return errors.New("want a name")
+	}
+	n.d.names[i] = s
 	return nil
 }

@@ -214,7 +214,7 @@ func TestReadStateMachines(t *testing.T) {
 	def := writeFile(t, "p.yaml", "StartAt: P\nStates:\n  P: {Type: Pass, Result: '${V}', End: true}\n")
 	for _, v := range []string{"one", "two"} {
 		f := &defFlags{subs: multiFlag{"V=" + v}}
-		sms, err := readStateMachines(f, []string{def}, nil, "us-east-1", "123456789012")
+		sms, err := readStateMachines(f, []string{def}, nil, nil, "us-east-1", "123456789012")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,20 +224,20 @@ func TestReadStateMachines(t *testing.T) {
 		}
 	}
 	tpl := writeFile(t, "t.yaml", "Resources:\n  p:\n    Type: AWS::Serverless::StateMachine\n    Properties:\n      Type: EXPRESS\n      Definition: {StartAt: P, States: {P: {Type: Pass, End: true}}}\n")
-	sms, err := readStateMachines(&defFlags{}, nil, []string{tpl}, "us-east-1", "123456789012")
+	sms, err := readStateMachines(&defFlags{}, nil, nil, []string{tpl}, "us-east-1", "123456789012")
 	if err != nil || len(sms) != 1 || sms[0].Input.Name != "p" || sms[0].Input.Type != "EXPRESS" || sms[0].Source != tpl+"#p" {
 		t.Fatalf("template: %+v, %v", sms, err)
 	}
-	_, err = readStateMachines(&defFlags{}, []string{tpl}, nil, "us-east-1", "123456789012")
+	_, err = readStateMachines(&defFlags{}, []string{tpl}, nil, nil, "us-east-1", "123456789012")
 	if err == nil || !strings.Contains(err.Error(), "a template: load it with --template") {
 		t.Fatalf("got %v", err)
 	}
-	_, err = readStateMachines(&defFlags{}, nil, []string{def}, "us-east-1", "123456789012")
+	_, err = readStateMachines(&defFlags{}, nil, nil, []string{def}, "us-east-1", "123456789012")
 	if err == nil || !strings.Contains(err.Error(), "not a SAM or CloudFormation template: load it with --definition") {
 		t.Fatalf("got %v", err)
 	}
 	bad := writeFile(t, "bad.json", `{"StartAt":"T","States":{"T":{"Type":"Task","Resource":"${Fn}","End":true}}}`)
-	_, err = readStateMachines(&defFlags{}, []string{bad}, nil, "us-east-1", "123456789012")
+	_, err = readStateMachines(&defFlags{}, []string{bad}, nil, nil, "us-east-1", "123456789012")
 	if err == nil || !strings.Contains(err.Error(), "${Fn} has no substitution and is not a resource") {
 		t.Fatalf("got %v", err)
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -44,13 +42,11 @@ Expected values may hold wildcards:
 Numbers compare by value and object members in any order. A history is
 compared in order, except the events of each top-level Map or Parallel
 state, compared as a multiset.
-
-Flags:
 `
 
 func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd test", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("stepd test", testUsage, stdout, stderr)
+	fs.positional("PATH", 1, -1)
 	format := fs.String("format", "text", "output format: text or json (one object per case)")
 	run := fs.String("run", "", "run only the cases whose names match this regular expression")
 	verbose := fs.Bool("v", false, "also list the cases that pass")
@@ -58,31 +54,19 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	junit := fs.String("junit", "", "also write the results as JUnit XML to `FILE`, for CI systems")
 	cover := fs.Bool("cover", false, "print, per state machine, the share of states and branches (Choice rules and Default, Retry and Catch rules) the cases exercised")
 	coverReport := fs.String("cover-report", "", "write the detailed coverage to `FILE`: JSON when it ends in .json (the console reads it), text otherwise; implies --cover")
-	defs := addDefFlags(fs, false)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, testUsage)
-		fs.PrintDefaults()
-	}
-	paths, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if len(paths) == 0 {
-		fs.Usage()
-		return exitUsage
+	defs := addDefFlags(fs.FlagSet, false)
+	paths, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
 	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "stepd test: --format must be text or json, not %q\n", *format)
-		return exitUsage
+		return fs.fail("--format must be text or json, not %q", *format)
 	}
 	var filter *regexp.Regexp
+	var err error
 	if *run != "" {
 		if filter, err = regexp.Compile(*run); err != nil {
-			fmt.Fprintf(stderr, "stepd test: --run: %v\n", err)
-			return exitUsage
+			return fs.fail("--run: %v", err)
 		}
 	}
 	if len(defs.params) > 0 {

@@ -2,21 +2,30 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/stepd/stepd/api"
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/task/awsmodel"
 	"github.com/stepd/stepd/value"
 )
 
+const testStateUsage = `usage: stepd test-state DEFINITION [--state NAME] [--input JSON|@FILE] [flags]
+
+Runs one state with an input, as the TestState API does, and prints its
+status, output or error, next state and inspection data. DEFINITION holds a
+state, or a whole state machine (JSON, YAML, or a SAM or CloudFormation
+template) whose state --state names.
+`
+
 func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd test-state", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("stepd test-state", testStateUsage, stdout, stderr)
+	fs.positional("DEFINITION", 1, 1)
 	state := fs.String("state", "", "name of the state to test when the file holds a whole state machine")
 	input := fs.String("input", "{}", "state input: JSON text, @FILE or @-")
 	variables := fs.String("variables", "", "workflow variables in scope: a JSON object")
@@ -26,27 +35,15 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	mockError := fs.String("mock-error", "", "fail the state's task with this error name")
 	mockCause := fs.String("mock-cause", "", "the cause of --mock-error")
 	mockMode := fs.String("mock-validation", "", "how --mock-result is checked against the service API's result shape: STRICT (default), PRESENT or NONE")
-	budget := addBudgetFlags(fs, false)
-	defs := addDefFlags(fs, true)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd test-state DEFINITION.json|DEFINITION.yaml|TEMPLATE.yaml [--state-machine NAME] [--parameter NAME=VALUE] [--definition-substitutions FILE|NAME=VALUE] [--state NAME] [--input JSON|@FILE] [--mock-result JSON [--mock-validation STRICT|PRESENT|NONE] | --mock-error ERROR --mock-cause CAUSE] [--inspection-level INFO|DEBUG|TRACE]")
-		fs.PrintDefaults()
+	budget := addBudgetFlags(fs.FlagSet, false)
+	defs := addDefFlags(fs.FlagSet, true)
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	pos, err := parseInterspersed(fs, args)
+	b, err := budget.budget(fs.FlagSet)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return exitUsage
-	}
-	b, err := budget.budget(fs)
-	if err != nil {
-		fmt.Fprintf(stderr, "stepd test-state: %v\n", err)
-		return exitUsage
+		return fs.fail("%v", err)
 	}
 	ds, err := defs.load(pos[0], false, arn.DefaultRegion, arn.DefaultAccount)
 	if err != nil {
@@ -59,6 +56,9 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 		if len(ph.Errors()) > 0 {
 			return exitUsage
 		}
+	}
+	if msg := checkStateName(def, *state); msg != "" {
+		return fs.fail("%s: %s", ds[0].source, msg)
 	}
 	in, err := readInput(*input, stdin)
 	if err != nil {
@@ -109,4 +109,68 @@ func coded(err error) error {
 		return fmt.Errorf("%s: %w", code, err)
 	}
 	return err
+}
+
+// checkStateName tells what is wrong with --state for the definition def:
+// a state it does not have (with the nearest name and the states it has),
+// or a whole state machine given without --state. "" when nothing is, or
+// when def is not JSON (the service tells).
+func checkStateName(def []byte, state string) string {
+	v, err := value.Parse(def)
+	o, isObj := v.(*value.Object)
+	if err != nil || !isObj {
+		return ""
+	}
+	names := stateNames(o, nil)
+	if state == "" {
+		if o.Has("States") && !o.Has("Type") {
+			return fmt.Sprintf("a whole state machine: name the state to test with --state (its states: %s)", strings.Join(names, ", "))
+		}
+		return ""
+	}
+	if slices.Contains(names, state) || !o.Has("States") {
+		return "" // a single state given with --state is the service's to refuse
+	}
+	msg := fmt.Sprintf("--state %q: no such state", state)
+	if near := asl.Nearest(state, slices.Values(names)); near != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	if len(names) == 0 {
+		return msg + "; it has no states"
+	}
+	return msg + "; its states: " + strings.Join(names, ", ")
+}
+
+// stateNames appends the names of the states of a state machine, those of
+// its Parallel branches and Map item processors after each such state.
+func stateNames(machine *value.Object, out []string) []string {
+	sv, _ := machine.Get("States")
+	states, ok := sv.(*value.Object)
+	if !ok {
+		return out
+	}
+	for name, st := range states.All {
+		out = append(out, name)
+		so, ok := st.(*value.Object)
+		if !ok {
+			continue
+		}
+		if bv, ok := so.Get("Branches"); ok {
+			if branches, ok := bv.([]any); ok {
+				for _, b := range branches {
+					if bo, ok := b.(*value.Object); ok {
+						out = stateNames(bo, out)
+					}
+				}
+			}
+		}
+		for _, k := range []string{"ItemProcessor", "Iterator"} {
+			if p, ok := so.Get(k); ok {
+				if po, ok := p.(*value.Object); ok {
+					out = stateNames(po, out)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,28 +11,31 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
+const validateUsage = `usage: stepd validate FILE... [--format text|json] [--type STANDARD|EXPRESS] [flags]
+
+Checks definitions as AWS does (ValidateStateMachineDefinition). FILE is a
+definition (JSON or YAML) or a SAM or CloudFormation template, whose state
+machines are all checked. Exit code 0 when every one is valid, 1 when one
+is not, 2 for bad usage or a file that cannot be read.
+`
+
 func validateCommand(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("stepd validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newCLI("stepd validate", validateUsage, stdout, stderr)
+	fs.positional("FILE", 1, -1)
 	format := fs.String("format", "text", "output format: text (file:pointer: severity code: message) or json (the ValidateStateMachineDefinition response)")
 	typ := fs.String("type", validate.Standard, "workflow type: STANDARD or EXPRESS (a template's state machines have their own)")
 	region := fs.String("region", arn.DefaultRegion, "region of a template's ARNs (AWS::Region)")
 	account := fs.String("account", arn.DefaultAccount, "account id of a template's ARNs (AWS::AccountId)")
-	defs := addDefFlags(fs, true)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd validate FILE... [--format text|json] [--type STANDARD|EXPRESS] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE] [--state-machine NAME]\n\nFILE is a definition (JSON or YAML) or a SAM or CloudFormation template, whose state machines are all checked.")
-		fs.PrintDefaults()
+	defs := addDefFlags(fs.FlagSet, true)
+	files, code, ok := fs.parse(args)
+	if !ok {
+		return code
 	}
-	files, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if *format != "text" && *format != "json" {
+		return fs.fail("--format must be text or json, not %q", *format)
 	}
-	if len(files) == 0 || (*format != "text" && *format != "json") || (*typ != validate.Standard && *typ != validate.Express) {
-		fs.Usage()
-		return exitUsage
+	if *typ != validate.Standard && *typ != validate.Express {
+		return fs.fail("--type must be STANDARD or EXPRESS, not %q", *typ)
 	}
 	failed := false
 	var loaded []*loadedDef

@@ -50,7 +50,11 @@ func buildVersion() (v string, details []string) {
 }
 
 // versionCommand prints the version: `stepd version`, `stepd --version`.
-func versionCommand(stdout io.Writer) int {
+func versionCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newCLI("stepd version", "usage: stepd version\n\nPrints the version, the commit when the build recorded one, and the Go\nversion and platform.\n", stdout, stderr)
+	if _, code, ok := fs.parse(args); !ok {
+		return code
+	}
 	v, details := buildVersion()
 	fmt.Fprintf(stdout, "stepd %s\n", v)
 	for _, d := range details {

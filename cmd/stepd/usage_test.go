@@ -1,0 +1,97 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestUsageErrors: a usage error is one line naming the problem, then how
+// to get help, on standard error, with exit code 2 and nothing on standard
+// output; never the list of flags.
+func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+	def := writeFile(t, "m.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
+	nested := writeFile(t, "nested.json", `{"StartAt":"Start","States":{"Start":{"Type":"Parallel","Branches":[{"StartAt":"Left","States":{"Left":{"Type":"Pass","End":true}}}],"Next":"Each"},
+		"Each":{"Type":"Map","ItemProcessor":{"StartAt":"Item","States":{"Item":{"Type":"Pass","End":true}}},"End":true}}}`)
+	for _, tt := range []struct {
+		args []string
+		want string // the first line
+		help string // the command of the help line ("" : stepd help)
+	}{
+		{[]string{"run", "--inptu", "{}", def}, "stepd run: unknown flag --inptu (did you mean --input?)", "run"},
+		{[]string{"run", def, "--inptu={}"}, "stepd run: unknown flag --inptu (did you mean --input?)", "run"},
+		{[]string{"run"}, "stepd run: missing DEFINITION", "run"},
+		{[]string{"run", def, def}, `stepd run: unexpected argument "` + def + `" after DEFINITION "` + def + `": one DEFINITION is taken`, "run"},
+		{[]string{"run", def, "--input"}, "stepd run: --input needs a value", "run"},
+		{[]string{"run", def, "--format", "xml"}, `stepd run: --format must be text or json, not "xml"`, "run"},
+		{[]string{"run", def, "--type", "express"}, `stepd run: --type must be STANDARD or EXPRESS, not "express"`, "run"},
+		{[]string{"run", def, "--eval-steps", "many"}, `stepd run: --eval-steps "many": want a whole number of steps, or 0 for no limit: not a whole number of at least 0`, "run"},
+		{[]string{"run", def, "--frobnicate"}, "stepd run: unknown flag --frobnicate", "run"},
+		{[]string{"test"}, "stepd test: missing PATH", "test"},
+		{[]string{"test", def, "-v=maybe"}, `stepd test: -v "maybe": want true or false`, "test"},
+		{[]string{"test", def, "--run", "("}, "stepd test: --run: error parsing regexp: missing closing ): `(`", "test"},
+		{[]string{"validate"}, "stepd validate: missing FILE", "validate"},
+		{[]string{"validate", def, "--fromat", "json"}, "stepd validate: unknown flag --fromat (did you mean --format?)", "validate"},
+		{[]string{"graph"}, "stepd graph: missing DEFINITION", "graph"},
+		{[]string{"graph", def, "-o"}, "stepd graph: -o needs a value", "graph"},
+		{[]string{"graph", def, "--format", "png"}, `stepd graph: --format must be mermaid or svg, not "png"`, "graph"},
+		{[]string{"test-state"}, "stepd test-state: missing DEFINITION", "test-state"},
+		{[]string{"test-state", def, "--sate", "A"}, "stepd test-state: unknown flag --sate (did you mean --state?)", "test-state"},
+		{[]string{"test-state", nested, "--state", "Nope"}, nested + `: --state "Nope": no such state; its states: Start, Left, Each, Item`, "test-state"},
+		{[]string{"test-state", nested, "--state", "Lfet"}, nested + `: --state "Lfet": no such state (did you mean "Left"?); its states: Start, Left, Each, Item`, "test-state"},
+		{[]string{"test-state", nested}, nested + ": a whole state machine: name the state to test with --state (its states: Start, Left, Each, Item)", "test-state"},
+		{[]string{"serve", "--name", "orders"}, `stepd serve: --name "orders": give it after the --definition FILE whose state machine it names`, "serve"},
+		{[]string{"serve", "now"}, `stepd serve: unexpected argument "now": it takes flags only`, "serve"},
+		{[]string{"serve", "--lease", "5"}, `stepd serve: --lease "5": want a duration such as 500ms, 30s or 2m`, "serve"},
+		{[]string{"serve", "--time-scale", "fast"}, `stepd serve: --time-scale "fast": want a number`, "serve"},
+		{[]string{"serve", "--adr", ":0"}, "stepd serve: unknown flag --adr (did you mean --addr?)", "serve"},
+		{[]string{"serve", "--log-format", "xml", "--data", ""}, `stepd serve: --log-format: want text or json, got "xml"`, "serve"},
+		{[]string{"bench", "--runs", "0"}, "stepd bench: --runs and --rounds must be at least 1, --warmup at least 0", "bench"},
+		{[]string{"health", "--addr", "nowhere"}, `stepd health: --addr: want HOST:PORT, got "nowhere"`, "health"},
+		{[]string{"health", "--endpoint", "stepd:8083"}, `stepd health: --endpoint: want a URL such as http://stepd:8083, got "stepd:8083"`, "health"},
+		{[]string{"health", "now"}, `stepd health: unexpected argument "now": it takes flags only`, "health"},
+		{[]string{"version", "--short"}, "stepd version: unknown flag --short", "version"},
+		{[]string{"runn"}, `stepd: unknown command "runn" (did you mean "run"?)`, ""},
+		{[]string{"frobnicate"}, `stepd: unknown command "frobnicate"`, ""},
+		{[]string{"--input", "{}"}, "stepd: a command comes first, not the flag --input", ""},
+		{[]string{"help", "nope"}, `stepd help: want one command of run, test, validate, graph, serve, health, test-state, bench, version, got "nope"`, ""},
+	} {
+		code, stdout, stderr := runMain(t, "", tt.args...)
+		help := "run 'stepd help' for the commands"
+		if tt.help != "" {
+			help = "run 'stepd " + tt.help + " -h' for help"
+		}
+		if tt.help == "test-state" && strings.HasPrefix(tt.want, nested) {
+			tt.want = "stepd test-state: " + tt.want
+		}
+		if want := tt.want + "\n" + help + "\n"; code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("stepd %s: exit %d, stdout %q, stderr\n%s--- want exit 2 and\n%s", strings.Join(tt.args, " "), code, stdout, stderr, want)
+		}
+	}
+}
+
+// TestHelp: every command's -h (and stepd help COMMAND) prints its usage
+// line first, then what it does and its flags, on standard output, with
+// exit code 0.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range commands {
+		if cmd == "help" {
+			continue
+		}
+		for _, args := range [][]string{{cmd, "-h"}, {cmd, "--help"}, {"help", cmd}} {
+			code, stdout, stderr := runMain(t, "", args...)
+			if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "usage: stepd "+cmd) {
+				t.Errorf("stepd %s: exit %d, stderr %q, stdout\n%s", strings.Join(args, " "), code, stderr, stdout)
+			}
+			if cmd != "version" && !strings.Contains(stdout, "\nFlags:\n") {
+				t.Errorf("stepd %s: no flags listed:\n%s", strings.Join(args, " "), stdout)
+			}
+		}
+	}
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
+		if code, stdout, _ := runMain(t, "", args...); code != exitOK || !strings.HasPrefix(stdout, "stepd runs AWS Step Functions state machines.") || !strings.Contains(stdout, "stepd health") {
+			t.Errorf("stepd %s: exit %d\n%s", strings.Join(args, " "), code, stdout)
+		}
+	}
+}
