@@ -91,6 +91,16 @@ async function virtualTable(p, n, what) {
   check(await settled(() => document.querySelector("#panel")?.textContent.includes("Event 81")), `${what}: Enter on a row shows its event`);
 }
 
+// waitDone waits until execution arn is no longer running.
+async function waitDone(arn) {
+  for (let i = 0; i < 200; i++) {
+    const d = await api("DescribeExecution", { executionArn: arn });
+    if (d.status !== "RUNNING") return d;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(arn + " still runs");
+}
+
 function check(cond, what) {
   if (!cond) throw new Error("check failed: " + what);
   console.log("ok   " + what);
@@ -203,6 +213,64 @@ try {
   check((await page.textContent("#panel")).includes("Event 9"), "clicking an event shows its details");
   await shot("04-execution-state-selected.png");
 
+  // 3b. A failed execution opens on its failure: the error and cause in
+  // a banner, the state it failed in selected, in the iteration of the
+  // Map it failed in; the iteration picker shows one iteration at a time;
+  // a large input is folded.
+  const mapFail = await api("CreateStateMachine", { name: "map-fail", roleArn: "arn:aws:iam::123456789012:role/x", definition: JSON.stringify({
+    StartAt: "Prep", States: { Prep: { Type: "Pass", Next: "Each" }, Each: { Type: "Map", ItemsPath: "$.items", MaxConcurrency: 1, Next: "Report",
+      ItemProcessor: { StartAt: "Check", States: { Check: { Type: "Choice", Choices: [{ Variable: "$", NumericEquals: 2, Next: "Bad" }], Default: "Good" },
+        Good: { Type: "Pass", Parameters: { "double.$": "States.MathAdd($, $)" }, End: true },
+        Bad: { Type: "Fail", Error: "Item.Bad", Cause: "item 2 is refused" } } } },
+    Report: { Type: "Succeed" } } }) });
+  const blob = Array.from({ length: 300 }, (_, i) => ({ line: i, text: "payload line " + i }));
+  const fex = await api("StartExecution", { stateMachineArn: mapFail.stateMachineArn, name: "map-fail-run", input: JSON.stringify({ items: [1, 2, 3], blob }) });
+  await waitDone(fex.executionArn);
+  const fevents = (await api("GetExecutionHistory", { executionArn: fex.executionArn, maxResults: 1000 })).events.length;
+  await page.goto(url + "#/ex/" + encodeURIComponent(fex.executionArn));
+  await page.waitForSelector(`main[data-loaded="${fex.executionArn}"]`);
+  const banner = await page.textContent("#ex-failure");
+  check(await page.isVisible("#ex-failure") && banner.includes("Execution failed") && banner.includes("Item.Bad") && banner.includes("item 2 is refused") &&
+    banner.includes("in state Bad (iteration 1 of Each)"), "a failed execution shows its error, cause and state first: " + banner.replace(/\s+/g, " "));
+  check(await page.getAttribute('#graph g.node[data-state="Bad"]', "class").then((c) => c.includes("selected")), "the failed state is selected in the graph");
+  const fpanel = await page.textContent("#panel");
+  check(/^Bad/.test(fpanel) && fpanel.includes("FAILED") && fpanel.includes("iteration 1 of Each") && fpanel.includes("item 2 is refused"),
+    "the side panel opens on the failed state with its error and cause: " + fpanel.replace(/\s+/g, " ").slice(0, 160));
+  check((await page.textContent("#panel .payload:has(h3:text-is('Input')) pre")).trim() === "2", "the failed state's input is its item");
+  check((await page.inputValue('select.iter-pick[data-map="Each"]')) === "1", "the picker shows the failed iteration");
+  check((await status("Bad")) === "failed" && (await status("Good")) === "none" && (await status("Check")) === "succeeded" && (await status("Each")) === "failed",
+    "the graph shows the failed iteration's states");
+  const scoped = await page.$$eval("#events tbody tr", (rows) => rows.map((r) => r.children[2].textContent));
+  check(!scoped.includes("Good") && scoped.includes("Bad") && (await page.textContent("#ev-count")) === `(${scoped.length} of ${fevents})`,
+    "the event table shows that iteration's events: " + (await page.textContent("#ev-count")));
+  // The header's buttons are buttons, at button size, outside the heading.
+  check(await page.locator("h1 button").count() === 0 && await page.isVisible("#ex-actions #redrive"), "the header's buttons are outside the heading");
+  const sizes = await page.evaluate(() => [getComputedStyle(document.querySelector("h1")).fontSize, getComputedStyle(document.querySelector("#redrive")).fontSize]);
+  check(parseFloat(sizes[1]) < parseFloat(sizes[0]) && parseFloat(sizes[1]) <= 14, "the Redrive button is at button size: " + sizes.join(" vs "));
+  await shot("09-execution-failed.png");
+  // Pick iteration 0: Good ran there, Bad did not.
+  await page.selectOption('select.iter-pick[data-map="Each"]', "0");
+  await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Good"]')?.dataset.status === "succeeded");
+  check((await status("Bad")) === "none", "iteration 0 does not reach Bad");
+  check((await page.textContent("#panel")).includes("did not run"), "the selected state says it did not run in that iteration");
+  await page.click('#graph g.node[data-state="Good"]');
+  const gpanel = await page.textContent("#panel");
+  check(gpanel.includes("iteration 0 of Each") && /"double": 2/.test(gpanel), "a state of the picked iteration shows its input and output: " + gpanel.replace(/\s+/g, " ").slice(0, 160));
+  const rows0 = await page.$$eval("#events tbody tr", (rows) => rows.map((r) => r.children[2].textContent));
+  check(rows0.includes("Good") && !rows0.includes("Bad"), "the event table follows the picked iteration");
+  check(await page.locator('select.iter-pick[data-map="Each"] option').count() === 3, "the picker lists all and the two iterations that ran");
+  await shot("10-map-iteration.png");
+  await page.click("#iter-clear");
+  await page.waitForFunction((n) => document.querySelector("#ev-count")?.textContent === `(${n})`, fevents);
+  check((await status("Good")) === "succeeded" && (await status("Bad")) === "failed", "Show all brings every iteration back");
+  // A large input is folded to a preview, and unfolds.
+  await page.click('#graph g.node[data-state="Prep"]');
+  await page.waitForSelector("#panel .payload.folded");
+  check(await page.isVisible("#panel .payload.folded pre.preview") && !(await page.isVisible("#panel .payload.folded details pre")), "a large input is folded");
+  await page.click("#panel .payload.folded summary");
+  check(!(await page.isVisible("#panel .payload.folded pre.preview")) && (await page.textContent("#panel .payload.folded details pre")).includes("payload line 299"),
+    "Show all unfolds it");
+
   // 4. A running execution updates live and can be stopped.
   const w = await api("CreateStateMachine", { name: "hold", definition: waiting, roleArn: "arn:aws:iam::123456789012:role/x" });
   const run = await api("StartExecution", { stateMachineArn: w.stateMachineArn, name: "held" });
@@ -216,6 +284,9 @@ try {
   await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Hold"]')?.dataset.status === "cancelled", null, { timeout: 5000 });
   check(true, "stopping the execution shows it aborted and the Wait cancelled");
   check((await status("After")) === "none", "a state after it is not reached");
+  await page.waitForSelector("#ex-failure:not([hidden])");
+  check((await page.textContent("#ex-failure")).includes("was stopped in state Hold") && (await page.textContent("#ex-failure")).includes("Console.Stopped"),
+    "a stopped execution says where it stopped, and why: " + (await page.textContent("#ex-failure")).replace(/\s+/g, " "));
   // The status and the event table update from separate reads: wait for
   // the table to catch up rather than reading it at once.
   const stoppedEvents = (await api("GetExecutionHistory", { executionArn: run.executionArn })).events.length;
@@ -339,6 +410,21 @@ try {
   await page.goto(url + "#/ex/" + encodeURIComponent(dex.executionArn));
   await page.waitForSelector(`main[data-loaded="${dex.executionArn}"] a.maprun-link`);
   check(await page.isVisible("#redrive"), "a failed execution can be redriven");
+  // Its failed child execution is picked, and the state that failed there
+  // is selected; the other child shows its own run.
+  const dsel = 'select.iter-pick[data-map="M"][data-kind="distributed"]';
+  const dopts = await page.$$eval(dsel + " option", (os) => os.map((o) => [o.value, o.textContent]));
+  check(dopts.length === 3, "the picker lists the Map Run's two child executions: " + dopts.map((o) => o[1]).join(", "));
+  const failedKid = dopts.find((o) => o[1].includes("failed"));
+  check(failedKid && (await page.inputValue(dsel)) === failedKid[0], "the failed child execution is picked");
+  check((await status("W")) === "failed" && (await page.textContent("#ex-failure")).includes("in state W (child execution"),
+    "the banner names the state that failed in the child: " + (await page.textContent("#ex-failure")).replace(/\s+/g, " "));
+  check((await page.textContent("#panel")).includes("E2E.Broken"), "the child's failed state shows its error");
+  check((await page.textContent("#ev-scope")).includes("child execution"), "the event table shows the child's events");
+  await page.selectOption(dsel, dopts.find((o) => o[1].includes("succeeded"))[0]);
+  await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="W"]')?.dataset.status === "succeeded");
+  await page.click('#graph g.node[data-state="W"]');
+  check((await page.textContent("#panel")).includes('"ok"'), "the other child shows its output");
   await page.click("a.maprun-link");
   await page.waitForSelector("#maprun-counts");
   const counts = await page.$$eval("#maprun-counts tbody tr:nth-child(2) td", (tds) => tds.map((td) => td.textContent));

@@ -8,24 +8,15 @@ import "./style.css";
 import { call, credentials, setAuthHandler, setCredentials } from "./api.js";
 import { build, walk } from "./model.js";
 import { GraphView } from "./graph.js";
-import { analyze, statusMap } from "./status.js";
+import { executionPage } from "./execution.js";
 import { coverageFor } from "./coverage.js";
 import { locate, positions } from "./jsonpos.js";
-import { readSince } from "./since.js";
-import { esc, fmtDur, fmtTime, h, lastPart, pretty } from "./util.js";
+import { badge, errorBox, esc, fmtDur, fmtTime, h, lastPart, pretty } from "./util.js";
 
 const app = document.getElementById("app");
 let generation = 0; // bumped on every navigation; pollers of old pages stop
 
 const STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED", "PENDING_REDRIVE"];
-
-function badge(status) {
-  return `<span class="badge st-${esc(String(status).toLowerCase())}">${esc(status)}</span>`;
-}
-
-function errorBox(err) {
-  return `<div class="error-box" role="alert"><strong>${esc(err.code || "Error")}</strong> ${esc(err.message || "")}</div>`;
-}
 
 // ---------- credentials (SigV4) ----------
 
@@ -74,7 +65,7 @@ function route() {
   let m;
   let page;
   if ((m = /^\/sm\/(.+)$/.exec(hash))) page = stateMachinePage(decodeURIComponent(m[1]), gen);
-  else if ((m = /^\/ex\/(.+)$/.exec(hash))) page = executionPage(decodeURIComponent(m[1]), gen);
+  else if ((m = /^\/ex\/(.+)$/.exec(hash))) page = executionPage(app, decodeURIComponent(m[1]), { live: () => gen === generation, reload: route });
   else if ((m = /^\/maprun\/(.+)$/.exec(hash))) page = mapRunPage(decodeURIComponent(m[1]), gen);
   else page = listPage(gen);
   page.catch((err) => {
@@ -326,265 +317,6 @@ async function stateMachinePage(arn, gen) {
     load();
   });
   await load();
-}
-
-// ---------- an execution ----------
-
-async function history(arn) {
-  const events = [];
-  let token;
-  do {
-    const r = await call("GetExecutionHistory", token ? { executionArn: arn, maxResults: 1000, nextToken: token } : { executionArn: arn, maxResults: 1000 });
-    for (const e of r.events || []) events.push(e);
-    token = r.nextToken;
-  } while (token);
-  return events;
-}
-
-function eventSummary(e) {
-  for (const k in e) {
-    if (!k.endsWith("EventDetails")) continue;
-    const d = e[k];
-    if (d.error !== undefined || d.cause !== undefined) return [d.error, d.cause].filter(Boolean).join(": ");
-    if (d.resource) return d.resourceType ? `${d.resourceType}:${d.resource}` : d.resource;
-    if (d.index !== undefined) return "index " + d.index;
-    return "";
-  }
-  return "";
-}
-
-async function executionPage(arn, gen) {
-  const [ex, smx] = await Promise.all([
-    call("DescribeExecution", { executionArn: arn }),
-    // A Map Run's child execution has no state machine of its own here.
-    call("DescribeStateMachineForExecution", { executionArn: arn }).catch(() => ({ definition: "null", stateMachineArn: "" })),
-  ]);
-  if (!smx.stateMachineArn) smx.stateMachineArn = ex.stateMachineArn;
-  if (gen !== generation) return;
-  document.title = ex.name + " · stepd";
-  let def = null;
-  try {
-    def = JSON.parse(smx.definition);
-  } catch {
-    /* no graph */
-  }
-  let parent = "";
-  try {
-    parent = JSON.parse(ex.input || "{}").AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID || "";
-  } catch {
-    /* not JSON */
-  }
-  app.innerHTML = `<nav class="crumbs" aria-label="Breadcrumb"><a href="#/">State machines</a> › <a href="#/sm/${encodeURIComponent(ex.stateMachineArn)}">${esc(lastPart(ex.stateMachineArn))}</a> › ${esc(ex.name)}</nav>
-<h1>${esc(ex.name)} <span id="ex-status">${badge(ex.status)}</span> <button type="button" id="stop" class="danger" hidden>Stop execution</button> <button type="button" id="redrive" hidden>Redrive</button></h1>
-<dl class="meta" id="ex-meta"></dl>
-<div class="split"><section class="graph-col" aria-label="Graph"><div id="graph"></div></section>
-<aside class="panel" id="panel" aria-label="Selected state" aria-live="polite"><p class="muted">Select a state in the graph or an event in the table to see its input, output, error and cause.</p></aside></div>
-<section class="io" aria-label="Execution input and output"><details><summary>Execution input and output</summary><div id="ex-io"></div></details></section>
-<section aria-labelledby="ev-h"><h2 id="ev-h">Events <span class="muted small" id="ev-count"></span></h2>
-<div class="events-wrap" id="ev-wrap"><div id="ev-above"></div><table class="events" id="events"><thead><tr><th>ID</th><th>Type</th><th>State</th><th>Timestamp</th><th>Since start</th><th>Since previous</th><th>Details</th></tr></thead><tbody></tbody></table><div id="ev-below"></div></div></section>`;
-  const panel = app.querySelector("#panel");
-  const tbody = app.querySelector("#events tbody");
-  const wrap = app.querySelector("#ev-wrap");
-  let events = [];
-  let mapRuns = [];
-  let result = { states: new Map(), stateOf: [], children: [] };
-  let selected = null;
-  const model = def ? build(def) : null;
-  const defs = new Map();
-  if (model) walk(model, (n) => n.kind === "state" && defs.set(n.name, n.def));
-  const graph = model ? new GraphView(app.querySelector("#graph"), model, { onSelect: (name) => showState(name), legend: true }) : null;
-
-  // errorOf finds a state's error and cause when its events do not carry
-  // them: a Fail state's own Error and Cause, or the error a Catch put into
-  // the state's output at its ResultPath.
-  function errorOf(name, s) {
-    if (s.error !== undefined || s.cause !== undefined) return [s.error, s.cause];
-    const d = defs.get(name) || {};
-    if (d.Type === "Fail") return [d.Error, d.Cause];
-    if (s.status === "caught" && s.output) {
-      let out;
-      try {
-        out = JSON.parse(s.output);
-      } catch {
-        return [];
-      }
-      for (const c of d.Catch || []) {
-        const rp = c.ResultPath === undefined ? "$" : c.ResultPath;
-        if (typeof rp !== "string" || !/^\$(\.[A-Za-z_][\w-]*)*$/.test(rp)) continue;
-        let v = out;
-        for (const k of rp.split(".").slice(1)) v = v && typeof v === "object" ? v[k] : undefined;
-        if (v && typeof v === "object" && "Error" in v) return [v.Error, v.Cause];
-      }
-    }
-    return [];
-  }
-
-  const pre = (label, text) => text === undefined || text === null || text === "" ? "" :
-    `<h3>${label}</h3><pre class="code">${esc(pretty(text))}</pre>`;
-  function showState(name, eventIndex) {
-    selected = name;
-    const s = result.states.get(name);
-    let html = `<h2>${esc(name)}</h2>`;
-    if (!s) html += `<p>${badge("NOT REACHED")}</p><p class="muted">This state did not run.</p>`;
-    else {
-      const err = errorOf(name, s);
-      const retried = s.status === "succeeded" || s.status === "running";
-      const label = { running: "IN PROGRESS", succeeded: "SUCCEEDED", failed: "FAILED", caught: "CAUGHT ERROR", cancelled: "CANCELLED", none: "NOT REACHED" }[s.status];
-      html += `<p><span class="badge st-${s.status}">${label}</span> ${esc(s.type)}</p><dl class="meta">` +
-        `<dt>Entered</dt><dd>${s.entered} time${s.entered === 1 ? "" : "s"}</dd><dt>Retries</dt><dd>${s.retries}</dd></dl>` +
-        pre(retried ? "Last retried error" : "Error", err[0]) + pre(retried ? "Its cause" : "Cause", err[1]) + pre("Input", s.input) + pre("Output", s.output);
-    }
-    if (eventIndex !== undefined) html += pre(`Event ${events[eventIndex].id} (${esc(events[eventIndex].type)})`, JSON.stringify(events[eventIndex]));
-    panel.innerHTML = html;
-    selectedRow = eventIndex;
-    for (const tr of tbody.querySelectorAll("tr.sel")) tr.classList.remove("sel");
-    if (eventIndex !== undefined) tbody.querySelector(`tr[data-i="${eventIndex}"]`)?.classList.add("sel");
-  }
-
-  function renderMeta() {
-    const io = app.querySelector("#ex-io");
-    const links = [];
-    if (parent) links.push(`<dt>Started by</dt><dd><a href="#/ex/${encodeURIComponent(parent)}" class="parent-link">${esc(lastPart(parent))}</a> (parent execution)</dd>`);
-    if (ex.mapRunArn) links.push(`<dt>Map Run</dt><dd><a href="#/maprun/${encodeURIComponent(ex.mapRunArn)}" class="maprun-link">${esc(lastPart(ex.mapRunArn))}</a></dd>`);
-    if (mapRuns.length) links.push(`<dt>Map Runs</dt><dd>${mapRuns.map((r) => `<a href="#/maprun/${encodeURIComponent(r.mapRunArn)}" class="maprun-link">${esc(lastPart(r.mapRunArn))}</a>`).join(", ")}</dd>`);
-    if (ex.redriveCount) links.push(`<dt>Redriven</dt><dd>${ex.redriveCount} time${ex.redriveCount === 1 ? "" : "s"}, last ${fmtTime(ex.redriveDate)}</dd>`);
-    if (result.children.length) links.push(`<dt>Child executions</dt><dd>${result.children.map((c) => `<a href="#/ex/${encodeURIComponent(c)}" class="child-link">${esc(lastPart(c))}</a>`).join(", ")}</dd>`);
-    app.querySelector("#ex-meta").innerHTML = `<dt>ARN</dt><dd><code>${esc(ex.executionArn)}</code></dd><dt>Started</dt><dd>${fmtTime(ex.startDate)}</dd>` +
-      (ex.stopDate ? `<dt>Stopped</dt><dd>${fmtTime(ex.stopDate)} (${fmtDur(ex.stopDate - ex.startDate)})</dd>` : "") +
-      (ex.error ? `<dt>Error</dt><dd><code>${esc(ex.error)}</code></dd>` : "") + links.join("");
-    io.innerHTML = pre("Input", ex.input) + pre("Output", ex.output) + pre("Cause", ex.cause);
-    app.querySelector("#ex-status").innerHTML = badge(ex.status);
-    app.querySelector("#stop").hidden = ex.status !== "RUNNING";
-    app.querySelector("#redrive").hidden = ex.redriveStatus !== "REDRIVABLE";
-  }
-
-  // The event table is virtual: only the rows near the scrolled-to part of
-  // the history are in the document, between two spacers that stand for the
-  // others, so a 25,000-event history costs what a hundred rows cost. Rows
-  // have one height (their cells do not wrap).
-  const overscan = 30;
-  let rowHeight = 0;
-  let selectedRow;
-  let drawn = [-1, -1];
-  let drawing = 0;
-  function rowHTML(i, start) {
-    const e = events[i];
-    const prevTs = i > 0 ? events[i - 1].timestamp : e.timestamp;
-    const st = result.stateOf[i] || "";
-    const cls = (/Failed|TimedOut|Aborted/.test(e.type) ? "bad" : /Succeeded|Exited/.test(e.type) ? "good" : "") + (i === selectedRow ? " sel" : "");
-    return `<tr data-i="${i}" tabindex="0" class="${cls}"><td>${e.id}</td><td>${esc(e.type)}</td><td>${esc(st)}</td><td>${fmtTime(e.timestamp)}</td>` +
-      `<td>${fmtDur(e.timestamp - start)}</td><td>${fmtDur(e.timestamp - prevTs)}</td><td class="sum">${esc(eventSummary(e).slice(0, 160))}</td></tr>`;
-  }
-  function drawRows(force) {
-    drawing = 0;
-    if (!rowHeight && events.length) {
-      tbody.innerHTML = rowHTML(0, events[0].timestamp);
-      rowHeight = tbody.rows[0].getBoundingClientRect().height || 27;
-    }
-    const h = rowHeight || 27;
-    const first = Math.max(0, Math.floor(wrap.scrollTop / h) - overscan);
-    const last = Math.min(events.length, first + Math.ceil((wrap.clientHeight || 560) / h) + 2 * overscan);
-    if (!force && first === drawn[0] && last === drawn[1]) return;
-    drawn = [first, last];
-    const start = events.length ? events[0].timestamp : 0;
-    const parts = [];
-    for (let i = first; i < last; i++) parts.push(rowHTML(i, start));
-    const focused = document.activeElement?.closest?.("#events tr")?.dataset.i;
-    app.querySelector("#ev-above").style.height = first * h + "px";
-    app.querySelector("#ev-below").style.height = (events.length - last) * h + "px";
-    tbody.innerHTML = parts.join("");
-    if (focused !== undefined) tbody.querySelector(`tr[data-i="${focused}"]`)?.focus({ preventScroll: true });
-    app.querySelector("#ev-count").textContent = `(${events.length})`;
-  }
-  wrap.addEventListener("scroll", () => {
-    if (!drawing) drawing = requestAnimationFrame(() => drawRows(false));
-  });
-  // focusRow moves the keyboard focus to row i, scrolling it into view.
-  function focusRow(i) {
-    if (i < 0 || i >= events.length) return;
-    const h = rowHeight || 27;
-    if (i * h < wrap.scrollTop) wrap.scrollTop = i * h;
-    else if ((i + 1) * h > wrap.scrollTop + wrap.clientHeight) wrap.scrollTop = (i + 1) * h - wrap.clientHeight + h;
-    drawRows(false);
-    tbody.querySelector(`tr[data-i="${i}"]`)?.focus({ preventScroll: true });
-  }
-  const pickRow = (tr) => {
-    if (!tr) return;
-    const i = +tr.dataset.i;
-    const name = result.stateOf[i];
-    if (graph && name) {
-      for (const g of graph.el.querySelectorAll("g.node.selected")) g.classList.remove("selected");
-      graph.nodes.get(name)?.classList.add("selected");
-    }
-    showState(name || "(execution)", i);
-  };
-  tbody.addEventListener("click", (ev) => pickRow(ev.target.closest("tr")));
-  tbody.addEventListener("keydown", (ev) => {
-    const tr = ev.target.closest("tr");
-    if (ev.key === "Enter" || ev.key === " ") {
-      ev.preventDefault();
-      pickRow(tr);
-    } else if ((ev.key === "ArrowDown" || ev.key === "ArrowUp") && tr) {
-      ev.preventDefault();
-      focusRow(+tr.dataset.i + (ev.key === "ArrowDown" ? 1 : -1));
-    }
-  });
-  app.querySelector("#stop").addEventListener("click", async () => {
-    try {
-      await call("StopExecution", { executionArn: arn, error: "Console.Stopped", cause: "stopped from the stepd console" });
-      await refresh();
-    } catch (e) {
-      panel.innerHTML = errorBox(e);
-    }
-  });
-
-  app.querySelector("#redrive").addEventListener("click", async () => {
-    try {
-      await call("RedriveExecution", { executionArn: arn });
-      route(); // runs again: live updates while the redriven execution runs
-    } catch (e) {
-      panel.innerHTML = errorBox(e);
-    }
-  });
-
-  async function refresh() {
-    // The status first: when it is final, the history read after it is
-    // complete.
-    const x = await call("DescribeExecution", { executionArn: arn });
-    if (!x.mapRunArn) mapRuns = (await call("ListMapRuns", { executionArn: arn }).catch(() => ({}))).mapRuns || [];
-    // After the first read, only the events after the last one shown.
-    let evs = null;
-    if (events.length > 0) {
-      const newer = await readSince((token) => call("GetExecutionHistory", token
-        ? { executionArn: arn, reverseOrder: true, maxResults: 1000, nextToken: token }
-        : { executionArn: arn, reverseOrder: true, maxResults: 1000 }), events[events.length - 1].id);
-      if (newer) evs = newer.length ? events.concat(newer) : events;
-    }
-    if (!evs) evs = await history(arn);
-    if (gen !== generation) return false;
-    Object.assign(ex, x);
-    const before = events.length;
-    events = evs;
-    result = analyze(events, ex.status);
-    if (graph) graph.setStatus(statusMap(result));
-    if (evs.length !== before) drawRows(true);
-    renderMeta();
-    if (selected && result.states.has(selected)) showState(selected, selectedRow);
-    return true;
-  }
-  await refresh();
-  document.body.dataset.rendered = String(Math.round(performance.now()));
-  app.dataset.loaded = arn;
-  // Live updates while it runs.
-  while (ex.status === "RUNNING") {
-    await new Promise((r) => setTimeout(r, 1000));
-    if (gen !== generation) return;
-    try {
-      if (!(await refresh())) return;
-    } catch {
-      /* try again on the next tick */
-    }
-  }
 }
 
 // ---------- a Map Run ----------

@@ -10,14 +10,32 @@ function details(e) {
 }
 
 // analyze returns { stateOf: array of state names (or "") per event,
-// states: Map name → info, children: [arn], startTs }. execStatus is
-// DescribeExecution's status (RUNNING, SUCCEEDED, FAILED, TIMED_OUT,
-// ABORTED, PENDING_REDRIVE).
-export function analyze(events, execStatus) {
+// states: Map name → info, children: [arn], startTs, iterOf, iterations,
+// shown }. execStatus is DescribeExecution's status (RUNNING, SUCCEEDED,
+// FAILED, TIMED_OUT, ABORTED, PENDING_REDRIVE).
+//
+// Each event also gets the inline Map iteration it ran in (iterOf: an
+// iteration object { map: index of the Map's MapStateEntered event, name:
+// the Map state's name, index, status, parent: the iteration the Map ran
+// in, or null }, or null outside any iteration). iterations lists them in
+// the order they started. pick, a Map from Map state names to iteration
+// indexes, narrows the states' statuses, inputs and outputs to those
+// iterations: an event inside an iteration of a picked Map with another
+// index is left out (shown lists the indexes of the events kept).
+export function analyze(events, execStatus, pick) {
   const n = events.length;
   const index = new Map();
   const enclosing = new Array(n); // index of the innermost open Parallel/Map Entered event, or -1
   const stateOf = new Array(n);
+  const iterOf = new Array(n);
+  const iterByKey = new Map();
+  const iterations = [];
+  const shown = [];
+  const picked = pick && pick.size ? pick : null;
+  const keeps = (it) => {
+    for (let c = it; c; c = c.parent) if (picked.has(c.name) && picked.get(c.name) !== c.index) return false;
+    return true;
+  };
   const states = new Map();
   const children = [];
   const info = (name) => {
@@ -38,14 +56,39 @@ export function analyze(events, execStatus) {
     const pt = p >= 0 ? events[p].type : "";
     const cm = CONTAINER.exec(t);
     // Which container is this event inside?
+    let own = -1; // for a Parallel or Map state's own events, its Entered event
     if (cm && cm[2] === "Exited") {
-      const entered = p >= 0 ? (CONTAINER.test(pt) && pt.endsWith("Entered") ? p : enclosing[p]) : -1;
-      enclosing[i] = entered >= 0 ? enclosing[entered] : -1;
+      own = p >= 0 ? (CONTAINER.test(pt) && pt.endsWith("Entered") ? p : enclosing[p]) : -1;
+      enclosing[i] = own >= 0 ? enclosing[own] : -1;
     } else if (p >= 0 && CONTAINER.test(pt) && pt.endsWith("Entered")) {
       enclosing[i] = p;
     } else {
       enclosing[i] = p >= 0 ? enclosing[p] : -1;
     }
+    // Which iteration of an inline Map does it belong to? The iteration
+    // events name their index; a Parallel or Map state's own events (their
+    // previousEventId may point at a child's last event) belong where the
+    // state was entered; the others follow their previous event.
+    let it = p >= 0 ? iterOf[p] : null;
+    if (/^MapIteration/.test(t) && d && d.index !== undefined && enclosing[i] >= 0) {
+      const m = enclosing[i];
+      const key = m + ":" + d.index;
+      it = iterByKey.get(key);
+      if (!it) {
+        it = { map: m, name: stateOf[m], index: d.index, status: "running", parent: iterOf[m], first: i };
+        iterByKey.set(key, it);
+        iterations.push(it);
+      }
+      if (/Succeeded$/.test(t)) it.status = "succeeded";
+      else if (/Failed$/.test(t)) it.status = "failed";
+      else if (/Aborted$/.test(t)) it.status = "aborted";
+    } else if (cm && cm[2] === "Entered") {
+      it = p >= 0 ? iterOf[p] : null;
+    } else if (/^(Parallel|Map)/.test(t)) {
+      const c = own >= 0 ? own : enclosing[i];
+      it = c >= 0 ? iterOf[c] : null;
+    }
+    iterOf[i] = it || null;
     // Which state does it belong to?
     let name = "";
     if (t.endsWith("StateEntered") || t.endsWith("StateExited")) {
@@ -59,8 +102,10 @@ export function analyze(events, execStatus) {
       name = stateOf[p];
     }
     stateOf[i] = name;
+    if (picked && it && !keeps(it)) continue;
+    shown.push(i);
     if (t.startsWith("Execution")) {
-      if ((t === "ExecutionFailed" || t === "ExecutionTimedOut") && p >= 0 && stateOf[p]) {
+      if ((t === "ExecutionFailed" || t === "ExecutionTimedOut") && p >= 0 && stateOf[p] && (!picked || !iterOf[p] || keeps(iterOf[p]))) {
         const s = info(stateOf[p]);
         if (s.entered > s.exited) {
           s.outcome = "fail";
@@ -110,6 +155,7 @@ export function analyze(events, execStatus) {
     }
   }
   const running = execStatus === "RUNNING";
+  for (const it of iterations) if (it.status === "running" && !running) it.status = "cancelled";
   for (const s of states.values()) {
     s.retries = Math.max(0, s.scheduled - s.entered);
     if (s.entered === 0) s.status = "none";
@@ -119,7 +165,33 @@ export function analyze(events, execStatus) {
       else s.status = "running";
     } else s.status = s.outcome === "fail" ? "caught" : "succeeded";
   }
-  return { stateOf, states, children, startTs: n ? events[0].timestamp : 0 };
+  return { stateOf, states, children, startTs: n ? events[0].timestamp : 0, iterOf, iterations, shown, index };
+}
+
+// failure finds the state an execution that failed, timed out or was
+// stopped ended in: from the execution's last event back along the
+// previousEventId chain, the first state that failed (or, for a stopped
+// execution, was cancelled) and is not a Parallel or Map (their failure
+// event points at the child's failure), else the first such container. It
+// returns { name, event (its index), iteration (iterOf of that event) } or
+// null. result is analyze's answer for the whole history (no pick).
+export function failure(events, result) {
+  const n = events.length;
+  if (!n || !/^Execution(Failed|TimedOut|Aborted)$/.test(events[n - 1].type)) return null;
+  const bad = events[n - 1].type === "ExecutionAborted" ? /^(failed|cancelled)$/ : /^failed$/;
+  let container = null;
+  let j = result.index.get(events[n - 1].previousEventId);
+  for (let steps = 0; j !== undefined && steps < n; steps++) {
+    const name = result.stateOf[j];
+    const s = name ? result.states.get(name) : null;
+    if (s && bad.test(s.status)) {
+      const found = { name, event: j, iteration: result.iterOf[j] };
+      if (s.type !== "Parallel" && s.type !== "Map") return found;
+      if (!container) container = found;
+    }
+    j = result.index.get(events[j].previousEventId);
+  }
+  return container;
 }
 
 // statusMap maps state names to their status, for GraphView.setStatus.

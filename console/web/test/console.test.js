@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { analyze } from "../src/status.js";
+import { analyze, failure } from "../src/status.js";
 import { build, ruleText, walk } from "../src/model.js";
 import { locate } from "../src/jsonpos.js";
 import { layout } from "../src/graph.js";
@@ -34,6 +34,56 @@ test("a Map with a tolerated failed iteration", () => {
   const { out, r } = statuses("map-tolerated");
   assert.deepEqual(out, { Each: "succeeded", Check: "succeeded", Good: "succeeded", Bad: "failed", After: "succeeded" });
   assert.equal(r.states.get("Check").entered, 3);
+});
+
+test("the iterations of an inline Map, and one picked", () => {
+  const run = fixture("map-tolerated");
+  const all = analyze(run.history, run.status);
+  assert.deepEqual(all.iterations.map((it) => [it.name, it.index, it.status, it.parent]),
+    [["Each", 0, "succeeded", null], ["Each", 1, "failed", null], ["Each", 2, "succeeded", null]]);
+  assert.equal(all.shown.length, run.history.length, "no pick: every event is shown");
+  const one = analyze(run.history, run.status, new Map([["Each", 1]]));
+  const st = {};
+  for (const [k, v] of one.states) st[k] = v.status;
+  assert.deepEqual(st, { Each: "succeeded", Check: "succeeded", Bad: "failed", After: "succeeded" }, "Good did not run in iteration 1");
+  assert.equal(one.states.get("Check").input, "2");
+  assert.equal(one.states.get("Check").entered, 1);
+  const ids = one.shown.map((i) => run.history[i].id);
+  assert.deepEqual(ids, [1, 2, 3, 10, 11, 12, 13, 14, 21, 22, 23, 24, 25], "the Map's own events, iteration 1's, and the rest");
+});
+
+test("nested Map iterations run concurrently", () => {
+  const run = fixture("map-nested");
+  const all = analyze(run.history, run.status);
+  const inner = all.iterations.filter((it) => it.name === "Inner");
+  assert.deepEqual(inner.map((it) => `${it.parent.name}[${it.parent.index}].${it.index}`), ["Outer[0].0", "Outer[0].1", "Outer[1].0", "Outer[1].1", "Outer[1].2"]);
+  assert.ok(inner.every((it) => it.status === "succeeded"));
+  const r = analyze(run.history, run.status, new Map([["Outer", 1], ["Inner", 2]]));
+  const d = r.states.get("Double");
+  assert.equal(d.entered, 1);
+  assert.equal(d.input, "5");
+  assert.equal(d.output, '{"v":10}');
+  assert.equal(r.states.get("Inner").output, '[{"v":6},{"v":8},{"v":10}]', "the inner Map state of the picked outer iteration");
+  assert.equal(r.states.get("Outer").status, "succeeded");
+});
+
+test("the state a failed, timed-out or stopped execution ended in", () => {
+  const at = (name, status) => {
+    const run = fixture(name);
+    return failure(run.history, analyze(run.history, status || run.status));
+  };
+  const m = at("map-failed");
+  assert.equal(m.name, "Bad", "the Fail state inside the Map, not the Map");
+  assert.equal(m.iteration.name, "Each");
+  assert.equal(m.iteration.index, 1);
+  assert.equal(at("task-retries-failed").name, "Call");
+  assert.equal(at("timed-out").name, "Hold");
+  assert.equal(at("parallel-caught"), null, "a succeeded execution has none");
+  const p = fixture("parallel-caught");
+  assert.equal(failure(p.history.slice(0, 3), analyze(p.history.slice(0, 3), "RUNNING")), null, "nor a running one");
+  const t = fixture("timed-out");
+  const stopped = [t.history[0], t.history[1], { id: 3, previousEventId: 2, type: "ExecutionAborted", timestamp: t.history[1].timestamp }];
+  assert.equal(failure(stopped, analyze(stopped, "ABORTED")).name, "Hold", "a stopped execution: the state it was in");
 });
 
 test("a Task that fails after its retries", () => {
