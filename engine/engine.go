@@ -21,6 +21,8 @@ import (
 	"context"
 	"time"
 
+	// Every execution an engine drives reads Parquet objects.
+	_ "github.com/stepd/stepd/internal/parquetrows"
 	"github.com/stepd/stepd/interp"
 )
 

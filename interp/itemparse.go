@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/value"
 )
@@ -50,19 +52,34 @@ const (
 	causeDuplicateHeader = "CSV headers cannot contain duplicates."
 )
 
-// decompress undoes a GZIP compression (AWS reads GZIP objects, and
-// Amazon S3 Inventory writes its files so).
+// decompress undoes a GZIP or ZSTD compression, told by the object's
+// first bytes (AWS reads such objects; Amazon S3 Inventory writes its
+// files in GZIP).
 func decompress(data []byte) ([]byte, error) {
-	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+	var r io.Reader
+	var name string
+	switch {
+	case bytes.HasPrefix(data, []byte{0x1f, 0x8b}):
+		name = "GZIP"
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("the GZIP object cannot be read: %w", err)
+		}
+		r = zr
+	case bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		name = "ZSTD"
+		zr, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("the ZSTD object cannot be read: %w", err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
 		return data, nil
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+	out, err := io.ReadAll(io.LimitReader(r, maxObjectBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("the GZIP object cannot be read: %w", err)
-	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxObjectBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("the GZIP object cannot be read: %w", err)
+		return nil, fmt.Errorf("the %s object cannot be read: %w", name, err)
 	}
 	if len(out) > maxObjectBytes {
 		return nil, fmt.Errorf("the object is larger than %d bytes once decompressed", maxObjectBytes)
@@ -104,7 +121,18 @@ func parseItems(f readFormat, data []byte) ([]any, error) {
 	case "CSV":
 		return parseCSV(data, f)
 	case "PARQUET":
-		return nil, errors.New("stepd does not read the InputType PARQUET yet")
+		d := itemDecoder("PARQUET")
+		if d == nil {
+			return nil, errors.New("this build of stepd reads no Parquet objects (no decoder is registered)")
+		}
+		items, err := d(data)
+		if err != nil {
+			return nil, fmt.Errorf("the Parquet object cannot be read: %w", err)
+		}
+		if items == nil {
+			items = []any{}
+		}
+		return items, nil
 	}
 	return nil, fmt.Errorf("the InputType %q is not supported", f.kind)
 }

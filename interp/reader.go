@@ -82,12 +82,13 @@ func (th *thread) startRead(in any) {
 // readCall invokes an S3 action of the ItemReader with params.
 func (th *thread) readCall(action string, params *value.Object) {
 	th.run.read.action = action
-	th.run.read.op = th.s3Call(opRead, action, params)
+	th.run.read.op = th.s3Call(opRead, action, params, nil)
 }
 
 // s3Call invokes an S3 action (an ItemReader's read, a ResultWriter's put)
-// for the thread's Map state, as an op of kind.
-func (th *thread) s3Call(kind opKind, action string, params *value.Object) *op {
+// for the thread's Map state, as an op of kind; raw, when not nil, is a
+// put's body as it is.
+func (th *thread) s3Call(kind opKind, action string, params *value.Object, raw []byte) *op {
 	x := th.x
 	o := x.newOp(th, kind)
 	o.request = task.Request{
@@ -97,6 +98,7 @@ func (th *thread) s3Call(kind opKind, action string, params *value.Object) *op {
 		TestCase:         x.info.TestCase,
 		Input:            params,
 		ContextFrom:      o,
+		RawBody:          raw,
 	}
 	o.ctx = th.contextAt()
 	o.req = &o.request

@@ -1,8 +1,12 @@
 package interp
 
 import (
+	"bytes"
+	"compress/gzip"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/stepd/stepd/value"
 )
@@ -129,5 +133,34 @@ func TestParseManifest(t *testing.T) {
 	}
 	if _, err := parseManifest(&a, []byte("http://b/x\n")); err == nil {
 		t.Error("a line that is no s3 URI is read")
+	}
+}
+
+// GZIP and ZSTD objects are read once decompressed.
+func TestParseCompressed(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("a\n1\n2\n"))
+	zw.Close()
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zs := enc.EncodeAll([]byte(`[1,2]`), nil)
+	for _, c := range []struct {
+		f    readFormat
+		data []byte
+		want string
+	}{
+		{readFormat{kind: "CSV"}, gz.Bytes(), `[{"a":"1"},{"a":"2"}]`},
+		{readFormat{kind: "JSON"}, zs, `[1,2]`},
+	} {
+		items, err := parseItems(c.f, c.data)
+		if err != nil || value.String(items) != c.want {
+			t.Errorf("%s: %s %v, want %s", c.f.kind, value.String(items), err, c.want)
+		}
+	}
+	if _, err := parseItems(readFormat{kind: "JSON"}, gz.Bytes()[:10]); err == nil || !strings.Contains(err.Error(), "GZIP") {
+		t.Errorf("a cut GZIP object: %v", err)
 	}
 }

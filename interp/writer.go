@@ -23,6 +23,7 @@ type iterRecord struct {
 type writeRun struct {
 	c      *container
 	files  []*value.Object // putObject parameters, manifest.json last
+	raw    [][]byte        // each file's body as it is (JSON Lines), or nil
 	op     *op
 	output any
 }
@@ -42,11 +43,6 @@ func (th *thread) startWrite(c *container) {
 	if w.Resource == "" {
 		th.run.write = &writeRun{c: c, output: all}
 		c.succeed()
-		return
-	}
-	if w.OutputType == "JSONL" {
-		th.run.failEvent = "MapStateFailed"
-		th.fail(&Failure{Error: ErrResultWriterFailed, Cause: "stepd does not write the OutputType JSONL yet: use JSON"})
 		return
 	}
 	params, f := c.st.ev.writerParams(th, c)
@@ -79,16 +75,30 @@ func (th *thread) startWrite(c *container) {
 	}{{"FAILED", failed}, {"PENDING", nil}, {"SUCCEEDED", ok}} {
 		files := []any{}
 		if len(g.entries) > 0 {
-			key := dir + g.status + "_0.json"
-			body := any(g.entries)
-			wr.files = append(wr.files, value.ObjectOf("Bucket", bucket, "Key", key, "Body", body))
-			files = append(files, value.ObjectOf("Key", key, "Size", value.Int(int64(value.EncodedLen(body, 1<<62)))))
+			if w.OutputType == "JSONL" {
+				// One entry a line, written as it is.
+				key := dir + g.status + "_0.jsonl"
+				var text []byte
+				for _, e := range g.entries {
+					text = append(value.Append(text, e), '\n')
+				}
+				wr.files = append(wr.files, value.ObjectOf("Bucket", bucket, "Key", key, "Body", string(text)))
+				wr.raw = append(wr.raw, text)
+				files = append(files, value.ObjectOf("Key", key, "Size", value.Int(int64(len(text)))))
+			} else {
+				key := dir + g.status + "_0.json"
+				body := any(g.entries)
+				wr.files = append(wr.files, value.ObjectOf("Bucket", bucket, "Key", key, "Body", body))
+				wr.raw = append(wr.raw, nil)
+				files = append(files, value.ObjectOf("Key", key, "Size", value.Int(int64(value.EncodedLen(body, 1<<62)))))
+			}
 		}
 		listed.Set(g.status, files)
 	}
 	manifestKey := dir + "manifest.json"
 	manifest := value.ObjectOf("DestinationBucket", bucket, "MapRunArn", c.runArn, "ResultFiles", listed)
 	wr.files = append(wr.files, value.ObjectOf("Bucket", bucket, "Key", manifestKey, "Body", manifest))
+	wr.raw = append(wr.raw, nil)
 	wr.output = value.ObjectOf("MapRunArn", c.runArn, "ResultWriterDetails", value.ObjectOf("Bucket", bucket, "Key", manifestKey))
 	th.run.write = wr
 	th.writeNext()
@@ -153,9 +163,9 @@ func (c *container) resultEntries(transformation string) (ok, failed, all []any)
 // writeNext puts the next file.
 func (th *thread) writeNext() {
 	w := th.run.write
-	params := w.files[0]
-	w.files = w.files[1:]
-	w.op = th.s3Call(opWrite, "putObject", params)
+	params, raw := w.files[0], w.raw[0]
+	w.files, w.raw = w.files[1:], w.raw[1:]
+	w.op = th.s3Call(opWrite, "putObject", params, raw)
 }
 
 // writeDone takes the answer of a putObject: the next file, or, once the

@@ -74,6 +74,10 @@ type Request struct {
 	// with the execution) while the invoker goes on waiting for the job to
 	// end. It does not wait for the record to be committed.
 	Submit func(output any)
+	// RawBody, when not nil, is the Body of an S3 PutObject as it is,
+	// where a Task's Body is its JSON text: a Distributed Map's
+	// ResultWriter writes its JSON Lines files so.
+	RawBody []byte
 }
 
 // Pattern is a Task's service integration pattern: how its state waits for

@@ -211,7 +211,7 @@ func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 			return task.Result{Error: "States.Runtime", Cause: err.Error()}
 		}
 	}
-	out, resp, res := a.call(ctx, c, api, op, params)
+	out, resp, res := a.call(ctx, c, api, op, params, req.RawBody)
 	if resp == nil || res.Failed() {
 		return res
 	}
@@ -222,11 +222,15 @@ func (a *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 }
 
 // call makes one call of the operation with params: its output and answer,
-// or the failure (the answer is nil when none came).
-func (a *Invoker) call(ctx context.Context, c call, api *awsmodel.API, op *awsmodel.Op, params any) (any, *response, task.Result) {
+// or the failure (the answer is nil when none came). A raw body, when not
+// nil, is the request's body as it is (task.Request.RawBody).
+func (a *Invoker) call(ctx context.Context, c call, api *awsmodel.API, op *awsmodel.Op, params any, raw []byte) (any, *response, task.Result) {
 	hreq, err := buildRequest(api, op, params)
 	if err != nil {
 		return nil, nil, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("%s:%s: %v", c.service, c.action, err)}
+	}
+	if raw != nil {
+		hreq.body = raw
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.timeout)
 	defer cancel()

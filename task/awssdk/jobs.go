@@ -313,7 +313,7 @@ func (a *Invoker) invokeAction(ctx context.Context, c call, action string, param
 	}
 	cc := c
 	cc.action = action
-	out, resp, res := a.call(ctx, cc, api, op, params)
+	out, resp, res := a.call(ctx, cc, api, op, params, nil)
 	if res.Failed() {
 		return nil, resp, res
 	}

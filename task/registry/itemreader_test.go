@@ -1,6 +1,8 @@
 package registry_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"net/http"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
@@ -37,6 +40,43 @@ var readerObjects = map[string]string{
 	"list/b.txt":      "bb",
 	"list/sub/c.txt":  "ccc",
 	"other/skip.json": "[]",
+	// As AWS recorded them (test_map_item_reader_* of the LocalStack
+	// snapshots): ragged rows, typed headers, duplicate headers.
+	"aws/ragged.csv":    "Col1,Col2,Col3\nValue1,Value2,Value3\nValue4,Value5,Value6\n,,,\ntrue,1,'HelloWorld'\nNull,None,\n   \n",
+	"aws/typed.csv":     "0,True,{}\nValue4,Value5,Value6\n,,,\n",
+	"aws/dup.csv":       "a,b,a\n1,2,3\n",
+	"aws/max.csv":       "Col1,Col2\nValue1,Value2\nValue3,Value4\nValue5,Value6\nValue7,Value8\n",
+	"nested.json":       `{"inventory":{"products":[{"sku":"a"},{"sku":"b"}]}}`,
+	"flat/one.json":     "[1,2]",
+	"flat/two.json":     "[3]",
+	"athena/q.csv":      "s3://BUCKET/athena/1.jsonl\ns3://BUCKET/athena/2.jsonl\n",
+	"athena/1.jsonl":    "{\"n\":1}\n",
+	"athena/2.jsonl":    "{\"n\":2}\n{\"n\":3}\n",
+	"inv/manifest.json": `{"sourceBucket":"src","destinationBucket":"arn:aws:s3:::BUCKET","version":"2016-11-30","fileFormat":"CSV","fileSchema":"Bucket, Key, Size","files":[{"key":"inv/data/1.csv.gz","size":1}]}`,
+	"inv/data/1.csv.gz": gzipped("src,a.txt,1\nsrc,b.txt,22\n"),
+	"rows.parquet":      parquetRows(),
+}
+
+// gzipped is text compressed with GZIP.
+func gzipped(text string) string {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(text))
+	zw.Close()
+	return b.String()
+}
+
+// parquetRows is a Parquet file of two rows.
+func parquetRows() string {
+	type row struct {
+		Name string `parquet:"name"`
+		Age  int64  `parquet:"age"`
+	}
+	var b bytes.Buffer
+	if err := parquet.Write(&b, []row{{"ann", 31}, {"bob", 42}}); err != nil {
+		panic(err)
+	}
+	return b.String()
 }
 
 // distributedMap is a JSONPath Distributed Map over reader (its ItemReader
@@ -74,6 +114,41 @@ var readerCases = []struct {
 		"ItemSelector":"{% $states.context.Map.Item.Value.name %}",
 		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"EXPRESS"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
 		`{"key":"in/people.csv","max":2}`, `["ann","bob"]`},
+	{"CSV as AWS reads it: ragged rows", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"FIRST_ROW"},"Parameters":{"Bucket":"BUCKET","Key":"aws/ragged.csv"}}`, ``),
+		`{}`, `[{"Col1":"Value1","Col2":"Value2","Col3":"Value3"},{"Col1":"Value4","Col2":"Value5","Col3":"Value6"},{"Col1":"","Col2":"","Col3":""},{"Col1":"true","Col2":"1","Col3":"'HelloWorld'"},{"Col1":"Null","Col2":"None","Col3":""},{"Col1":"   ","Col2":"","Col3":""}]`},
+	{"CSV as AWS reads it: typed headers", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"FIRST_ROW"},"Parameters":{"Bucket":"BUCKET","Key":"aws/typed.csv"}}`, ``),
+		`{}`, `[{"0":"Value4","{}":"Value6","True":"Value5"},{"0":"","{}":"","True":""}]`},
+	{"CSV as AWS reads it: one given header", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","CSVHeaderLocation":"GIVEN","CSVHeaders":["H1"]},"Parameters":{"Bucket":"BUCKET","Key":"aws/max.csv"}}`, ``),
+		`{}`, `[{"H1":"Col1"},{"H1":"Value1"},{"H1":"Value3"},{"H1":"Value5"},{"H1":"Value7"}]`},
+	{"CSV duplicate headers", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV"},"Parameters":{"Bucket":"BUCKET","Key":"aws/dup.csv"}}`, ``),
+		`{}`, `FAILED States.ItemReaderFailed CSV headers cannot contain duplicates.`},
+	{"MaxItemsPath -1", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","MaxItemsPath":"$.MaxItems"},"Parameters":{"Bucket":"BUCKET","Key":"aws/max.csv"}}`, ``),
+		`{"MaxItems":-1}`, `FAILED States.ItemReaderFailed field MaxItems must be positive`},
+	{"MaxItemsPath 1.5", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","MaxItemsPath":"$.MaxItems"},"Parameters":{"Bucket":"BUCKET","Key":"aws/max.csv"}}`, ``),
+		`{"MaxItems":1.5}`, `FAILED States.Runtime An error occurred while executing the state 'M' (entered at the event id #2). The MaxItemsPath field refers to value "1.5" which is not a valid integer: $.MaxItems`},
+	{"MaxItemsPath beyond AWS's limit", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"CSV","MaxItemsPath":"$.MaxItems"},"Parameters":{"Bucket":"BUCKET","Key":"aws/max.csv"}}`, ``),
+		`{"MaxItems":100000001}`, `[{"Col1":"Value1","Col2":"Value2"},{"Col1":"Value3","Col2":"Value4"},{"Col1":"Value5","Col2":"Value6"},{"Col1":"Value7","Col2":"Value8"}]`},
+	{"ItemsPath beside the ItemReader", `{"StartAt":"L","States":{"L":{"Type":"Pass","Parameters":{"Key":"nums.json","from_previous":["x"]},"Next":"M"},
+		"M":{"Type":"Map","MaxConcurrency":1,"ItemsPath":"$.from_previous","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"BUCKET","Key.$":"$.Key"}},
+		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
+		`{}`, `[1,2,3,4,5]`},
+	{"ItemsPointer", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON","ItemsPointer":"/inventory/products"},"Parameters":{"Bucket":"BUCKET","Key":"nested.json"}}`, ``),
+		`{}`, `[{"sku":"a"},{"sku":"b"}]`},
+	{"listObjectsV2, LOAD_AND_FLATTEN", distributedMap(`{"Resource":"arn:aws:states:::s3:listObjectsV2","ReaderConfig":{"InputType":"JSON","Transformation":"LOAD_AND_FLATTEN"},"Parameters":{"Bucket":"BUCKET","Prefix":"flat/"}}`, ``),
+		`{}`, `[1,2,3]`},
+	{"Athena manifest", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSONL","ManifestType":"ATHENA_DATA","MaxItems":2},"Parameters":{"Bucket":"BUCKET","Key":"athena/q.csv"}}`, ``),
+		`{}`, `[{"n":1},{"n":2}]`},
+	{"S3 Inventory manifest", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"MANIFEST"},"Parameters":{"Bucket":"BUCKET","Key":"inv/manifest.json"}}`, ``),
+		`{}`, `[{"Bucket":"src","Size":"1","Key":"a.txt"},{"Bucket":"src","Size":"22","Key":"b.txt"}]`},
+	{"Parquet", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"PARQUET"},"Parameters":{"Bucket":"BUCKET","Key":"rows.parquet"}}`, ``),
+		`{}`, `[{"name":"ann","age":31},{"name":"bob","age":42}]`},
+	{"a child fails, no tolerance", `{"StartAt":"M","States":{"M":{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"BUCKET","Key":"nums.json"}},
+		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"F","States":{"F":{"Type":"Fail","Error":"Boom","Cause":"no"}}},"End":true}}}`,
+		`{}`, `FAILED States.ExceedToleratedFailureThreshold The specified tolerated failure threshold was exceeded`},
+	{"WriterConfig alone, FLATTEN", `{"StartAt":"M","States":{"M":{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON","MaxItems":3},"Parameters":{"Bucket":"BUCKET","Key":"nums.json"}},
+		"ResultWriter":{"WriterConfig":{"Transformation":"FLATTEN","OutputType":"JSON"}},
+		"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"a.$":"States.Array($, $)"},"OutputPath":"$.a","End":true}}},"End":true}}}`,
+		`{}`, `[1,1,2,2,3,3]`},
 	{"a missing object", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"BUCKET","Key":"nope.json"}}`, ``),
 		`{}`, `FAILED States.ItemReaderFailed S3.NoSuchKeyException`},
 	{"a JSON object that is no array", distributedMap(`{"Resource":"arn:aws:states:::s3:getObject","ReaderConfig":{"InputType":"JSON"},"Parameters":{"Bucket":"BUCKET","Key":"not-array.json"}}`, ``),
@@ -123,7 +198,7 @@ func TestItemReaderFolder(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(body, "BUCKET", "local-bucket")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,6 +208,7 @@ func TestItemReaderFolder(t *testing.T) {
 	}
 	runReaderCases(t, reg, "local-bucket", nil)
 	t.Run("ResultWriter", func(t *testing.T) { runWriterCase(t, reg, "local-bucket") })
+	t.Run("ResultWriter JSONL", func(t *testing.T) { runJSONLWriterCase(t, reg, "local-bucket") })
 	if _, err := registry.New(registry.Config{Buckets: map[string]string{"b": filepath.Join(dir, "none")}}); err == nil {
 		t.Error("a bucket whose folder does not exist is accepted")
 	}
@@ -155,7 +231,7 @@ func TestItemReaderS3(t *testing.T) {
 	for k, body := range readerObjects {
 		// Step Functions' putObject stores a string Body with its quotes:
 		// the files are uploaded as they are, with a signed PUT.
-		req, err := http.NewRequest(http.MethodPut, url+"/stepd-reader/"+k, strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPut, url+"/stepd-reader/"+k, strings.NewReader(strings.ReplaceAll(body, "BUCKET", "stepd-reader")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,6 +255,7 @@ func TestItemReaderS3(t *testing.T) {
 		"listObjectsV2 over pages": "s3rver cannot page a listObjectsV2 under OpenSSL 3 (its tokens use DES); paging runs over the folder",
 	})
 	t.Run("ResultWriter", func(t *testing.T) { runWriterCase(t, reg, "stepd-reader") })
+	t.Run("ResultWriter JSONL", func(t *testing.T) { runJSONLWriterCase(t, reg, "stepd-reader") })
 }
 
 // s3rverRegistry starts s3rver and returns a registry whose S3 is it, and
@@ -272,5 +349,46 @@ func runWriterCase(t *testing.T, reg task.Invoker, bucket string) {
 		if got, _ := fo.Get(k); got != want {
 			t.Errorf("FAILED_0.json %s = %v, want %v", k, got, want)
 		}
+	}
+}
+
+// runJSONLWriterCase runs writerDef with a WriterConfig (COMPACT, JSONL):
+// SUCCEEDED_0.jsonl holds the outputs alone, one a line; FAILED_0.jsonl
+// the failed execution with its metadata, as Transformation NONE.
+func runJSONLWriterCase(t *testing.T, reg task.Invoker, bucket string) {
+	def := strings.Replace(strings.ReplaceAll(writerDef, "BUCKET", bucket), `"Prefix.$":"$.prefix"}`, `"Prefix.$":"$.prefix"},"WriterConfig":{"OutputType":"JSONL","Transformation":"COMPACT"}`, 1)
+	sm, err := asl.Parse([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := interp.Compile(sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := interp.Info{ExecutionARN: "arn:aws:states:us-east-1:123456789012:execution:sm:y", StateMachineName: "sm",
+		StartTime: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	x := engine.Run(context.Background(), p, info, value.ObjectOf("prefix", "jsonl"), engine.Config{Invoker: reg})
+	if f := x.Failure(); f != nil {
+		t.Fatalf("%s %s: %s", x.Status(), f.Error, f.Cause)
+	}
+	runArn, _ := x.Output().(*value.Object).Get("MapRunArn")
+	dir := "jsonl/" + runArn.(string)[strings.LastIndexByte(runArn.(string), ':')+1:] + "/"
+	get := func(key string) string {
+		r := reg.Invoke(context.Background(), &task.Request{Resource: "arn:aws:states:::aws-sdk:s3:getObject", StateName: "check",
+			Input: value.ObjectOf("Bucket", bucket, "Key", key)})
+		if r.Failed() {
+			t.Fatalf("getObject %s: %s %s", key, r.Error, r.Cause)
+		}
+		body, _ := r.Output.(*value.Object).Get("Body")
+		return body.(string)
+	}
+	if got, want := get(dir+"SUCCEEDED_0.jsonl"), "{\"twice\":2}\n{\"twice\":4}\n{\"twice\":8}\n{\"twice\":10}\n"; got != want {
+		t.Errorf("SUCCEEDED_0.jsonl = %q, want %q", got, want)
+	}
+	if got := get(dir + "FAILED_0.jsonl"); strings.Count(got, "\n") != 1 || !strings.Contains(got, `"Error":"Three"`) {
+		t.Errorf("FAILED_0.jsonl = %q", got)
+	}
+	if got := get(dir + "manifest.json"); !strings.Contains(got, `"Key":"`+dir+`SUCCEEDED_0.jsonl","Size":49}`) {
+		t.Errorf("manifest.json = %s", got)
 	}
 }

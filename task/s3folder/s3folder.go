@@ -75,7 +75,7 @@ func (f *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 	case "getObject":
 		return getObject(dir, in)
 	case "putObject":
-		return putObject(dir, in)
+		return putObject(dir, in, req.RawBody)
 	default:
 		return listObjects(bucket, dir, in)
 	}
@@ -126,7 +126,7 @@ func getObject(dir string, in *value.Object) task.Result {
 	return task.Result{Output: out}
 }
 
-func putObject(dir string, in *value.Object) task.Result {
+func putObject(dir string, in *value.Object, raw []byte) task.Result {
 	p, _, fail := file(dir, in)
 	if fail != nil {
 		return *fail
@@ -135,6 +135,9 @@ func putObject(dir string, in *value.Object) task.Result {
 	// As Step Functions sends a Body: its JSON text, a string's with its
 	// quotes.
 	data := []byte(value.String(b))
+	if raw != nil {
+		data = raw // a ResultWriter's JSON Lines
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return task.Result{Error: "S3.S3Exception", Cause: err.Error()}
 	}
