@@ -270,9 +270,9 @@ func (c *Case) readDefinitionFile(o *value.Object, defPath string) error {
 	}
 	var v any
 	if definition.IsYAML(defPath, data) {
-		v, err = template.Read(defPath, data)
+		v, err = template.Read(defPath, data, nil)
 	} else {
-		v, err = definition.Parse(defPath, data)
+		v, err = definition.Parse(defPath, data, nil)
 	}
 	if err != nil {
 		return err

@@ -45,13 +45,27 @@ func IsYAML(path string, data []byte) bool {
 	return len(t) > 0 && t[0] != '{' && t[0] != '['
 }
 
+// Warn is told of what a file holds that is read but may be a mistake, as
+// "path:line:column: message" (a YAML key given twice: the last value is
+// kept). Nil makes such a file an error.
+type Warn func(msg string)
+
+// YAMLWarn adapts w to the YAML reader's warnings of the file at path
+// (nil when w is nil).
+func YAMLWarn(path string, w Warn) yamlvalue.WarnFunc {
+	if w == nil {
+		return nil
+	}
+	return func(e *yamlvalue.Error) { w(fmt.Sprintf("%s:%d:%d: %s", path, e.Line, e.Column, e.Msg)) }
+}
+
 // ToJSON returns the JSON text of a definition file: JSON unchanged, YAML
 // converted (keys in order, numbers as written).
-func ToJSON(path string, data []byte) ([]byte, error) {
+func ToJSON(path string, data []byte, warn Warn) ([]byte, error) {
 	if !IsYAML(path, data) {
 		return data, nil
 	}
-	v, err := yamlvalue.Parse(data, nil)
+	v, err := yamlvalue.ParseWarn(data, nil, YAMLWarn(path, warn))
 	if err != nil {
 		return nil, err
 	}
@@ -59,9 +73,9 @@ func ToJSON(path string, data []byte) ([]byte, error) {
 }
 
 // Parse reads a definition file's contents (JSON or YAML) into a value.
-func Parse(path string, data []byte) (any, error) {
+func Parse(path string, data []byte, warn Warn) (any, error) {
 	if IsYAML(path, data) {
-		return yamlvalue.Parse(data, nil)
+		return yamlvalue.ParseWarn(data, nil, YAMLWarn(path, warn))
 	}
 	v, err := value.Parse(data)
 	if err != nil {
@@ -94,7 +108,7 @@ func (s Substitutions) Set(name string, v any) error {
 // ParseSubstitutions reads a substitutions file: a JSON or YAML mapping of
 // names to strings, numbers or booleans.
 func ParseSubstitutions(path string, data []byte) (Substitutions, error) {
-	v, err := Parse(path, data)
+	v, err := Parse(path, data, nil)
 	if err != nil {
 		return nil, err
 	}

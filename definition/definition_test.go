@@ -82,7 +82,7 @@ func TestFind(t *testing.T) {
 func TestToJSON(t *testing.T) {
 	y := "Comment: c\nStartAt: A\nStates:\n  A:\n    Type: Pass\n    Result: {n: 12345678901234567890, f: 1.0}\n    End: true\n"
 	for _, path := range []string{"d.yaml", "d.asl.yml", "d"} {
-		got, err := ToJSON(path, []byte(y))
+		got, err := ToJSON(path, []byte(y), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,10 +92,10 @@ func TestToJSON(t *testing.T) {
 		}
 	}
 	j := []byte(` {"StartAt":"A"}`)
-	if got, _ := ToJSON("d", j); string(got) != string(j) {
+	if got, _ := ToJSON("d", j, nil); string(got) != string(j) {
 		t.Errorf("JSON was changed: %s", got)
 	}
-	if _, err := ToJSON("d.json", []byte("StartAt: A\n")); err != nil {
+	if _, err := ToJSON("d.json", []byte("StartAt: A\n"), nil); err != nil {
 		t.Errorf("a .json file was read as YAML: %v", err)
 	}
 }

@@ -38,10 +38,9 @@ func newResolver(root *value.Object, opts Options, dir string) (*resolver, error
 	r.mappings, _ = mv.(*value.Object)
 	cv, _ := root.Get("Conditions")
 	r.conditions, _ = cv.(*value.Object)
-	stackID := "arn:aws:cloudformation:" + r.scope.Region + ":" + r.scope.Account + ":stack/" + opts.StackName + "/00000000-0000-0000-0000-000000000000"
 	pseudo := map[string]any{
 		"AWS::Region": r.scope.Region, "AWS::AccountId": r.scope.Account, "AWS::Partition": "aws",
-		"AWS::URLSuffix": "amazonaws.com", "AWS::StackName": opts.StackName, "AWS::StackId": stackID,
+		"AWS::URLSuffix": "amazonaws.com", "AWS::StackName": opts.StackName, "AWS::StackId": stackID(r.scope.Region, r.scope.Account, opts.StackName),
 		"AWS::NotificationARNs": []any{}, "AWS::NoValue": noValue,
 	}
 	for k, v := range pseudo {
@@ -106,8 +105,8 @@ func newResolver(root *value.Object, opts Options, dir string) (*resolver, error
 			r.params[k] = v // a pseudo parameter
 		default:
 			id, _, _ := strings.Cut(k, ".")
-			if !r.resources.Has(id) {
-				return nil, fmt.Errorf("--parameter %s: the template has no parameter, pseudo parameter or resource of that name", k)
+			if _, generated := r.samImplicit(id); !r.resources.Has(id) && !generated {
+				return nil, fmt.Errorf("--parameter %s: the template has no parameter, pseudo parameter or resource of that name (nor does SAM generate one)", k)
 			}
 			r.user[k] = v
 		}
@@ -579,9 +578,35 @@ type kind struct {
 	ref      func(r *resolver, name string) string
 	atts     map[string]func(r *resolver, name string) string
 	// nameless: the name when the template gives none and it is
-	// deterministic in stepd ("" when CloudFormation would generate one).
+	// deterministic in stepd (a state machine's: stepd names it).
 	nameless func(id string) string
+	// gen: how CloudFormation generates the name when the template gives
+	// none (max 0: it cannot, the name is required).
+	gen naming
 }
+
+// namings are how CloudFormation names the resources it may name.
+var namings = map[string]naming{
+	"AWS::Lambda::Function":        {max: 64},
+	"AWS::Serverless::Function":    {max: 64},
+	"AWS::SQS::Queue":              {max: 80, fifo: "FifoQueue"},
+	"AWS::SNS::Topic":              {max: 256, fifo: "FifoTopic"},
+	"AWS::DynamoDB::Table":         {max: 255},
+	"AWS::Serverless::SimpleTable": {max: 255},
+	"AWS::S3::Bucket":              {max: 63, lower: true},
+	"AWS::Logs::LogGroup":          {max: 512},
+	"AWS::ECS::Cluster":            {max: 255},
+	"AWS::IAM::Role":               {max: 64},
+}
+
+// apiKind is an API Gateway API (REST or HTTP, SAM's or
+// CloudFormation's): its Ref is the id API Gateway gives it.
+var apiKind = kind{ref: func(r *resolver, id string) string { return r.apiID(id) }, nameless: sameID,
+	atts: map[string]func(*resolver, string) string{"RestApiId": func(r *resolver, id string) string { return r.apiID(id) },
+		"ApiId": func(r *resolver, id string) string { return r.apiID(id) },
+		"ApiEndpoint": func(r *resolver, id string) string {
+			return "https://" + r.apiID(id) + ".execute-api." + r.scope.Region + ".amazonaws.com"
+		}}}
 
 func self(_ *resolver, name string) string { return name }
 
@@ -623,9 +648,21 @@ var kinds = map[string]kind{
 		"Arn": func(r *resolver, n string) string { return r.scope.Service("logs", "log-group:"+n+":*", false, false) }}},
 	"AWS::ECS::Cluster": {nameProp: "ClusterName", ref: self, atts: map[string]func(*resolver, string) string{
 		"Arn": func(r *resolver, n string) string { return r.scope.Service("ecs", "cluster/"+n, false, false) }}},
-	// stepd never uses roles: one without RoleName stands as a role named
-	// after its logical id.
-	"AWS::IAM::Role": {nameProp: "RoleName", ref: self, nameless: sameID, atts: map[string]func(*resolver, string) string{"Arn": roleARN}},
+	// stepd never uses roles: one without RoleName has the name
+	// CloudFormation would generate.
+	"AWS::IAM::Role":           {nameProp: "RoleName", ref: self, atts: map[string]func(*resolver, string) string{"Arn": roleARN}},
+	"AWS::Serverless::Api":     apiKind,
+	"AWS::Serverless::HttpApi": apiKind,
+	"AWS::ApiGateway::RestApi": apiKind,
+	"AWS::ApiGatewayV2::Api":   apiKind,
+}
+
+func init() {
+	for typ, n := range namings {
+		k := kinds[typ]
+		k.gen = n
+		kinds[typ] = k
+	}
 }
 
 func sqsURL(r *resolver, name string) string {
@@ -646,20 +683,8 @@ func (r *resolver) resourceValue(id, attr, at string) (any, error) {
 	}
 	rv, ok := r.resources.Get(id)
 	if !ok {
-		// SAM's generated role of a function or state machine.
-		if base, isRole := strings.CutSuffix(id, "Role"); isRole {
-			if bv, ok := r.resources.Get(base); ok {
-				bo, _ := bv.(*value.Object)
-				bt := str(bo, "Type")
-				if bt == "AWS::Serverless::Function" || bt == SAMStateMachine {
-					if attr == "" {
-						return id, nil
-					}
-					if attr == "Arn" {
-						return r.scope.Role(id), nil
-					}
-				}
-			}
+		if im, generated := r.samImplicit(id); generated {
+			return r.implicitValue(id, attr, im, at, what, hint)
 		}
 		return nil, fmt.Errorf("%s: %s: the template has no parameter or resource %s", at, what, id)
 	}
@@ -701,6 +726,8 @@ func (r *resolver) resourceValue(id, attr, at string) (any, error) {
 			return nil, err
 		}
 		name = s
+	} else if k.gen.max > 0 {
+		name = r.generatedName(id, k.gen, po)
 	} else if k.nameless != nil {
 		name = k.nameless(id)
 	} else {

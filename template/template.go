@@ -60,9 +60,14 @@ type Options struct {
 	// without extension).
 	StackName string
 	// Parameters are the template's parameters, pseudo parameters
-	// (AWS::StackName …) and values of other resources: LogicalId for its
-	// Ref, LogicalId.Attribute for an Fn::GetAtt.
+	// (AWS::StackName …) and values of other resources, those SAM
+	// generates included: LogicalId for its Ref, LogicalId.Attribute for
+	// an Fn::GetAtt.
 	Parameters map[string]string
+	// Warn, when set, is told of what the template holds that is read but
+	// may be a mistake (a YAML key given twice: the last value is kept, as
+	// SAM CLI keeps it); nil makes it an error.
+	Warn definition.Warn
 }
 
 // StateMachine is one state machine of a template.
@@ -103,10 +108,10 @@ func IsTemplate(v any) bool {
 }
 
 // Read parses a template file's contents: JSON, or YAML with the
-// CloudFormation short-form tags.
-func Read(path string, data []byte) (any, error) {
+// CloudFormation short-form tags; warn as Options.Warn.
+func Read(path string, data []byte, warn definition.Warn) (any, error) {
 	if definition.IsYAML(path, data) {
-		v, err := yamlvalue.Parse(data, shortForm)
+		v, err := yamlvalue.ParseWarn(data, shortForm, definition.YAMLWarn(path, warn))
 		if err != nil {
 			return nil, fmt.Errorf("%s:%w", path, err)
 		}
@@ -156,7 +161,7 @@ func Load(path string, opts Options) ([]*StateMachine, error) {
 // Parse returns the state machines of the template data, read from path
 // (DefinitionUri files are relative to its folder).
 func Parse(path string, data []byte, opts Options) ([]*StateMachine, error) {
-	doc, err := Read(path, data)
+	doc, err := Read(path, data, opts.Warn)
 	if err != nil {
 		return nil, err
 	}
@@ -164,8 +169,14 @@ func Parse(path string, data []byte, opts Options) ([]*StateMachine, error) {
 	if !ok || !root.Has("Resources") {
 		return nil, fmt.Errorf("%s: not a CloudFormation or SAM template (no Resources)", path)
 	}
-	if opts.StackName == "" {
-		opts.StackName = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	v, given := opts.Parameters["AWS::StackName"]
+	if given {
+		opts.StackName = v // AWS::StackId follows it
+	} else if opts.StackName == "" {
+		opts.StackName = DefaultStackName(path)
+	}
+	if err := checkStackName(opts.StackName); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r, err := newResolver(root, opts, filepath.Dir(path))
 	if err != nil {
@@ -318,7 +329,11 @@ func (r *resolver) stateMachine(id, typ string, res *value.Object) (*StateMachin
 	}
 	if sm.RoleARN == "" && typ == SAMStateMachine {
 		// SAM creates the role <LogicalId>Role from Policies.
-		sm.RoleARN = r.scope.Role(id + "Role")
+		v, err := r.getAtt(id+"Role", "Arn", base+"/Role")
+		if err != nil {
+			return nil, err
+		}
+		sm.RoleARN, _ = scalarText(v)
 	}
 	if sm.AutoPublishAlias, _, err = getString("AutoPublishAlias"); err != nil {
 		return nil, err
@@ -487,7 +502,7 @@ func (r *resolver) definitionText(sm *StateMachine, props *value.Object, base st
 		if err != nil {
 			return "", fmt.Errorf("%s/DefinitionUri: %w", base, err)
 		}
-		js, err := definition.ToJSON(path, data)
+		js, err := definition.ToJSON(path, data, r.opts.Warn)
 		if err != nil {
 			return "", fmt.Errorf("%s/DefinitionUri: %s:%w", base, path, err)
 		}

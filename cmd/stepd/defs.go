@@ -19,12 +19,16 @@ type defFlags struct {
 	subs         multiFlag
 	params       multiFlag
 	stateMachine *string // nil where the command takes no --state-machine
+	// warnings go to the flag set's output (the command's stderr): what a
+	// file holds that is read but may be a mistake, such as a YAML key
+	// given twice (the last value is kept, as SAM CLI keeps it).
+	fs *flag.FlagSet
 }
 
 // addDefFlags adds --definition-substitutions and --parameter, and with
 // pick --state-machine.
 func addDefFlags(fs *flag.FlagSet, pick bool) *defFlags {
-	f := &defFlags{}
+	f := &defFlags{fs: fs}
 	fs.Var(&f.subs, "definition-substitutions", "FILE (a JSON or YAML mapping) or NAME=VALUE: replace ${NAME} in definitions as CloudFormation's DefinitionSubstitutions do; repeatable")
 	fs.Var(&f.params, "parameter", "NAME=VALUE for a SAM or CloudFormation template: a parameter, a pseudo parameter (AWS::StackName) or another resource's value (LogicalId for its Ref, LogicalId.Attribute for Fn::GetAtt); repeatable")
 	if pick {
@@ -117,13 +121,27 @@ func (f *defFlags) load(path string, all bool, region, account string) ([]*loade
 	if err != nil {
 		return nil, err
 	}
+	return f.loadData(path, data, all, region, account, subs, params)
+}
+
+// loadData is load of a file's contents already read (path "-" for
+// standard input).
+func (f *defFlags) loadData(path string, data []byte, all bool, region, account string, subs definition.Substitutions, params map[string]string) ([]*loadedDef, error) {
+	var err error
 	pick := ""
 	if f.stateMachine != nil {
 		pick = *f.stateMachine
 	}
+	told := map[string]bool{} // a template is read twice: warn once
+	warn := func(msg string) {
+		if !told[msg] {
+			told[msg] = true
+			fmt.Fprintf(f.fs.Output(), "%s: warning: %s\n", f.fs.Name(), msg)
+		}
+	}
 	var doc any
 	if definition.IsYAML(path, data) {
-		if doc, err = template.Read(path, data); err != nil {
+		if doc, err = template.Read(path, data, warn); err != nil {
 			return nil, err
 		}
 	} else if v, err := value.Parse(data); err == nil {
@@ -146,7 +164,7 @@ func (f *defFlags) load(path string, all bool, region, account string) ([]*loade
 		}
 		return []*loadedDef{{source: path, text: []byte(s)}}, nil
 	}
-	sms, err := template.Parse(path, data, template.Options{Region: region, Account: account, Parameters: params})
+	sms, err := template.Parse(path, data, template.Options{Region: region, Account: account, Parameters: params, Warn: warn})
 	if err != nil {
 		return nil, err
 	}

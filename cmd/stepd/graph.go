@@ -7,26 +7,31 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/graph"
 	"github.com/stepd/stepd/value"
 )
 
-const graphUsage = `usage: stepd graph DEFINITION [--format mermaid|svg] [-o FILE] [--cover-report FILE]
+const graphUsage = `usage: stepd graph FILE [--format mermaid|svg] [-o FILE] [--cover-report FILE] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE] [--state-machine NAME]
 
 Draws a state machine: as a Mermaid flowchart (GitHub, GitLab and most
 wikis render it in a mermaid code block), or as a standalone SVG picture
-laid out and drawn like the console's graph. DEFINITION may be - for
-standard input. The format defaults to svg when -o ends in .svg, else
+laid out and drawn like the console's graph. FILE is what stepd run takes:
+a definition (JSON or YAML; - for standard input) or a SAM or
+CloudFormation template (--state-machine picks one of several). The format defaults to svg when -o ends in .svg, else
 mermaid. With --cover-report (a JSON report of stepd test --cover-report),
 states the cases entered are drawn green and the others red.
 `
 
 func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newCLI("stepd graph", graphUsage, stdout, stderr)
-	fs.positional("DEFINITION", 1, 1)
+	fs.positional("FILE", 1, 1)
 	format := fs.String("format", "", "mermaid or svg (default: svg when -o ends in .svg, else mermaid)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	cover := fs.String("cover-report", "", "colour the states by the coverage in this JSON `FILE` (stepd test --cover-report)")
+	region := fs.String("region", arn.DefaultRegion, "region of a template's ARNs (AWS::Region)")
+	account := fs.String("account", arn.DefaultAccount, "account id of a template's ARNs (AWS::AccountId)")
+	defs := addDefFlags(fs.FlagSet, true)
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -52,6 +57,20 @@ func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "stepd graph: %v\n", err)
 		return exitUsage
 	}
+	subs, err := defs.substitutions()
+	if err == nil {
+		var params map[string]string
+		if params, err = defs.parameters(); err == nil {
+			var ds []*loadedDef
+			if ds, err = defs.loadData(path, data, false, *region, *account, subs, params); err == nil {
+				path, data = ds[0].source, ds[0].text
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "stepd graph: %v\n", err)
+		return exitUsage
+	}
 	def, err := value.Parse(data)
 	if err != nil {
 		fmt.Fprintf(stderr, "stepd graph: %v\n", value.Locate(path, data, err))
@@ -63,7 +82,7 @@ func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	}
 	var status map[string]string
 	if *cover != "" {
-		if status, err = coverStatus(*cover, path); err != nil {
+		if status, err = coverStatus(*cover, pos[0]); err != nil {
 			fmt.Fprintf(stderr, "stepd graph: --cover-report: %v\n", err)
 			return exitUsage
 		}

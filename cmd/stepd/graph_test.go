@@ -25,6 +25,22 @@ func TestGraphCommand(t *testing.T) {
 	if code, stdout, _ := runMain(t, `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`, "graph", "-", "--format", "svg"); code != exitOK || !strings.Contains(stdout, `data-state="A"`) {
 		t.Errorf("standard input: exit %d\n%s", code, stdout)
 	}
+	// What stepd run takes: YAML, substitutions, templates.
+	const sample = "../../template/testdata/sam/samples/order-api.yaml"
+	for _, tt := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"graph", writeFile(t, "d.yaml", "StartAt: A\nStates:\n  A: {Type: Pass, End: true}\n")}, `n2["A<br/>Pass"]`, ""},
+		{[]string{"graph", writeFile(t, "s.json", `{"StartAt":"${First}","States":{"${First}":{"Type":"Pass","End":true}}}`), "--definition-substitutions", "First=Go"}, `n2["Go<br/>Pass"]`, ""},
+		{[]string{"graph", sample, "--state-machine", "OrderWorkflow"}, `"Validate<br/>Task"`, "RunOrder"},
+		{[]string{"graph", sample, "--state-machine", "ShippingWorkflow", "--parameter", "AWS::StackName=sam-app"}, `"RunOrder<br/>Task"`, "Validate"},
+	} {
+		code, stdout, stderr := runMain(t, "", tt.args...)
+		if code != exitOK || !strings.Contains(stdout, tt.want) || tt.not != "" && strings.Contains(stdout, tt.not) {
+			t.Errorf("%v: exit %d\n%s%s", tt.args, code, stdout, stderr)
+		}
+	}
 	bad := writeFile(t, "bad.json", "{\"StartAt\": \"A\",\n \"States\": {,}}")
 	for _, tt := range []struct {
 		args []string
@@ -34,6 +50,8 @@ func TestGraphCommand(t *testing.T) {
 		{[]string{"graph", bad}, "bad.json:2:13: invalid JSON"},
 		{[]string{"graph", writeFile(t, "arr.json", `[1]`)}, "a definition is a JSON object with States"},
 		{[]string{"graph"}, "usage: stepd graph"},
+		{[]string{"graph", sample}, "the template has 2 state machines (OrderWorkflow, ShippingWorkflow): choose one with --state-machine"},
+		{[]string{"graph", sample, "--state-machine", "OrderWorkflow", "--parameter", "Nope=1"}, "--parameter Nope"},
 	} {
 		code, _, stderr := runMain(t, "", tt.args...)
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {

@@ -23,7 +23,7 @@ func registryFor(t *testing.T, stage, stack string) string {
 
 func TestRunTemplate(t *testing.T) {
 	t.Parallel()
-	reg := registryFor(t, "dev", "template")
+	reg := registryFor(t, "dev", "stepd-template")
 	code, stdout, stderr := runMain(t, "", "run", samTemplate, "--state-machine", "orders-dev", "--config", reg, "--input", `{"orderId":"o1"}`)
 	if code != 0 || stdout != `{"orderId":"o1"}`+"\n" {
 		t.Fatalf("by name: exit %d\n%s%s", code, stdout, stderr)
@@ -107,7 +107,7 @@ func TestTestCommandTemplate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := registryFor(t, "prod", "template")
+	reg := registryFor(t, "prod", "stepd-template")
 	c := filepath.Join(dir, "case.json")
 	body := `{"name":"orders","definitionFile":"` + filepath.ToSlash(abs) + `","stateMachine":"OrderStateMachine","parameters":{"Stage":"prod"},` +
 		`"config":"` + filepath.ToSlash(reg) + `","input":{"orderId":"o4"},"expected":{"status":"SUCCEEDED","output":{"orderId":"o4"}}}`
@@ -141,7 +141,7 @@ func TestServeTemplate(t *testing.T) {
 	if _, err := exec.LookPath("aws"); err != nil {
 		skipUnlessCI(t, "the AWS CLI is not installed")
 	}
-	reg := registryFor(t, "dev", "template")
+	reg := registryFor(t, "dev", "stepd-template")
 	hello := writeFile(t, "hello.yaml", "StartAt: P\nStates:\n  P:\n    Type: Pass\n    Result:\n      greeting: ${Greeting}\n    End: true\n")
 	url := startInProcess(t, "--data", "", "--config", reg, "--template", samTemplate, "--definition", hello, "--definition-substitutions", "Greeting=hi")
 	cli := func(args ...string) map[string]any {
@@ -173,7 +173,7 @@ func TestServeTemplate(t *testing.T) {
 	}
 	const base = "arn:aws:states:us-east-1:123456789012:stateMachine:"
 	d := cli("describe-state-machine", "--state-machine-arn", base+"orders-dev")
-	if d["roleArn"] != "arn:aws:iam::123456789012:role/OrderStateMachineRole" || !strings.Contains(d["definition"].(string), `"Resource":"arn:aws:lambda:us-east-1:123456789012:function:check-stock-dev"`) {
+	if role, _ := d["roleArn"].(string); !strings.HasPrefix(role, "arn:aws:iam::123456789012:role/stepd-template-OrderStateMachineRole-") || !strings.Contains(d["definition"].(string), `"Resource":"arn:aws:lambda:us-east-1:123456789012:function:check-stock-dev"`) {
 		t.Errorf("orders-dev: %v", d)
 	}
 	tags := cli("list-tags-for-resource", "--resource-arn", base+"orders-dev")

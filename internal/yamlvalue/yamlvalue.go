@@ -11,7 +11,9 @@
 // number forms (0x1F, 0o17, +1, .5) are converted to JSON numbers, .inf and
 // .nan are refused (JSON has neither); timestamps and binaries stay
 // strings; anchors and aliases and merge keys (<<) are expanded, within a
-// budget; duplicate keys are refused; keys must be scalars. A local tag
+// budget; a key that appears twice in a mapping is refused, or, for a
+// caller that takes warnings (ParseWarn), reported with both lines and
+// the last value kept, as SAM CLI keeps it; keys must be scalars. A local tag
 // (!Sub, !Ref …) is handed to the caller's Tags function, and refused when
 // there is none.
 //
@@ -62,9 +64,18 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%d:%d: invalid YAML: %s", e.Line, e.Column, e.Msg)
 }
 
+// WarnFunc is told of what a document holds that is kept but may be a
+// mistake: a key given twice in a mapping (the last value is kept).
+type WarnFunc func(w *Error)
+
 // Parse reads one YAML document. tags handles local tags (nil: refuse
-// them). An empty document is an error.
-func Parse(data []byte, tags TagFunc) (any, error) {
+// them). An empty document is an error, and so is a key given twice.
+func Parse(data []byte, tags TagFunc) (any, error) { return ParseWarn(data, tags, nil) }
+
+// ParseWarn is Parse, telling warn of a key given twice in a mapping
+// (the last value is kept, as SAM CLI keeps it) instead of refusing it;
+// warn nil refuses it.
+func ParseWarn(data []byte, tags TagFunc, warn WarnFunc) (any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -79,7 +90,7 @@ func Parse(data []byte, tags TagFunc) (any, error) {
 	} else if !errors.Is(err, io.EOF) {
 		return nil, libError(err)
 	}
-	c := &converter{tags: tags}
+	c := &converter{tags: tags, warn: warn}
 	return c.node(&doc, 0)
 }
 
@@ -97,6 +108,7 @@ func libError(err error) error {
 
 type converter struct {
 	tags  TagFunc
+	warn  WarnFunc
 	nodes int
 }
 
@@ -267,7 +279,7 @@ func (c *converter) mapping(n *yaml.Node, depth int) (*value.Object, error) {
 		return nil, errAt(n, "a mapping with a key and no value")
 	}
 	o := value.NewObject(len(n.Content) / 2)
-	explicit := map[string]bool{}
+	explicit := map[string]*yaml.Node{} // the key's latest occurrence
 	var merges []*yaml.Node
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]
@@ -284,10 +296,14 @@ func (c *converter) mapping(n *yaml.Node, depth int) (*value.Object, error) {
 		if local(k) {
 			return nil, errAt(k, "a key cannot carry the tag %s", k.Tag)
 		}
-		if explicit[k.Value] {
-			return nil, errAt(k, "the key %q appears twice in this mapping", k.Value)
+		if prev := explicit[k.Value]; prev != nil {
+			if c.warn == nil {
+				return nil, errAt(k, "the key %q appears twice in this mapping (lines %d and %d)", k.Value, prev.Line, k.Line)
+			}
+			c.warn(&Error{Line: k.Line, Column: k.Column,
+				Msg: fmt.Sprintf("the key %q appears twice in this mapping, on lines %d and %d: the value of line %d is kept", k.Value, prev.Line, k.Line, k.Line)})
 		}
-		explicit[k.Value] = true
+		explicit[k.Value] = k
 	}
 	for i := 0; i < len(n.Content); i += 2 {
 		k := n.Content[i]

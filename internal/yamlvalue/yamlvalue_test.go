@@ -1,6 +1,7 @@
 package yamlvalue
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,8 +95,13 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	tags := func(tag string, v any) (any, error) { return value.ObjectOf(tag, v), nil }
+	f.Add([]byte("a: 1\nb: 2\na: {c: 3, c: 4}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := Parse(data, tags)
+		v, err := ParseWarn(data, tags, func(w *Error) {
+			if w.Line < 1 || w.Msg == "" {
+				t.Fatalf("%q: warning without a place: %+v", data, w)
+			}
+		})
 		if err != nil {
 			return
 		}
@@ -109,4 +115,25 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q: %s reads back as %s", data, text, value.String(back))
 		}
 	})
+}
+
+// TestDuplicateKeys: a key given twice is an error naming both lines for
+// Parse; ParseWarn keeps the last value (where the first stood, as SAM
+// CLI's reader does) and warns with both lines.
+func TestDuplicateKeys(t *testing.T) {
+	doc := "Resources:\n  Fn:\n    Type: A\n    Properties: {}\n    Type: B\n  Other: 1\n"
+	if _, err := Parse([]byte(doc), nil); err == nil || !strings.Contains(err.Error(), "5:5: invalid YAML: the key \"Type\" appears twice in this mapping (lines 3 and 5)") {
+		t.Errorf("Parse: %v", err)
+	}
+	var warned []string
+	v, err := ParseWarn([]byte(doc), nil, func(w *Error) { warned = append(warned, fmt.Sprintf("%d:%d: %s", w.Line, w.Column, w.Msg)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := value.String(v); got != `{"Resources":{"Fn":{"Type":"B","Properties":{}},"Other":1}}` {
+		t.Errorf("got %s", got)
+	}
+	if len(warned) != 1 || warned[0] != `5:5: the key "Type" appears twice in this mapping, on lines 3 and 5: the value of line 5 is kept` {
+		t.Errorf("warnings %q", warned)
+	}
 }
