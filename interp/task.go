@@ -374,6 +374,13 @@ func (th *thread) taskDone(r task.Result) {
 	x.cancel(t.timeoutOp)
 	x.cancel(t.heartbeatOp)
 	t.taskOp = nil
+	if r.Failed() && t.activity && !t.started && r.Error == ErrRuntime {
+		// The activity does not exist (the runner found none to offer
+		// the task to): AWS fails the execution with States.Runtime
+		// naming the state, without an ActivityFailed event.
+		th.fail(runtimeFailure(th.cur.Name, th.run.enteredID, "%s", r.Cause))
+		return
+	}
 	if r.Failed() {
 		f := taskFailure(r)
 		d := errorDetails(f)

@@ -256,6 +256,18 @@ func TestOutsideActivity(t *testing.T) {
 			t.Errorf("ActivityFailed %+v: want no error or cause", f)
 		}
 	}
+
+	// A Task on a deleted activity fails the execution with States.Runtime
+	// in AWS's words (test_activities' activity_task_on_deleted), which no
+	// catcher catches.
+	if _, err := c.DeleteActivity(context.Background(), &sfn.DeleteActivityInput{ActivityArn: act.ActivityArn}); err != nil {
+		t.Fatal(err)
+	}
+	d = waitFinished(t, c, startSM(t, c, sm, `{}`))
+	want := "An error occurred while executing the state 'Work' (entered at the event id #2). The activity " + arn + " does not exist."
+	if d.Status != types.ExecutionStatusFailed || aws.ToString(d.Error) != "States.Runtime" || aws.ToString(d.Cause) != want {
+		t.Errorf("deleted activity: %s %s %q, want States.Runtime %q", d.Status, aws.ToString(d.Error), aws.ToString(d.Cause), want)
+	}
 }
 
 // TestOutsideNested: startExecution, .sync and .sync:2 as AWS records them
