@@ -45,6 +45,9 @@ type evaluator interface {
 	// failure returns a Fail state's error and cause (Error/ErrorPath,
 	// Cause/CausePath), or the failure to evaluate them.
 	failure(th *thread) *Failure
+	// credentials evaluates a Task's Credentials over the effective input:
+	// the role it assumes, "" without Credentials.
+	credentials(th *thread, in any) (string, *Failure)
 	// taskTimeouts returns a Task's TimeoutSeconds and HeartbeatSeconds
 	// (0: none), from literals, paths or expressions.
 	taskTimeouts(th *thread, in any) (timeout, heartbeat int64, f *Failure)

@@ -56,7 +56,8 @@ func compileJSONata(s *state) (*jsonataEval, error) {
 		"Items", s.Items, "ItemSelector", s.ItemSelector, "MaxConcurrency", s.MaxConcurrency,
 		"ToleratedFailureCount", s.ToleratedFailureCount, "ToleratedFailurePercentage", s.ToleratedFailurePercentage,
 		"TimeoutSeconds", s.TimeoutSeconds, "HeartbeatSeconds", s.HeartbeatSeconds,
-		"Seconds", s.Seconds, "Timestamp", s.Timestamp, "Error", s.Error, "Cause", s.Cause)
+		"Seconds", s.Seconds, "Timestamp", s.Timestamp, "Error", s.Error, "Cause", s.Cause,
+		"Credentials", s.Credentials)
 	if err != nil {
 		return nil, err
 	}
@@ -429,6 +430,19 @@ func (e *jsonataEval) failure(th *thread) *Failure {
 		}
 	}
 	return f
+}
+
+// credentials evaluates a Task's Credentials (its RoleArn may be a
+// JSONata expression) over $states.input.
+func (e *jsonataEval) credentials(th *thread, _ any) (string, *Failure) {
+	if !e.has("Credentials") {
+		return "", nil
+	}
+	v, _, f := th.evalField(e.fields, "Credentials", th.jsonataVars(e.inputStates(th)))
+	if f != nil {
+		return "", f
+	}
+	return roleArnOf(th, v)
 }
 
 func (e *jsonataEval) taskTimeouts(th *thread, _ any) (int64, int64, *Failure) {

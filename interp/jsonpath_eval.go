@@ -37,6 +37,7 @@ type jsonPathEval struct {
 	batchItemsPath, batchBytesPath       *ref     // ItemBatcher's paths
 	batchInput                           *payload // ItemBatcher's BatchInput
 	readerArgs                           *payload // ItemReader's Parameters
+	credentialsArgs                      *payload // a Task's Credentials
 	readerMaxPath                        *ref     // ItemReader's MaxItemsPath
 	writerArgs                           *payload // ResultWriter's Parameters
 
@@ -85,6 +86,7 @@ func compileJSONPath(s *state) (*jsonPathEval, error) {
 		{"ResultSelector", s.ResultSelector, &e.resultSelector},
 		{"ItemSelector", s.ItemSelector, &e.itemSelector},
 		{"Assign", s.Assign, &e.assign},
+		{"Credentials", s.Credentials, &e.credentialsArgs},
 	}
 	for _, t := range templates {
 		if !t.f.Set {
@@ -543,6 +545,19 @@ func (e *jsonPathEval) mapLimits(th *thread, c *container, in any) *Failure {
 	}
 	th.inspect("maxConcurrency", value.Int(int64(c.maxConc)))
 	return nil
+}
+
+// credentials evaluates a Task's Credentials ("RoleArn" or "RoleArn.$")
+// over the effective input.
+func (e *jsonPathEval) credentials(th *thread, in any) (string, *Failure) {
+	if e.credentialsArgs == nil {
+		return "", nil
+	}
+	v, err := e.credentialsArgs.eval(th.env(in))
+	if err != nil {
+		return "", th.site().payloadFailure(err, in)
+	}
+	return roleArnOf(th, v)
 }
 
 // writerParams evaluates the ResultWriter's Parameters over the effective

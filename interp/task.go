@@ -184,7 +184,31 @@ func (th *thread) runTask() {
 		th.fail(f)
 		return
 	}
+	role, f := ev.credentials(th, in)
+	if f != nil {
+		th.fail(f)
+		return
+	}
+	th.run.task.role = role
 	th.schedule(params, timeout, heartbeat)
+}
+
+// roleArnOf is the RoleArn of a Task's evaluated Credentials; a value that
+// is not a string fails the state with States.Runtime.
+func roleArnOf(th *thread, creds any) (string, *Failure) {
+	o, _ := creds.(*value.Object)
+	v, _ := o.Get("RoleArn")
+	role, ok := v.(string)
+	if !ok || role == "" {
+		return "", runtimeFailure(th.cur.Name, th.run.enteredID, "The value of the field 'RoleArn' of 'Credentials' must be a non-empty string, but was: %s", value.String(v))
+	}
+	return role, nil
+}
+
+// taskCredentials is the taskCredentials of a Task's scheduled event: the
+// role its Credentials name.
+func taskCredentials(role string) *value.Object {
+	return value.ObjectOf("roleArn", role)
 }
 
 // prepareToken issues the task token of a callback or activity task
@@ -221,7 +245,7 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
 		x.emitText(th, "ActivityScheduled", "activityScheduledEventDetails", d, "input")
-	} else if lambdaFn && timeout <= 0 && heartbeat <= 0 {
+	} else if lambdaFn && timeout <= 0 && heartbeat <= 0 && t.role == "" {
 		x.emitForm(th, "LambdaFunctionScheduled", "lambdaFunctionScheduledEventDetails", lambdaScheduledForm, params, st.resource, nil)
 		x.emit(th, "LambdaFunctionStarted", "", nil)
 	} else if lambdaFn {
@@ -229,6 +253,9 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		d.Set("input", params)
 		d.Set("inputDetails", truncatedFalse())
 		d.Set("resource", st.resource)
+		if t.role != "" {
+			d.Set("taskCredentials", taskCredentials(t.role))
+		}
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
@@ -246,6 +273,9 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 		d.Set("region", x.scope().Region)
 		d.Set("resource", ri.resourceV)
 		d.Set("resourceType", ri.resourceTypeV)
+		if t.role != "" {
+			d.Set("taskCredentials", taskCredentials(t.role))
+		}
 		if timeout > 0 {
 			d.Set("timeoutInSeconds", value.Int(timeout))
 		}
@@ -344,6 +374,13 @@ func (th *thread) taskDone(r task.Result) {
 	x.cancel(t.timeoutOp)
 	x.cancel(t.heartbeatOp)
 	t.taskOp = nil
+	if r.Failed() && t.activity && !t.started && r.Error == ErrRuntime {
+		// The activity does not exist (the runner found none to offer
+		// the task to): AWS fails the execution with States.Runtime
+		// naming the state, without an ActivityFailed event.
+		th.fail(runtimeFailure(th.cur.Name, th.run.enteredID, "%s", r.Cause))
+		return
+	}
 	if r.Failed() {
 		f := taskFailure(r)
 		d := errorDetails(f)
@@ -504,4 +541,5 @@ type taskRun struct {
 	activity                       bool          // the task is an activity
 	started                        bool          // ActivityStarted or TaskSubmitted is recorded
 	heartbeatSecs                  int64
+	role                           string // the role its Credentials name ("": none)
 }

@@ -162,7 +162,8 @@ func (r *Runner) enqueueActivity(d *engine.Driver, id int64, req *task.Request) 
 // or offers it to the activity's workers.
 func (r *Runner) offerActivity(d *engine.Driver, id int64, req *task.Request, err error) {
 	if err != nil {
-		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("activity %s does not exist", req.Resource)})
+		// AWS's words; the interpreter names the state (interp.taskDone).
+		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("The activity %s does not exist.", req.Resource)})
 		return
 	}
 	execution := d.Execution().Info().ExecutionARN

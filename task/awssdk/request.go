@@ -291,8 +291,14 @@ func jsonValue(api *awsmodel.API, buf []byte, si int, v any, path, tsFormat stri
 func scalar(sh *awsmodel.APIShape, v any, path string) (string, error) {
 	switch sh.Type {
 	case awsmodel.TString:
-		if s, ok := v.(string); ok {
+		switch s := v.(type) {
+		case string:
 			return s, nil
+		case *value.Object, []any:
+			// A JSON object or array given for a string member is sent as
+			// its JSON text, as Step Functions does (an object Input of
+			// aws-sdk:sfn:startExecution starts the execution with it).
+			return value.String(s), nil
 		}
 		return "", &paramError{path, "must be a string"}
 	case awsmodel.TInteger:

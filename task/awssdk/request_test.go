@@ -28,6 +28,9 @@ func TestBuildRequest(t *testing.T) {
 			"PUT", "/b/a/b%20c", "", `"x"`},
 		{"apigateway", "getRestApi", `{"RestApiId":"r1"}`, "GET", "/restapis/r1", "", ""},
 		{"sfn", "startSyncExecution", `{"StateMachineArn":"arn:sm"}`, "POST", "/", "", `{"stateMachineArn":"arn:sm"}`},
+		// An object for a string member goes as its JSON text.
+		{"sfn", "startExecution", `{"StateMachineArn":"arn:sm","Input":{"a":[1,"é"]}}`, "POST", "/", "", `{"stateMachineArn":"arn:sm","input":"{\"a\":[1,\"é\"]}"}`},
+		{"sfn", "startExecution", `{"StateMachineArn":"arn:sm","Input":"{\"a\":1}"}`, "POST", "/", "", `{"stateMachineArn":"arn:sm","input":"{\"a\":1}"}`},
 	} {
 		api, op, ok, err := awsmodel.Operation(c.service, c.action)
 		if !ok || err != nil {
