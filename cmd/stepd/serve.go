@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/internal/strictjson"
 	"github.com/stepd/stepd/server"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/postgres"
@@ -281,10 +280,18 @@ func templateSettings(sm *template.StateMachine, in *service.StateMachineInput) 
 		if c.from == nil {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(value.Append(nil, c.from)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(c.to); err != nil {
-			return fmt.Errorf("state machine %s: %s: %w", sm.LogicalID, c.name, err)
+		if err := strictjson.Decode(value.Append(nil, c.from), c.to); err != nil {
+			if e, ok := err.(*strictjson.Error); ok {
+				// The place is in the text re-encoded from the template: only
+				// the path tells.
+				e.Line, e.Column = 0, 0
+				if e.Path == "" {
+					e.Path = c.name
+				} else {
+					e.Path = c.name + "." + e.Path
+				}
+			}
+			return fmt.Errorf("state machine %s: %w", sm.LogicalID, err)
 		}
 	}
 	return nil
