@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -67,7 +66,7 @@ func withEndpoints(next http.Handler, m *metrics.Metrics, ready *readiness, h *a
 // listenMetrics serves GET /metrics alone on a listener of its own at
 // addr, behind the Host check only: a scraper that cannot sign (Prometheus)
 // reaches it there while the API requires signatures.
-func (s *Server) listenMetrics(addr string, m *metrics.Metrics, h *api.Handler, stdout io.Writer) error {
+func (s *Server) listenMetrics(addr string, m *metrics.Metrics, h *api.Handler, say Announcer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--metrics-addr: %w", err)
@@ -76,7 +75,7 @@ func (s *Server) listenMetrics(addr string, m *metrics.Metrics, h *api.Handler, 
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", h.GuardHost(m.Handler()))
 	s.metricsHTTP = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "metrics at http://%s/metrics\n", ln.Addr())
+	say.Say("metrics at", fmt.Sprintf("http://%s/metrics", ln.Addr()))
 	go func() {
 		if err := s.metricsHTTP.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			select {

@@ -62,6 +62,10 @@ type Config struct {
 	// Stdout receives the lines that say where the server listens, and the
 	// execution logs when LogGroups is empty; nil discards them.
 	Stdout io.Writer
+	// StdoutJSON makes the lines that say where the server listens JSON
+	// log records ({"time","level","msg":"listening on","url"}), as
+	// --log-format json asks, instead of text ("listening on URL").
+	StdoutJSON bool
 	// Budget bounds each evaluation (zero fields: the defaults).
 	Budget engine.Budget
 	// Registry serves Task states with the handlers of the --config and
@@ -246,7 +250,7 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	handler = api.WithScheduler(handler, schedAPI)
 	handler = withEndpoints(handler, m, s.ready, h, c.MetricsAddr == "")
 	if c.MetricsAddr != "" {
-		if err := s.listenMetrics(c.MetricsAddr, m, h, stdout); err != nil {
+		if err := s.listenMetrics(c.MetricsAddr, m, h, Announcer{W: stdout, JSON: c.StdoutJSON}); err != nil {
 			return nil, err
 		}
 	}
@@ -257,9 +261,10 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	}
 	log.Info("stepd serving the AWS Step Functions API", "version", c.Version,
 		"addr", addr, "auth", auth, "store", storeName(c.StoreURL, c.Data), "region", c.Region, "account", c.Account, "resumed", n)
-	fmt.Fprintf(stdout, "listening on http://%s\n", addr)
+	say := Announcer{W: stdout, JSON: c.StdoutJSON}
+	say.Say("listening on", "http://"+addr)
 	if c.Console {
-		fmt.Fprintf(stdout, "web console at http://%s/\n", addr)
+		say.Say("web console at", "http://"+addr+"/")
 	}
 	go func() { s.errc <- s.http.Serve(s.ln) }()
 	return s, nil
@@ -349,4 +354,20 @@ func withConsole(apiHandler, ui http.Handler) http.Handler {
 		}
 		apiHandler.ServeHTTP(w, r)
 	})
+}
+
+// Announcer writes the lines that tell where a listener is: "listening on
+// http://…" as text, or as a JSON log record with msg and url.
+type Announcer struct {
+	W    io.Writer
+	JSON bool
+}
+
+// Say writes one line: msg, then the URL.
+func (a Announcer) Say(msg, url string) {
+	if a.JSON {
+		slog.New(slog.NewJSONHandler(a.W, nil)).Info(msg, "url", url)
+		return
+	}
+	fmt.Fprintf(a.W, "%s %s\n", msg, url)
 }

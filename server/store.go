@@ -136,7 +136,7 @@ func (m *member) rejoin(ctx context.Context) {
 	for {
 		claimed, err := m.shared.Claim(ctx)
 		if err == nil {
-			m.log.Info("took a new lease", "after", time.Since(lost).Round(time.Millisecond).String(),
+			m.log.Info("took a new lease", "after", time.Since(lost).Round(time.Millisecond),
 				"claimed", len(claimed), "running", m.svc.Runner().Adopt(ctx, claimed))
 			return
 		}

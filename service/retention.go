@@ -56,7 +56,7 @@ func (s *Service) Retain(ctx context.Context, keep, every time.Duration) {
 		case err != nil && ctx.Err() == nil:
 			s.log.Warn("retention: deleting old executions", "err", err, "deleted", n)
 		case n > 0:
-			s.log.Info("retention: deleted executions that ended before the retention period", "deleted", n, "retention", keep.String())
+			s.log.Info("retention: deleted executions that ended before the retention period", "deleted", n, "retention", keep)
 		}
 		select {
 		case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,15 +56,7 @@ func TestReleaseArchive(t *testing.T) {
 	if bin == nil || files[name+"/README.md"] == nil || files[name+"/docs/cli.md"] == nil {
 		t.Fatalf("archive holds %d files, want %s/stepd, %s/README.md and %s/docs/cli.md", len(files), name, name, name)
 	}
-	f, err := elf.NewFile(bytes.NewReader(bin))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
-			t.Errorf("the binary is dynamically linked (program header %v)", p.Type)
-		}
-	}
+	checkStatic(t, "the release binary", bin)
 	path := filepath.Join(t.TempDir(), "stepd")
 	if err := os.WriteFile(path, bin, 0o755); err != nil {
 		t.Fatal(err)
@@ -75,6 +68,65 @@ func TestReleaseArchive(t *testing.T) {
 	sums, err := os.ReadFile(filepath.Join(out, "SHA256SUMS"))
 	if err != nil || !strings.Contains(string(sums), name+".tar.gz") {
 		t.Errorf("SHA256SUMS: %q, %v", sums, err)
+	}
+}
+
+// checkStatic fails the test unless the ELF binary bin is statically
+// linked: no interpreter (PT_INTERP), no dynamic section, no shared
+// library needed (DT_NEEDED).
+func checkStatic(t *testing.T, what string, bin []byte) {
+	t.Helper()
+	f, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP || p.Type == elf.PT_DYNAMIC {
+			t.Errorf("%s is dynamically linked (program header %v)", what, p.Type)
+		}
+	}
+	if libs, err := f.ImportedLibraries(); err == nil && len(libs) > 0 {
+		t.Errorf("%s needs shared libraries: %v", what, libs)
+	}
+}
+
+// TestStaticBuild runs the build line of the README (CGO_ENABLED=0 go
+// build …) with its output in a temporary folder, and checks that the
+// binary is static, as the release script's and the image's are.
+func TestStaticBuild(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS != "linux" {
+		t.Skip("the check reads an ELF binary")
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for l := range strings.SplitSeq(string(readme), "\n") {
+		if strings.HasPrefix(l, "CGO_ENABLED=0 go build ") {
+			line = l
+		}
+	}
+	args := strings.Fields(line)
+	if len(args) < 4 || args[len(args)-1] != "./cmd/stepd" || !slices.Contains(args, "-o") {
+		t.Fatalf("README.md has no line CGO_ENABLED=0 go build … -o FILE ./cmd/stepd: %q", line)
+	}
+	out := filepath.Join(t.TempDir(), "stepd")
+	args[slices.Index(args, "-o")+1] = out
+	build := exec.Command(args[1], args[2:]...)
+	build.Dir = "../.."
+	build.Env = append(os.Environ(), args[0])
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", line, err, b)
+	}
+	bin, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStatic(t, "the README's build", bin)
+	if got, err := exec.Command(out, "version").Output(); err != nil || !strings.HasPrefix(string(got), "stepd ") {
+		t.Errorf("stepd version: %q, %v", got, err)
 	}
 }
 
@@ -120,8 +172,10 @@ func skipUnlessCI(t *testing.T, format string, args ...any) {
 }
 
 // TestDockerImage builds the Dockerfile and runs the image: it serves
-// /readyz on port 8083 as a non-root user. Docker's engine is often not
-// reachable (as in CI sandboxes): the test then skips, also under CI=true.
+// /readyz on port 8083 as a non-root user, and its HEALTHCHECK (stepd
+// health) reports it healthy; the shell variant (--target shell) has sh
+// and runs stepd the same way. Docker's engine is often not reachable (as
+// in CI sandboxes): the test then skips, also under CI=true.
 func TestDockerImage(t *testing.T) {
 	t.Parallel()
 	if err := exec.Command("docker", "info").Run(); err != nil {
@@ -159,8 +213,28 @@ func TestDockerImage(t *testing.T) {
 			t.Fatalf("the container did not get ready: %v\n%s", err, logs)
 		}
 	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(time.Second) {
+		health, err := exec.CommandContext(ctx, "docker", "inspect", "-f", "{{.State.Health.Status}}", strings.TrimSpace(string(id))).Output()
+		if err == nil && strings.TrimSpace(string(health)) == "healthy" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the container's HEALTHCHECK: %q, %v; want healthy", health, err)
+		}
+	}
 	got, err := exec.CommandContext(ctx, "docker", "run", "--rm", tag, "version").Output()
 	if err != nil || !strings.HasPrefix(string(got), "stepd v0.0.0-test") {
 		t.Errorf("docker run IMAGE version: %q, %v", got, err)
+	}
+
+	shell := tag + "-shell"
+	build = exec.CommandContext(ctx, "docker", "build", "--target", "shell", "-t", shell, "--build-arg", "VERSION=v0.0.0-test", "../..")
+	if b, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("docker build --target shell: %v\n%s", err, b)
+	}
+	defer exec.Command("docker", "rmi", "-f", shell).Run()
+	got, err = exec.CommandContext(ctx, "docker", "run", "--rm", "--entrypoint", "sh", shell, "-c", "id -u && stepd version").Output()
+	if err != nil || !strings.HasPrefix(string(got), "65532\nstepd v0.0.0-test") {
+		t.Errorf("the shell variant: sh -c 'id -u && stepd version': %q, %v", got, err)
 	}
 }

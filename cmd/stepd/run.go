@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/engine"
 	"github.com/stepd/stepd/history"
+	"github.com/stepd/stepd/internal/strictjson"
 	"github.com/stepd/stepd/interp"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/command"
@@ -279,10 +278,8 @@ func loadRegistry(configPath, connsPath string, log *slog.Logger) (*registry.Inv
 		if err != nil {
 			return nil, fmt.Errorf("--connections: %w", err)
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&conns); err != nil {
-			return nil, fmt.Errorf("--connections %s: %w", connsPath, err)
+		if err := strictjson.DecodeFile(connsPath, data, &conns); err != nil {
+			return nil, fmt.Errorf("--connections: %w", err)
 		}
 		if cfg.Connections == nil {
 			cfg.Connections = map[string]httptask.Connection{}

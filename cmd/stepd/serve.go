@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stepd/stepd/arn"
+	"github.com/stepd/stepd/internal/strictjson"
 	"github.com/stepd/stepd/server"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/postgres"
@@ -111,48 +110,59 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return c.fail("%v", err)
 	}
+	// With --log-format json every line is JSON, the errors that end
+	// serve too.
+	fatal := func(code int, err error) int {
+		if logOpts.json() {
+			log.Error("stepd serve cannot start", "error", err.Error())
+		} else {
+			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
+		}
+		return code
+	}
+	usageErr := func(format string, args ...any) int {
+		if logOpts.json() {
+			log.Error("stepd serve cannot start", "error", fmt.Sprintf(format, args...), "help", "run 'stepd serve -h' for help")
+			return exitUsage
+		}
+		return c.fail(format, args...)
+	}
 	if v, ok := os.LookupEnv("STEPD_LEASE"); ok && !flagSet(fs, "lease") {
 		if *lease, err = time.ParseDuration(v); err != nil {
-			fmt.Fprintf(stderr, "stepd serve: STEPD_LEASE: %v\n", err)
-			return exitUsage
+			return fatal(exitUsage, fmt.Errorf("STEPD_LEASE: %w", err))
 		}
 	}
 	if *lease < server.MinLease {
-		return c.fail("--lease %s: want at least %s", *lease, server.MinLease)
+		return usageErr("--lease %s: want at least %s", *lease, server.MinLease)
 	}
 	if flagSet(fs, "lease") && *storeURL == "" {
-		return c.fail("--lease only applies with --store postgres://…")
+		return usageErr("--lease only applies with --store postgres://…")
 	}
 	gc, err := memory.apply(fs)
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-		return exitUsage
+		return fatal(exitUsage, err)
 	}
 	log.Info("memory", "collector", gc)
 	cfg := server.Config{Addr: *addr, Data: *data, StoreURL: *storeURL, Lease: *lease, Region: *region, Account: *account,
-		Version: versionString(), Log: log, Stdout: stdout, ConfigFile: *config, TimeScale: *timeScale, Console: *ui}
+		Version: versionString(), Log: log, Stdout: stdout, ConfigFile: *config, TimeScale: *timeScale, Console: *ui,
+		StdoutJSON: logOpts.json()}
 	if cfg.Budget, err = budget.budget(fs); err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-		return exitUsage
+		return fatal(exitUsage, err)
 	}
 	if cfg.Registry, err = loadRegistry(*config, *conns, log); err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-		return exitUsage
+		return fatal(exitUsage, err)
 	}
 	if *mocks != "" {
 		b, err := os.ReadFile(*mocks)
 		if err != nil {
-			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-			return exitUsage
+			return fatal(exitUsage, err)
 		}
 		if cfg.Mocks, err = mock.Parse(b); err != nil {
-			fmt.Fprintf(stderr, "stepd serve: %s: %v\n", *mocks, err)
-			return exitUsage
+			return fatal(exitUsage, fmt.Errorf("%s: %w", *mocks, err))
 		}
 	}
 	if err := opsOpts.apply(&cfg); err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-		return exitUsage
+		return fatal(exitUsage, err)
 	}
 	cfg.AllowHosts = splitList(*allowHosts)
 	if *keys != "" {
@@ -160,30 +170,27 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		for _, kv := range strings.Split(*keys, ",") {
 			id, secret, ok := strings.Cut(strings.TrimSpace(kv), ":")
 			if !ok || id == "" || secret == "" {
-				return c.fail("--access-keys: want ACCESS_KEY_ID:SECRET, got %q", kv)
+				return usageErr("--access-keys: want ACCESS_KEY_ID:SECRET, got %q", kv)
 			}
 			cfg.AccessKeys[id] = secret
 		}
 	}
 	if cfg.StateMachines, err = readStateMachines(defs, defFiles.files, defFiles.names, templates, *region, *account); err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-		return exitUsage
+		return fatal(exitUsage, err)
 	}
 	if *pprofAddr != "" {
-		ln, err := servePprof(*pprofAddr, log, stdout)
+		ln, err := servePprof(*pprofAddr, log, server.Announcer{W: stdout, JSON: logOpts.json()})
 		if err != nil {
-			fmt.Fprintf(stderr, "stepd serve: %v\n", err)
-			return exitUsage
+			return fatal(exitUsage, err)
 		}
 		defer ln.Close()
 	}
 	srv, err := server.Start(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		if _, ok := errors.AsType[*server.ResumeError](err); ok {
-			return exitFail
+			return fatal(exitFail, err)
 		}
-		return exitUsage
+		return fatal(exitUsage, err)
 	}
 	code := exitOK
 	if srv.Wait(ctx) != nil {
@@ -281,10 +288,18 @@ func templateSettings(sm *template.StateMachine, in *service.StateMachineInput) 
 		if c.from == nil {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(value.Append(nil, c.from)))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(c.to); err != nil {
-			return fmt.Errorf("state machine %s: %s: %w", sm.LogicalID, c.name, err)
+		if err := strictjson.Decode(value.Append(nil, c.from), c.to); err != nil {
+			if e, ok := err.(*strictjson.Error); ok {
+				// The place is in the text re-encoded from the template: only
+				// the path tells.
+				e.Line, e.Column = 0, 0
+				if e.Path == "" {
+					e.Path = c.name
+				} else {
+					e.Path = c.name + "." + e.Path
+				}
+			}
+			return fmt.Errorf("state machine %s: %w", sm.LogicalID, err)
 		}
 	}
 	return nil

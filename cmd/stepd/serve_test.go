@@ -249,11 +249,16 @@ func serveLogging(t *testing.T, args ...string) (url string, logs *lockedBuffer)
 // the server (as SIGTERM does) and waiting for it.
 func serveInProcess(t *testing.T, args ...string) (url string, logs *lockedBuffer, stop func()) {
 	t.Helper()
+	return serveInProcessTo(t, &lockedBuffer{}, args...)
+}
+
+// serveInProcessTo is serveInProcess writing its standard output to stdout.
+func serveInProcessTo(t *testing.T, stdout *lockedBuffer, args ...string) (url string, logs *lockedBuffer, stop func()) {
+	t.Helper()
 	// The server listens on a port of the kernel's choosing and says which:
 	// a port found free beforehand may be taken by another test's server
 	// (or one restarting on a fixed address) before this one listens.
 	logs = &lockedBuffer{}
-	stdout := &lockedBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
@@ -268,8 +273,7 @@ func serveInProcess(t *testing.T, args ...string) (url string, logs *lockedBuffe
 	}
 	t.Cleanup(stop)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, rest, ok := strings.Cut(stdout.String(), "listening on "); ok {
-			url, _, _ = strings.Cut(rest, "\n")
+		if url := listeningURL(stdout.String()); url != "" {
 			return url + "/", logs, stop
 		}
 		select {
@@ -284,13 +288,31 @@ func serveInProcess(t *testing.T, args ...string) (url string, logs *lockedBuffe
 	}
 }
 
-// TestServeLogs checks --log-format json and --log-level debug: one line
-// per API request, one per execution end, and a command handler's
-// standard error logged with its task.
+// listeningURL is the URL of the "listening on" line of a server's
+// standard output, text or JSON; "" until it is there.
+func listeningURL(out string) string {
+	for line := range strings.SplitSeq(out, "\n") {
+		if url, ok := strings.CutPrefix(line, "listening on "); ok {
+			return url
+		}
+		var rec struct{ Msg, URL string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "listening on" {
+			return rec.URL
+		}
+	}
+	return ""
+}
+
+// TestServeLogs checks --log-format json and --log-level debug: every line
+// of standard output and standard error is JSON; one line per API request,
+// one per execution end (its duration in seconds, a number), and a command
+// handler's standard error logged with its task.
 func TestServeLogs(t *testing.T) {
 	t.Parallel()
 	cfg := writeFile(t, "registry.json", `{"Functions":{"talk":{"Command":["sh","-c","echo 'working hard' >&2; echo '{}'"]}}}`)
-	url, logs := serveLogging(t, "--data", "", "--config", cfg, "--log-format", "json", "--log-level", "debug")
+	stdout := &lockedBuffer{}
+	url, logs, stop := serveInProcessTo(t, stdout, "--data", "", "--config", cfg, "--log-format", "json", "--log-level", "debug",
+		"--metrics-addr", "127.0.0.1:0", "--pprof-addr", "127.0.0.1:0")
 	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
 	ctx := context.Background()
 	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("talk"), RoleArn: aws.String("arn:aws:iam::123456789012:role/r"),
@@ -303,7 +325,23 @@ func TestServeLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFinished(t, c, *ex.ExecutionArn)
+	stop() // its last lines written
 
+	announced := map[string]bool{}
+	for line := range strings.SplitSeq(strings.TrimSpace(stdout.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("a line of standard output is not JSON: %q", line)
+		}
+		if u, _ := rec["url"].(string); rec["level"] == "INFO" && strings.HasPrefix(u, "http://127.0.0.1:") {
+			announced[rec["msg"].(string)] = true
+		}
+	}
+	for _, msg := range []string{"listening on", "web console at", "metrics at", "pprof on"} {
+		if !announced[msg] {
+			t.Errorf("no JSON line %q with its url on standard output:\n%s", msg, stdout)
+		}
+	}
 	var requests, ends, stderrs int
 	for line := range strings.SplitSeq(strings.TrimSpace(logs.String()), "\n") {
 		var rec map[string]any
@@ -312,11 +350,12 @@ func TestServeLogs(t *testing.T) {
 		}
 		switch rec["msg"] {
 		case "api request":
-			if rec["level"] == "DEBUG" && rec["operation"] == "StartExecution" && rec["code"] == "OK" {
+			if took, ok := rec["took"].(float64); rec["level"] == "DEBUG" && rec["operation"] == "StartExecution" && rec["code"] == "OK" && ok && took >= 0 && took < 60 {
 				requests++
 			}
 		case "execution ended":
-			if rec["level"] == "INFO" && rec["execution"] == *ex.ExecutionArn && rec["status"] == "FAILED" && rec["error"] == "Oops" && rec["cause"] == "on purpose" {
+			if d, ok := rec["duration"].(float64); rec["level"] == "INFO" && rec["execution"] == *ex.ExecutionArn && rec["status"] == "FAILED" && rec["error"] == "Oops" && rec["cause"] == "on purpose" &&
+				ok && d >= 0 && d < 600 {
 				ends++
 			}
 		case "task handler stderr":

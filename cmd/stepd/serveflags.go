@@ -29,6 +29,18 @@ func addLogFlags(fs *flag.FlagSet) logOptions {
 	}
 }
 
+// json reports whether the log is JSON.
+func (o logOptions) json() bool { return strings.EqualFold(*o.format, "json") }
+
+// secondsAttr writes a duration as a number of seconds, as the JSON log
+// gives them ("duration":1.25), rather than slog's integer nanoseconds.
+func secondsAttr(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.Float64(a.Key, a.Value.Duration().Seconds())
+	}
+	return a
+}
+
 // logger returns the logger the options ask for, writing to w.
 func (o logOptions) logger(w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
@@ -40,6 +52,7 @@ func (o logOptions) logger(w io.Writer) (*slog.Logger, error) {
 	case "text":
 		return slog.New(slog.NewTextHandler(w, opts)), nil
 	case "json":
+		opts.ReplaceAttr = secondsAttr
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("--log-format: want text or json, got %q", *o.format)

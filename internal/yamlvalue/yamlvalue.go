@@ -76,34 +76,89 @@ func Parse(data []byte, tags TagFunc) (any, error) { return ParseWarn(data, tags
 // (the last value is kept, as SAM CLI keeps it) instead of refusing it;
 // warn nil refuses it.
 func ParseWarn(data []byte, tags TagFunc, warn WarnFunc) (any, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
+	doc, next, err := decode(data)
+	if err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{Msg: "the document is empty"}
 		}
-		return nil, libError(err)
+		return nil, libError(data, err)
 	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err == nil {
+	if next != nil {
 		return nil, &Error{Line: next.Line, Column: next.Column, Msg: "more than one document (---): a file holds one"}
-	} else if !errors.Is(err, io.EOF) {
-		return nil, libError(err)
 	}
 	c := &converter{tags: tags, warn: warn}
-	return c.node(&doc, 0)
+	return c.node(doc, 0)
+}
+
+// decode reads the first document of data, and the start of a second one
+// if there is one.
+func decode(data []byte) (doc, next *yaml.Node, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	doc = &yaml.Node{}
+	if err := dec.Decode(doc); err != nil {
+		return nil, nil, err
+	}
+	next = &yaml.Node{}
+	if err := dec.Decode(next); errors.Is(err, io.EOF) {
+		return doc, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	return doc, next, nil
 }
 
 var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // libError turns the library's error into an *Error with its line.
-func libError(err error) error {
+//
+// The library names the line where the construct being parsed began (a
+// block mapping's first key) rather than the line of the problem, so an
+// indentation slip on line 5 of a mapping that starts on line 2 reads as
+// line 2. The line of the problem is the first line whose end, when the
+// document is cut there, brings the same error: found by reading the
+// document cut after each line from the library's line on, within a budget
+// of bytes read (past it, the library's line stands).
+func libError(data []byte, err error) error {
 	msg := err.Error()
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return &Error{Line: line, Msg: m[2]}
+	m := lineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return &Error{Msg: strings.TrimPrefix(msg, "yaml: ")}
 	}
-	return &Error{Msg: strings.TrimPrefix(msg, "yaml: ")}
+	line, _ := strconv.Atoi(m[1])
+	if at := problemLine(data, msg, line); at > 0 {
+		line = at
+	}
+	return &Error{Line: line, Msg: m[2]}
+}
+
+// locateBudget bounds the bytes problemLine reads in all.
+const locateBudget = 32 << 20
+
+// problemLine returns the first line, from line from on (1-based), at
+// whose end the document cut there fails with the error msg; 0 when none
+// does within the budget.
+func problemLine(data []byte, msg string, from int) int {
+	read := 0
+	end, line := 0, 0 // data[:end] holds the first line lines
+	for end < len(data) {
+		i := bytes.IndexByte(data[end:], '\n')
+		if i < 0 {
+			end = len(data)
+		} else {
+			end += i + 1
+		}
+		line++
+		if line < from {
+			continue
+		}
+		if read += end; read > locateBudget {
+			return 0
+		}
+		if _, _, err := decode(data[:end]); err != nil && err.Error() == msg {
+			return line
+		}
+	}
+	return 0
 }
 
 type converter struct {

@@ -54,6 +54,29 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestErrorLine: a syntax error is reported at the line of the problem,
+// not at the line where the mapping or sequence around it began.
+func TestErrorLine(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want string
+	}{
+		// an indentation slip on line 5 inside the mapping begun on line 3
+		{"StartAt: A\nStates:\n  A:\n    Type: Pass\n   End: true\n", "5: invalid YAML: did not find expected key"},
+		{"StartAt: A\nStates:\n  A:\n    Type: Pass\n    End: true\n      Foo: 1\n", "6: invalid YAML: mapping values are not allowed in this context"},
+		{"StartAt: A\nStates:\n  A:\n    Type: Pass\n  \tEnd: true\n", "5: invalid YAML: found a tab character that violates indentation"},
+		{"a: 1\nb:\n  - x\n  - y\n - z\nc: 2\n", "5: invalid YAML: "},
+		{"a: 1\nb: 2\n---\nc: 3\n  d: 4\n", "5: invalid YAML: mapping values are not allowed in this context"},
+		// a flow sequence left open: at its last line, not its first
+		{"a: [1,\n  2,\n", "2: invalid YAML: did not find expected node content"},
+	} {
+		_, err := Parse([]byte(c.yaml), nil)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want %q…", c.yaml, err, c.want)
+		}
+	}
+}
+
 func TestTags(t *testing.T) {
 	tags := func(tag string, v any) (any, error) {
 		return value.ObjectOf("Fn::"+strings.TrimPrefix(tag, "!"), v), nil

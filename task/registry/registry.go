@@ -11,9 +11,7 @@
 package registry
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -24,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stepd/stepd/internal/strictjson"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/awssdk"
 	"github.com/stepd/stepd/task/command"
@@ -134,23 +133,17 @@ type registered struct {
 // and handlers that are not exactly one of Command, Url, LambdaEndpoint or
 // AwsLambda.
 func Parse(data []byte) (*Invoker, error) {
-	cfg, err := decodeConfig(data)
-	if err != nil {
+	var cfg Config
+	if err := strictjson.Decode(data, &cfg); err != nil {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
 	return New(cfg)
 }
 
-func decodeConfig(data []byte) (Config, error) {
-	var cfg Config
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(&cfg)
-	return cfg, err
-}
-
 // ReadConfig reads a registry configuration file, rejecting unknown
-// fields. A handler's relative Dir is taken relative to the file's folder,
+// fields, naming the bad member by its path and place
+// (registry.json:3:7: Functions.greet.Comand: unknown member (did you
+// mean Command?)). A handler's relative Dir is taken relative to the file's folder,
 // so that a registry kept next to its handlers works from any working
 // directory.
 func ReadConfig(path string) (Config, error) {
@@ -158,9 +151,9 @@ func ReadConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	cfg, err := decodeConfig(data)
-	if err != nil {
-		return Config{}, fmt.Errorf("%s: %w", path, err)
+	var cfg Config
+	if err := strictjson.DecodeFile(path, data, &cfg); err != nil {
+		return Config{}, err
 	}
 	base := filepath.Dir(path)
 	for b, dir := range cfg.Buckets {

@@ -108,7 +108,11 @@ func TestRegistry(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ cfg, want string }{
-		{`{"Function":{}}`, `unknown field "Function"`},
+		{`{"Function":{}}`, `registry: 1:2: Function: unknown member (did you mean Functions?)`},
+		{`{"Functions":{"f":{"Comand":["x"]}}}`, `registry: 1:20: Functions.f.Comand: unknown member (did you mean Command?)`},
+		{`{"Resources":{"arn:aws:states:::sqs:sendMessage":{"Command":["x"],"Evn":{}}}}`, `Resources."arn:aws:states:::sqs:sendMessage".Evn: unknown member (did you mean Env?)`},
+		{`{"Connections":{"arn:c":{"ApiKeyNam":"x"}}}`, `Connections."arn:c".ApiKeyNam: unknown member (did you mean ApiKeyName?)`},
+		{`{"Functions":{"f":{"Command":["x"],"TimeoutSeconds":"9"}}}`, `Functions.f.TimeoutSeconds: want a whole number, got a string`},
 		{`{"Functions":{"f":{}}}`, "Functions.f: want exactly one of Command, Url, LambdaEndpoint and AwsLambda"},
 		{`{"Functions":{"f":{"Command":["x"],"Url":"http://a"}}}`, "Functions.f: want exactly one"},
 		{`{"Functions":{"bad name!":{"Command":["x"]}}}`, "Functions.bad name!: not a Lambda function name"},
@@ -116,9 +120,9 @@ func TestParseErrors(t *testing.T) {
 		{`{"Functions":{"f":{"Url":"http://a","TimeoutSeconds":-1}}}`, "Functions.f.TimeoutSeconds: must not be negative"},
 		{`{"Resources":{"arn:aws:states:::sqs:*":{"LambdaEndpoint":"http://a"}}}`, "LambdaEndpoint serves Functions only"},
 		{`{"Resources":{"":{"Command":["x"]}}}`, "an empty resource name"},
-		{`{"Functions":[]}`, "registry: json: cannot unmarshal array"},
 		{`{"Functions":{"f":{"AwsLambda":{"Region":"us-east-1"},"LambdaShaped":true}}}`, "Functions.f.LambdaShaped: AwsLambda reports function errors itself"},
-		{`{"Functions":{"f":{"Url":"http://a","LambdaShaped":"yes"}}}`, "cannot unmarshal string"},
+		{`{"Functions":{"f":{"Url":"http://a","LambdaShaped":"yes"}}}`, "Functions.f.LambdaShaped"},
+		{`{"Functions":[]}`, "registry: 1:14: Functions: want an object, got an array"},
 	}
 	for _, tt := range tests {
 		_, err := Parse([]byte(tt.cfg))
