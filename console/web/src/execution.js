@@ -216,7 +216,7 @@ export async function executionPage(app, arn, nav) {
   // iterationSummary counts a Map state's iterations by status.
   function iterationSummary(name) {
     let its = full.iterations.filter((it) => it.name === name);
-    if (dpick === null && distributed(name) && runOf.has(name)) its = kidsOf.get(runOf.get(name)) || [];
+    if (distributed(name) && runOf.has(name)) its = kidsOf.get(runOf.get(name)) || [];
     if (!its.length) return "";
     const n = {};
     for (const it of its) {
@@ -489,6 +489,7 @@ export async function executionPage(app, arn, nav) {
   }
 
   let shownFailure = null;
+  let polls = 0;
   async function refresh() {
     // The status first: when it is final, the history read after it is
     // complete.
@@ -513,8 +514,11 @@ export async function executionPage(app, arn, nav) {
       const d = events[i].mapRunStartedEventDetails;
       if (d && d.mapRunArn && full.stateOf[i]) runOf.set(full.stateOf[i], d.mapRunArn);
     }
+    // While the Map Run goes on, its list of children is read again every
+    // fifth poll (it may have thousands), and whenever the history moves.
+    polls++;
     for (const run of new Set(runOf.values())) {
-      if (!kidsOf.has(run) || before !== events.length || ex.status === "RUNNING") kidsOf.set(run, await mapRunChildren(run).catch(() => []));
+      if (!kidsOf.has(run) || before !== events.length || (ex.status === "RUNNING" && polls % 5 === 0)) kidsOf.set(run, await mapRunChildren(run).catch(() => []));
     }
     if (dpick && (dpick.status === "RUNNING" || !dpick.result)) await loadChild();
     if (!nav.live()) return false;
