@@ -260,6 +260,11 @@ try {
   check(rows0.includes("Good") && !rows0.includes("Bad"), "the event table follows the picked iteration");
   check(await page.locator('select.iter-pick[data-map="Each"] option').count() === 3, "the picker lists all and the two iterations that ran");
   await shot("10-map-iteration.png");
+  // The banner's state link goes back to where it failed.
+  await page.click("#failed-state");
+  await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Bad"]')?.dataset.status === "failed");
+  check((await page.inputValue('select.iter-pick[data-map="Each"]')) === "1" && (await page.textContent("#panel h2")) === "Bad",
+    "the banner's state link shows the failed state in its iteration again");
   await page.click("#iter-clear");
   await page.waitForFunction((n) => document.querySelector("#ev-count")?.textContent === `(${n})`, fevents);
   check((await status("Good")) === "succeeded" && (await status("Bad")) === "failed", "Show all brings every iteration back");

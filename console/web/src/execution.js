@@ -247,12 +247,27 @@ export async function executionPage(app, arn, nav) {
       (ex.error ? `<div class="payload"><h3>Error</h3><pre class="code error-code">${esc(ex.error)}</pre></div>` : "") +
       payload("Cause", ex.cause);
   }
-  app.querySelector("#ex-failure").addEventListener("click", (ev) => {
+  // The state named in the banner shows again where it failed, whatever
+  // iteration was picked since.
+  app.querySelector("#ex-failure").addEventListener("click", async (ev) => {
     const b = ev.target.closest("#failed-state");
-    if (b && graph) {
+    if (!b || !shownFailure) return;
+    try {
+      pick.clear();
+      for (let it = shownFailure.iteration; it; it = it.parent) pick.set(it.name, it.index);
+      if (shownFailure.child) await choose(shownFailure.child.name, "distributed", shownFailure.child.arn);
+      else {
+        dpick = null;
+        recompute();
+      }
+    } catch (e) {
+      panel.innerHTML = errorBox(e);
+      return;
+    }
+    if (graph) {
       graph.select(b.dataset.state);
       graph.reveal(graph.nodes.get(b.dataset.state));
-    }
+    } else showState(b.dataset.state);
   });
 
   function renderMeta() {
