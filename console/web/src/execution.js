@@ -50,8 +50,11 @@ function eventSummary(e) {
 const STATUS_LABEL = { running: "IN PROGRESS", succeeded: "SUCCEEDED", failed: "FAILED", caught: "CAUGHT ERROR", cancelled: "CANCELLED", none: "NOT REACHED" };
 const ENDED = { FAILED: "failed", TIMED_OUT: "timed out", ABORTED: "was stopped" };
 
-// The buttons of the page's header, in order. Each is shown while visible
-// says so; run is called on a click and the page refreshes after it. Add
+// The buttons of the page's header, in order. Each is shown while
+// visible(ex) says so; a click calls run(ex, page), where page has the
+// history read so far (page.events()) and the definition's text
+// (page.definition); then the page renders again (reload), reads the
+// execution again (the default), or does nothing (refresh: false). Add
 // an action here to give the execution page another button.
 const ACTIONS = [
   { id: "stop", label: "Stop execution", cls: "danger", visible: (ex) => ex.status === "RUNNING",
@@ -288,9 +291,9 @@ export async function executionPage(app, arn, nav) {
       const b = ev.currentTarget;
       b.disabled = true;
       try {
-        await a.run(ex);
+        await a.run(ex, { events: () => events, definition: smx.definition });
         if (a.reload) nav.reload(); // runs again: live updates while it runs
-        else await refresh();
+        else if (a.refresh !== false) await refresh();
       } catch (e) {
         panel.innerHTML = errorBox(e);
       } finally {
