@@ -260,9 +260,43 @@ try {
   check(rows0.includes("Good") && !rows0.includes("Bad"), "the event table follows the picked iteration");
   check(await page.locator('select.iter-pick[data-map="Each"] option').count() === 3, "the picker lists all and the two iterations that ran");
   await shot("10-map-iteration.png");
+  // The banner's state link goes back to where it failed.
+  await page.click("#failed-state");
+  await page.waitForFunction(() => document.querySelector('#graph g.node[data-state="Bad"]')?.dataset.status === "failed");
+  check((await page.inputValue('select.iter-pick[data-map="Each"]')) === "1" && (await page.textContent("#panel h2")) === "Bad",
+    "the banner's state link shows the failed state in its iteration again");
   await page.click("#iter-clear");
   await page.waitForFunction((n) => document.querySelector("#ev-count")?.textContent === `(${n})`, fevents);
   check((await status("Good")) === "succeeded" && (await status("Bad")) === "failed", "Show all brings every iteration back");
+  // Nested Maps: the inner Map offers the iterations of the picked outer one.
+  const nested = await api("CreateStateMachine", { name: "nested-maps", roleArn: "arn:aws:iam::123456789012:role/x", definition: JSON.stringify({
+    StartAt: "Outer", States: { Outer: { Type: "Map", MaxConcurrency: 2, End: true, ItemProcessor: { StartAt: "Inner", States: {
+      Inner: { Type: "Map", ItemsPath: "$.xs", End: true, ItemProcessor: { StartAt: "Double", States: {
+        Double: { Type: "Pass", Parameters: { "v.$": "States.MathAdd($, $)" }, End: true } } } } } } } } }) });
+  const nex = await api("StartExecution", { stateMachineArn: nested.stateMachineArn, name: "nested-run", input: JSON.stringify([{ xs: [1, 2] }, { xs: [3, 4, 5] }]) });
+  await waitDone(nex.executionArn);
+  await page.goto(url + "#/ex/" + encodeURIComponent(nex.executionArn));
+  await page.waitForSelector(`main[data-loaded="${nex.executionArn}"]`);
+  check(!(await page.isVisible("#ex-failure")), "a succeeded execution has no failure banner");
+  check(await page.locator('select.iter-pick[data-map="Inner"] option').count() === 4, "the inner Map offers the indexes of both outer iterations (0 to 2)");
+  await page.selectOption('select.iter-pick[data-map="Outer"]', "0");
+  await page.waitForFunction(() => document.querySelectorAll('select.iter-pick[data-map="Inner"] option').length === 3);
+  check(true, "with outer iteration 0 picked, the inner Map offers its two iterations there");
+  await page.selectOption('select.iter-pick[data-map="Outer"]', "1");
+  await page.waitForFunction(() => document.querySelectorAll('select.iter-pick[data-map="Inner"] option').length === 4);
+  await page.selectOption('select.iter-pick[data-map="Inner"]', "2");
+  await page.waitForFunction(() => document.querySelector('select.iter-pick[data-map="Inner"]')?.value === "2");
+  await page.click('#graph g.node[data-state="Double"]');
+  const npanel = await page.textContent("#panel");
+  check(npanel.includes("iteration 1 of Outer") && npanel.includes("iteration 2 of Inner") && /"v": 10/.test(npanel) && npanel.includes("Entered1 time"),
+    "a state of nested iterations shows that iteration's input and output: " + npanel.replace(/\s+/g, " ").slice(0, 160));
+  await page.selectOption('select.iter-pick[data-map="Outer"]', "0");
+  await page.waitForFunction(() => document.querySelector('select.iter-pick[data-map="Inner"]')?.value === "");
+  check(true, "picking another outer iteration lets the inner Map show all its iterations again");
+  await page.goto(url + "#/ex/" + encodeURIComponent(fex.executionArn));
+  await page.waitForSelector(`main[data-loaded="${fex.executionArn}"]`);
+  await page.click("#iter-clear");
+  await page.waitForFunction((n) => document.querySelector("#ev-count")?.textContent === `(${n})`, fevents);
   // A large input is folded to a preview, and unfolds.
   await page.click('#graph g.node[data-state="Prep"]');
   await page.waitForSelector("#panel .payload.folded");

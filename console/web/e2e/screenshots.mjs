@@ -1,4 +1,4 @@
-// Takes the README's screenshots of the seed workflows in examples/ with
+// Takes the docs' screenshots of the seed workflows in examples/ with
 // headless Chromium against a real stepd serve:
 //   go build -o /tmp/stepd ./cmd/stepd
 //   node console/web/e2e/screenshots.mjs /tmp/stepd docs/img
@@ -30,15 +30,26 @@ const runs = [
   { machine: "data-pipeline", def: "examples/data-pipeline/data-pipeline.json", cas: "examples/data-pipeline/cases/happy-path.json", test: "HappyPath",
     input: { pipelineId: "sales", scheduleId: "daily", date: "2026-11-22", config: fast }, shot: "data-pipeline-succeeded.png", select: "CheckJob" },
   { machine: "data-pipeline", def: "examples/data-pipeline/data-pipeline.json", cas: "examples/data-pipeline/cases/check-job-infra-failure.json", test: "InfraFailure",
-    input: { pipelineId: "sales", scheduleId: "daily", date: "2026-11-22", config: fast }, shot: "data-pipeline-infra-failure.png", select: "CheckJob" },
+    input: { pipelineId: "sales", scheduleId: "daily", date: "2026-11-22", config: fast }, shot: "data-pipeline-infra-failure.png", top: true },
   { machine: "job-poller", def: "examples/job-poller/job-poller.json", cas: "examples/job-poller/cases/throttled-then-succeeds.json", test: "Throttled",
     input: {}, shot: "job-poller.png", select: "Run Job" },
   { machine: "nested-loop", def: "examples/nested-loop/nested-loop.json", cas: "examples/nested-loop/cases/two-rounds.json", test: "TwoRounds",
     input: {}, shot: "nested-loop-running.png", running: true },
+  // An inline Map, one of whose items is rejected (tolerated): the picker
+  // shows that iteration.
+  { machine: "orders", definition: {
+    StartAt: "ProcessOrders", States: { ProcessOrders: { Type: "Map", ItemsPath: "$.orders", ToleratedFailureCount: 1, MaxConcurrency: 2, End: true,
+      ItemProcessor: { StartAt: "Valid?", States: {
+        "Valid?": { Type: "Choice", Choices: [{ Variable: "$.qty", NumericGreaterThan: 0, Next: "Price" }], Default: "Reject" },
+        Price: { Type: "Pass", Parameters: { "sku.$": "$.sku", "total.$": "States.MathAdd($.qty, 10)" }, End: true },
+        Reject: { Type: "Fail", Error: "Order.Invalid", Cause: "quantity must be positive" } } } } } },
+    input: { orders: [{ sku: "a-1", qty: 2 }, { sku: "b-7", qty: 1 }, { sku: "c-3", qty: 0 }, { sku: "d-9", qty: 5 }] },
+    shot: "map-iteration-picker.png", pick: { map: "ProcessOrders", value: "2" }, select: "Reject", top: true },
 ];
 
 const mocks = { StateMachines: {}, MockedResponses: {} };
 for (const r of runs) {
+  if (!r.cas) continue;
   const c = read(r.cas).mocks;
   const tc = {};
   for (const [state, resp] of Object.entries(c.TestCase)) tc[state] = r.test + "." + resp;
@@ -70,7 +81,8 @@ const browser = await chromium.launch({ executablePath: process.env.STEPD_CHROMI
 try {
   const arns = {};
   for (const r of runs) {
-    arns[r.machine] ??= (await api("CreateStateMachine", { name: r.machine, definition: readFileSync(join(repo, r.def), "utf8"), roleArn: "arn:aws:iam::123456789012:role/stepd" })).stateMachineArn;
+    const definition = r.definition ? JSON.stringify(r.definition) : readFileSync(join(repo, r.def), "utf8");
+    arns[r.machine] ??= (await api("CreateStateMachine", { name: r.machine, definition, roleArn: "arn:aws:iam::123456789012:role/stepd" })).stateMachineArn;
   }
   const page = await browser.newPage({ viewport: { width: 1400, height: 1700 }, deviceScaleFactor: 1 });
   // The state machine page of the 18-state pipeline.
@@ -79,7 +91,7 @@ try {
   await page.waitForTimeout(200);
   await page.locator(".split").screenshot({ path: join(out, "data-pipeline-graph.png") });
   for (const r of runs) {
-    const ex = await api("StartExecution", { stateMachineArn: arns[r.machine] + "#" + r.test, name: r.test, input: JSON.stringify(r.input) });
+    const ex = await api("StartExecution", { stateMachineArn: arns[r.machine] + (r.test ? "#" + r.test : ""), name: r.test || r.machine, input: JSON.stringify(r.input) });
     for (let i = 0; i < 600 && !r.running; i++) {
       if ((await api("DescribeExecution", { executionArn: ex.executionArn })).status !== "RUNNING") break;
       await new Promise((ok) => setTimeout(ok, 100));
@@ -87,9 +99,15 @@ try {
     if (r.running) await new Promise((ok) => setTimeout(ok, 500));
     await page.goto(url + "#/ex/" + encodeURIComponent(ex.executionArn));
     await page.waitForSelector("main[data-loaded]");
+    if (r.pick) await page.selectOption(`select.iter-pick[data-map="${r.pick.map}"]`, r.pick.value);
     if (r.select) await page.click(`#graph g.node[data-state="${r.select}"]`);
     await page.waitForTimeout(200);
-    await page.locator(".split").screenshot({ path: join(out, r.shot) });
+    if (r.top) {
+      // The page's head too: the name, the buttons, the failure, the picker.
+      const from = await page.locator(".page-head").boundingBox();
+      const to = await page.locator(".split").boundingBox();
+      await page.screenshot({ path: join(out, r.shot), clip: { x: to.x, y: from.y, width: to.width, height: to.y + to.height - from.y } });
+    } else await page.locator(".split").screenshot({ path: join(out, r.shot) });
     console.log(join(out, r.shot));
   }
 } finally {

@@ -50,8 +50,11 @@ function eventSummary(e) {
 const STATUS_LABEL = { running: "IN PROGRESS", succeeded: "SUCCEEDED", failed: "FAILED", caught: "CAUGHT ERROR", cancelled: "CANCELLED", none: "NOT REACHED" };
 const ENDED = { FAILED: "failed", TIMED_OUT: "timed out", ABORTED: "was stopped" };
 
-// The buttons of the page's header, in order. Each is shown while visible
-// says so; run is called on a click and the page refreshes after it. Add
+// The buttons of the page's header, in order. Each is shown while
+// visible(ex) says so; a click calls run(ex, page), where page has the
+// history read so far (page.events()) and the definition's text
+// (page.definition); then the page renders again (reload), reads the
+// execution again (the default), or does nothing (refresh: false). Add
 // an action here to give the execution page another button.
 const ACTIONS = [
   { id: "stop", label: "Stop execution", cls: "danger", visible: (ex) => ex.status === "RUNNING",
@@ -216,7 +219,7 @@ export async function executionPage(app, arn, nav) {
   // iterationSummary counts a Map state's iterations by status.
   function iterationSummary(name) {
     let its = full.iterations.filter((it) => it.name === name);
-    if (dpick === null && distributed(name) && runOf.has(name)) its = kidsOf.get(runOf.get(name)) || [];
+    if (distributed(name) && runOf.has(name)) its = kidsOf.get(runOf.get(name)) || [];
     if (!its.length) return "";
     const n = {};
     for (const it of its) {
@@ -247,12 +250,27 @@ export async function executionPage(app, arn, nav) {
       (ex.error ? `<div class="payload"><h3>Error</h3><pre class="code error-code">${esc(ex.error)}</pre></div>` : "") +
       payload("Cause", ex.cause);
   }
-  app.querySelector("#ex-failure").addEventListener("click", (ev) => {
+  // The state named in the banner shows again where it failed, whatever
+  // iteration was picked since.
+  app.querySelector("#ex-failure").addEventListener("click", async (ev) => {
     const b = ev.target.closest("#failed-state");
-    if (b && graph) {
+    if (!b || !shownFailure) return;
+    try {
+      pick.clear();
+      for (let it = shownFailure.iteration; it; it = it.parent) pick.set(it.name, it.index);
+      if (shownFailure.child) await choose(shownFailure.child.name, "distributed", shownFailure.child.arn);
+      else {
+        dpick = null;
+        recompute();
+      }
+    } catch (e) {
+      panel.innerHTML = errorBox(e);
+      return;
+    }
+    if (graph) {
       graph.select(b.dataset.state);
       graph.reveal(graph.nodes.get(b.dataset.state));
-    }
+    } else showState(b.dataset.state);
   });
 
   function renderMeta() {
@@ -273,9 +291,9 @@ export async function executionPage(app, arn, nav) {
       const b = ev.currentTarget;
       b.disabled = true;
       try {
-        await a.run(ex);
+        await a.run(ex, { events: () => events, definition: smx.definition });
         if (a.reload) nav.reload(); // runs again: live updates while it runs
-        else await refresh();
+        else if (a.refresh !== false) await refresh();
       } catch (e) {
         panel.innerHTML = errorBox(e);
       } finally {
@@ -489,6 +507,7 @@ export async function executionPage(app, arn, nav) {
   }
 
   let shownFailure = null;
+  let polls = 0;
   async function refresh() {
     // The status first: when it is final, the history read after it is
     // complete.
@@ -513,8 +532,11 @@ export async function executionPage(app, arn, nav) {
       const d = events[i].mapRunStartedEventDetails;
       if (d && d.mapRunArn && full.stateOf[i]) runOf.set(full.stateOf[i], d.mapRunArn);
     }
+    // While the Map Run goes on, its list of children is read again every
+    // fifth poll (it may have thousands), and whenever the history moves.
+    polls++;
     for (const run of new Set(runOf.values())) {
-      if (!kidsOf.has(run) || before !== events.length || ex.status === "RUNNING") kidsOf.set(run, await mapRunChildren(run).catch(() => []));
+      if (!kidsOf.has(run) || before !== events.length || (ex.status === "RUNNING" && polls % 5 === 0)) kidsOf.set(run, await mapRunChildren(run).catch(() => []));
     }
     if (dpick && (dpick.status === "RUNNING" || !dpick.result)) await loadChild();
     if (!nav.live()) return false;

@@ -70,7 +70,9 @@ export function analyze(events, execStatus, pick) {
     // previousEventId may point at a child's last event) belong where the
     // state was entered; the others follow their previous event.
     let it = p >= 0 ? iterOf[p] : null;
-    if (/^MapIteration/.test(t) && d && d.index !== undefined && enclosing[i] >= 0) {
+    if (t.startsWith("Execution")) {
+      it = null; // the execution's own events belong to no iteration
+    } else if (/^MapIteration/.test(t) && d && d.index !== undefined && enclosing[i] >= 0) {
       const m = enclosing[i];
       const key = m + ":" + d.index;
       it = iterByKey.get(key);
@@ -170,15 +172,15 @@ export function analyze(events, execStatus, pick) {
 
 // failure finds the state an execution that failed, timed out or was
 // stopped ended in: from the execution's last event back along the
-// previousEventId chain, the first state that failed (or, for a stopped
-// execution, was cancelled) and is not a Parallel or Map (their failure
+// previousEventId chain, the first state that failed (or, for a stopped or
+// timed-out execution, was cancelled) and is not a Parallel or Map (their failure
 // event points at the child's failure), else the first such container. It
 // returns { name, event (its index), iteration (iterOf of that event) } or
 // null. result is analyze's answer for the whole history (no pick).
 export function failure(events, result) {
   const n = events.length;
   if (!n || !/^Execution(Failed|TimedOut|Aborted)$/.test(events[n - 1].type)) return null;
-  const bad = events[n - 1].type === "ExecutionAborted" ? /^(failed|cancelled)$/ : /^failed$/;
+  const bad = events[n - 1].type === "ExecutionFailed" ? /^failed$/ : /^(failed|cancelled)$/;
   let container = null;
   let j = result.index.get(events[n - 1].previousEventId);
   for (let steps = 0; j !== undefined && steps < n; steps++) {

@@ -10,6 +10,7 @@ import { build, ruleText, walk } from "../src/model.js";
 import { locate } from "../src/jsonpos.js";
 import { layout } from "../src/graph.js";
 import { readSince } from "../src/since.js";
+import { payload } from "../src/util.js";
 
 const fixture = (name) => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), "utf8"));
 
@@ -84,6 +85,15 @@ test("the state a failed, timed-out or stopped execution ended in", () => {
   const t = fixture("timed-out");
   const stopped = [t.history[0], t.history[1], { id: 3, previousEventId: 2, type: "ExecutionAborted", timestamp: t.history[1].timestamp }];
   assert.equal(failure(stopped, analyze(stopped, "ABORTED")).name, "Hold", "a stopped execution: the state it was in");
+  // An execution that timed out while iteration 1 ran: its last event
+  // follows that iteration's, and still belongs to the execution.
+  const mf = fixture("map-failed").history;
+  const cut = [...mf.slice(0, 10), { id: 11, previousEventId: 10, type: "ExecutionTimedOut", timestamp: mf[9].timestamp }];
+  const other = analyze(cut, "TIMED_OUT", new Map([["Each", 0]]));
+  assert.ok(other.shown.includes(10), "the execution's last event is shown whichever iteration is picked");
+  const ft = failure(cut, analyze(cut, "TIMED_OUT"));
+  assert.equal(ft.name, "Check", "the state the timed-out iteration was in");
+  assert.equal(ft.iteration.index, 1);
 });
 
 test("a Task that fails after its retries", () => {
@@ -205,4 +215,20 @@ test("a coverage report colours the states of its state machine", async () => {
   assert.equal(summary, "coverage: 66.7% of states (2/3), 50% of branches (1/2) — m.json, 2 cases");
   assert.throws(() => coverageFor({ stateMachines: [report.stateMachines[0]] }, model, walk), /no state machine with this definition's 3 states \(it has other.json\)/);
   assert.throws(() => coverageFor({}, model, walk), /not a coverage report/);
+});
+
+test("payloads: pretty-printed, and folded when large", () => {
+  assert.equal(payload("Input", undefined), "", "no text, no block");
+  assert.match(payload("Output", undefined, "none: the state did not exit"), /<h3>Output<\/h3><p class="muted none">none: the state did not exit<\/p>/);
+  const small = payload("Input", '{"a":1}');
+  assert.ok(small.includes('<pre class="code">{\n  &quot;a&quot;: 1\n}</pre>') && !small.includes("folded"), small);
+  const big = JSON.stringify({ rows: Array.from({ length: 100 }, (_, i) => ({ i, s: "<row " + i + ">" })) });
+  const f = payload("Input", big);
+  assert.ok(f.includes('class="payload folded"') && f.includes("Show all input"), "a large payload is folded");
+  const preview = /<pre class="code preview">([^]*?)<\/pre>/.exec(f)[1];
+  assert.equal(preview.split("\n").length, 13, "12 lines and an ellipsis");
+  assert.ok(f.includes("&lt;row 99&gt;"), "the whole text is there, escaped, to unfold");
+  assert.ok(/\d+\.\d KB, \d+ lines/.test(f), "its size is said");
+  const line = payload("Cause", "x".repeat(5000));
+  assert.equal(/<pre class="code preview">([^]*?)<\/pre>/.exec(line)[1].length, 802, "one long line is cut to 800 characters");
 });
