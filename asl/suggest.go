@@ -2,6 +2,7 @@ package asl
 
 import (
 	"iter"
+	"slices"
 	"strings"
 )
 
@@ -30,6 +31,12 @@ func nearest(name string, candidates iter.Seq[string]) string {
 		return ""
 	}
 	return best
+}
+
+// Nearest returns the candidate nearest to name, when it is near enough
+// to be a likely misspelling (see nearest); "" when none is.
+func Nearest(name string, candidates []string) string {
+	return nearest(name, slices.Values(candidates))
 }
 
 // maxSuggested bounds the length of a name nearest looks at.

@@ -48,6 +48,7 @@ Usage:
   stepd graph DEFINITION [flags]      draw a definition as a Mermaid flowchart or an SVG picture
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
   stepd test-state FILE [flags]       run one state with an input (the TestState API)
+  stepd lsp [flags]                   serve the Language Server Protocol on stdin/stdout (editors: docs/editors.md)
   stepd bench [WORKLOAD...] [flags]   measure the engine on the benchmark workloads (--peer: against aws-local-stepfunctions)
   stepd version                       show the version (also --version)
   stepd help                          show this help
@@ -76,6 +77,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return serveCommand(ctx, args[1:], stdout, stderr)
 	case "test-state":
 		return testStateCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "lsp":
+		return lspCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "bench":
 		setGCPercent(inProcessGCPercent)
 		return benchCommand(ctx, args[1:], stdout, stderr)
