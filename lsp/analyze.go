@@ -250,7 +250,10 @@ func (d *document) inside(n *node, err error) (Range, bool) {
 
 // at returns the range of n bytes of string n's value from offset off.
 func (d *document) at(n *node, off, size int) Range {
-	off = max(0, min(off, len(n.str)))
+	if off >= len(n.str) {
+		off = len(n.str) - 1 // an error at the end: the last character
+	}
+	off = max(0, off)
 	size = max(1, min(size, len(n.str)-off))
 	s := n.sourceOffset(d.text, off)
 	e := n.sourceOffset(d.text, off+size)
@@ -269,6 +272,9 @@ func (d *document) nodeRange(n *node, val bool) Range {
 	}
 	if !val && n.hasKey {
 		return d.lines.rangeOf(n.keyStart, n.keyEnd)
+	}
+	if n.kind == 's' && n.contentEnd() > n.contentStart() {
+		return d.lines.rangeOf(n.contentStart(), n.contentEnd())
 	}
 	end := n.end
 	if i := strings.IndexByte(d.text[n.start:min(n.end, len(d.text))], '\n'); i >= 0 {
