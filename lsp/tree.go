@@ -61,25 +61,13 @@ func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// splitPointer splits a JSON pointer into its unescaped segments; AWS's
-// bracketed indexes (/Choices[0]/Next) are read as segments too.
+// splitPointer splits a JSON pointer into its unescaped segments.
 func splitPointer(ptr string) []string {
 	if ptr == "" || ptr == "/" || ptr[0] != '/' {
 		return nil
 	}
 	var out []string
 	for _, s := range strings.Split(ptr[1:], "/") {
-		for {
-			i := strings.IndexByte(s, '[')
-			if i < 0 || !strings.HasSuffix(s, "]") {
-				break
-			}
-			if _, err := strconv.Atoi(s[i+1 : len(s)-1]); err != nil {
-				break
-			}
-			out = append(out, unescapePointer(s[:i]))
-			s = s[i+1 : len(s)-1]
-		}
 		out = append(out, unescapePointer(s))
 	}
 	return out
@@ -104,6 +92,13 @@ func (n *node) find(segs []string) (*node, bool) {
 			}
 		}
 		if next == nil {
+			// AWS's locations index with brackets: /Choices[0]/Next
+			if i := strings.IndexByte(s, '['); cur.kind == 'o' && i > 0 && strings.HasSuffix(s, "]") {
+				if m, ok := cur.find([]string{s[:i], s[i+1 : len(s)-1]}); ok {
+					cur = m
+					continue
+				}
+			}
 			return cur, false
 		}
 		cur = next
