@@ -3,6 +3,7 @@ package lsp
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -56,6 +57,9 @@ func (s *Server) analyze(d *document) {
 		d.root = root
 	} else {
 		d.root = parseJSON(d.text)
+	}
+	if !d.relevant() {
+		return // another JSON or YAML file: nothing to say
 	}
 	data := []byte(d.text)
 	var doc any
@@ -125,6 +129,31 @@ func (s *Server) analyzeTemplate(d *document, data []byte) {
 			}
 		}
 	}
+}
+
+// relevant reports whether the document is a state machine's: named
+// *.asl.json or *.asl.yaml, or with StartAt or States at its top, or a
+// template with a state machine resource. Other JSON and YAML files, which
+// an editor may hand every JSON or YAML server, get no diagnostics.
+func (d *document) relevant() bool {
+	base := strings.ToLower(filepath.Base(d.path))
+	if strings.Contains(base, ".asl.") {
+		return true
+	}
+	if d.root == nil || d.root.kind != 'o' {
+		return false
+	}
+	if d.root.child("StartAt") != nil || d.root.child("States") != nil {
+		return true
+	}
+	if res := d.root.child("Resources"); res != nil {
+		for _, r := range res.children {
+			if t := r.child("Type"); t != nil && (t.str == template.CFNStateMachine || t.str == template.SAMStateMachine) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var hintRE = regexp.MustCompile(`^did you mean '(.*)'\?$`)

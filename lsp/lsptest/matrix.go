@@ -192,6 +192,7 @@ func Matrix(t *testing.T, c *Client) {
 	t.Run("hover", func(t *testing.T) { hover(t, c) })
 	t.Run("navigation", func(t *testing.T) { navigation(t, c) })
 	t.Run("yaml and templates", func(t *testing.T) { yamlAndTemplates(t, c) })
+	t.Run("edges", func(t *testing.T) { edges(t, c) })
 
 	if err := c.Call("workspace/executeCommand", map[string]any{"command": "x"}, nil); err == nil || err.(*RPCError).Code != -32601 {
 		t.Errorf("an unknown method: %v, want the error -32601", err)
@@ -405,5 +406,73 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 	c.MustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": turi}}, &syms)
 	if len(syms) != 1 || syms[0].Name != "Flow" || len(syms[0].Children) != 2 {
 		t.Errorf("a template's symbols: %+v", syms)
+	}
+}
+
+// StringTemplate is a CloudFormation template in JSON whose definition
+// is a DefinitionString.
+const StringTemplate = `{
+  "Resources": {
+    "Machine": {
+      "Type": "AWS::StepFunctions::StateMachine",
+      "Properties": {
+        "DefinitionString": "{\"StartAt\": \"A\", \"States\": {\"A\": {\"Type\": \"Pass\", \"Next\": \"B\"}}}",
+        "RoleArn": "arn:aws:iam::123456789012:role/r"
+      }
+    }
+  }
+}
+`
+
+func edges(t *testing.T, c *Client) {
+	// a JSON file that is no state machine: nothing to say
+	if diags := c.Open("file:///w/package.json", `{"name": "x", "version": "1.0.0"}`); len(diags) != 0 {
+		t.Errorf("a package.json: %+v", diags)
+	}
+	// a DefinitionString: its diagnostics stand on the property
+	diags := c.Open("file:///w/stack.json", StringTemplate)
+	miss := find(t, diags, "Missing 'Next' target: B")
+	if want := Span(t, StringTemplate, `"DefinitionString"`, 0); miss.Range != want {
+		t.Errorf("a DefinitionString's diagnostic is at %+v, want the property %+v", miss.Range, want)
+	}
+	// incremental changes: a range replaced
+	uri := "file:///w/incremental.asl.json"
+	text := `{"StartAt": "A", "States": {"A": {"Type": "Pass", "End": true}}}`
+	if diags := c.Open(uri, text); len(diags) != 0 {
+		t.Fatalf("a valid definition: %+v", diags)
+	}
+	c.Notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": Span(t, text, `"End": true`, 0), "text": `"Next": "Z"`}}})
+	diags = c.Diagnostics(uri, 2)
+	changed := strings.Replace(text, `"End": true`, `"Next": "Z"`, 1)
+	if m := find(t, diags, "Missing 'Next' target: Z"); m.Range != (lsp.Range{Start: Pos(t, changed, `"Z"`, 0, 1), End: Pos(t, changed, `"Z"`, 0, 2)}) {
+		t.Errorf("after an incremental change: %+v", m)
+	}
+	// an AWS SDK Resource, an unknown placeholder
+	sdk := `{"StartAt": "A", "States": {"A": {"Type": "Task", "Resource": "arn:aws:states:::aws-sdk:s3:listBuckets", "Parameters": {"B": "${Bucket}"}, "End": true}}}`
+	diags = c.Open("file:///w/sdk.asl.json", sdk)
+	if w := find(t, diags, "${Bucket} has no substitution"); w.Severity != 2 || w.Range != (lsp.Range{Start: Pos(t, sdk, "${Bucket}", 0, 0), End: Pos(t, sdk, "${Bucket}", 0, len("${Bucket}"))}) {
+		t.Errorf("an unknown placeholder: %+v, want a warning on it", w)
+	}
+	var h *lsp.Hover
+	c.MustCall("textDocument/hover", doc("file:///w/sdk.asl.json", Pos(t, sdk, "aws-sdk", 0, 2)), &h)
+	if h == nil || !strings.Contains(h.Contents.Value, "s3 API's ListBuckets action") {
+		t.Errorf("hover on an AWS SDK Resource: %+v", h)
+	}
+	c.MustCall("textDocument/hover", doc("file:///w/sdk.asl.json", Pos(t, sdk, "${Bucket}", 0, 3)), &h)
+	if h == nil || !strings.Contains(h.Contents.Value, "has no substitution") {
+		t.Errorf("hover on an unknown placeholder: %+v", h)
+	}
+	// requests on a document not open, and bad parameters
+	if err := c.Call("textDocument/definition", doc("file:///w/nothing.json", lsp.Position{}), nil); err == nil {
+		t.Error("a request on a document not open was answered")
+	}
+	if err := c.Call("textDocument/rename", map[string]any{"textDocument": 7}, nil); err == nil || err.(*RPCError).Code != -32602 {
+		t.Errorf("bad parameters: %v, want -32602", err)
+	}
+	// closing a document clears its diagnostics
+	c.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": "file:///w/sdk.asl.json"}})
+	if err := c.Call("textDocument/hover", doc("file:///w/sdk.asl.json", lsp.Position{}), nil); err == nil {
+		t.Error("a closed document is still served")
 	}
 }
