@@ -393,7 +393,49 @@ var (
 		"Map":      {"Iterator", "ItemProcessor", "ItemsPath", "Items", "ItemSelector", "Parameters", "ResultSelector", "ResultPath", "Retry", "Catch", "MaxConcurrency", "MaxConcurrencyPath", "ToleratedFailureCount", "ToleratedFailureCountPath", "ToleratedFailurePercentage", "ToleratedFailurePercentagePath", "ItemReader", "ItemBatcher", "ResultWriter", "Label", "Arguments"},
 	}
 	stateFields = map[string]map[string]bool{}
+	// The fields of one query language, refused in the other.
+	jsonPathOnly = []string{"InputPath", "OutputPath", "ResultPath", "Parameters", "ResultSelector", "ItemsPath", "TimeoutSecondsPath", "HeartbeatSecondsPath", "SecondsPath", "TimestampPath", "ErrorPath", "CausePath", "MaxConcurrencyPath", "ToleratedFailureCountPath", "ToleratedFailurePercentagePath"}
+	jsonataOnly  = []string{"Arguments", "Output", "Items"}
 )
+
+// StateFields lists the fields a state of type typ may have in the query
+// language ql (JSONPath or JSONata), in a stable order; nil for an
+// unknown type. The legacy Map fields (Iterator, and Parameters in
+// JSONPath) are included.
+func StateFields(typ, ql string) []string {
+	allowed, ok := stateFields[typ]
+	if !ok {
+		return nil
+	}
+	refused := jsonataOnly
+	if ql == JSONata {
+		refused = jsonPathOnly
+	}
+	var out []string
+	for k := range allowed {
+		if !slices.Contains(refused, k) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// MachineFields lists the fields of a state machine object: at the top
+// (top), in a Parallel branch, or in a Map's ItemProcessor (processor).
+func MachineFields(where string) []string {
+	m := topFields
+	switch where {
+	case "branch":
+		m = branchFields
+	case "processor":
+		m = processorFields
+	}
+	return slices.Sorted(maps.Keys(m))
+}
+
+// StateTypes lists the state types.
+func StateTypes() []string { return slices.Sorted(maps.Keys(stateFieldSet)) }
 
 func init() {
 	for typ, fs := range stateFieldSet {
@@ -450,13 +492,13 @@ func (p *parser) state(name string, o *value.Object, ptr, inherited string) *Sta
 	st.Assign = field(o, "Assign")
 	p.objectField(st.Assign, ptr+"/Assign")
 	if st.QueryLanguage == JSONata {
-		for _, k := range []string{"InputPath", "OutputPath", "ResultPath", "Parameters", "ResultSelector", "ItemsPath", "TimeoutSecondsPath", "HeartbeatSecondsPath", "SecondsPath", "TimestampPath", "ErrorPath", "CausePath", "MaxConcurrencyPath", "ToleratedFailureCountPath", "ToleratedFailurePercentagePath"} {
+		for _, k := range jsonPathOnly {
 			if o.Has(k) {
 				p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in JSONata query language", k)
 			}
 		}
 	} else {
-		for _, k := range []string{"Arguments", "Output", "Items"} {
+		for _, k := range jsonataOnly {
 			if o.Has(k) {
 				p.errorf(ptr+"/"+k, CodeSchema, "The field '%s' is not supported in JSONPath query language", k)
 			}

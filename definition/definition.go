@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stepd/stepd/asl"
 	"github.com/stepd/stepd/internal/yamlvalue"
 	"github.com/stepd/stepd/validate"
 	"github.com/stepd/stepd/value"
@@ -268,4 +269,34 @@ func MachineName(path string) string {
 		name = name[:len(name)-4]
 	}
 	return name
+}
+
+// UnresolvedCode is the code of the diagnostic for a ${Name} placeholder
+// left in a definition (stepd's own: AWS takes such text as it is).
+const UnresolvedCode = "UNRESOLVED_SUBSTITUTION"
+
+// Diagnose diagnoses the ${Name} placeholders left in a definition's JSON
+// text: an error in a Resource (it can never work), a warning elsewhere
+// (it may be meant as text). fromTemplate: the definition is a
+// template's, whose DefinitionSubstitutions may give the value. Text that
+// is not JSON gives none (the definition's own diagnostics say why).
+func Diagnose(text []byte, fromTemplate bool) asl.Diagnostics {
+	v, err := value.Parse(text)
+	if err != nil {
+		return nil
+	}
+	var out asl.Diagnostics
+	for _, u := range Find(v) {
+		how := fmt.Sprintf("give it with --definition-substitutions %s=VALUE", u.Name)
+		if fromTemplate {
+			how = fmt.Sprintf("add %s to the state machine's DefinitionSubstitutions, or give it with --definition-substitutions %s=VALUE", u.Name, u.Name)
+		}
+		sev, what := asl.SeverityWarning, "is left as text"
+		if u.Resource {
+			sev, what = asl.SeverityError, "is not a resource"
+		}
+		out = append(out, asl.Diagnostic{Pointer: u.Pointer, Code: UnresolvedCode, Severity: sev,
+			Message: fmt.Sprintf("${%s} has no substitution and %s", u.Name, what), Hint: how})
+	}
+	return out
 }

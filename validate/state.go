@@ -149,12 +149,12 @@ func (c *checker) path(ptr, text string, calls bool) {
 			err = call.EscapeError()
 		}
 		if err != nil {
-			c.errorf(ptr, asl.CodeSchema, "The value for the field '%s' must be a valid JSONPath or a valid intrinsic function call: %v", lastSegment(ptr), err)
+			c.errorErr(ptr, err, "The value for the field '%s' must be a valid JSONPath or a valid intrinsic function call: %v", lastSegment(ptr), err)
 		}
 		return
 	}
 	if _, err := jsonpath.Compile(stripVariable(text)); err != nil {
-		c.errorf(ptr, asl.CodeSchema, "The value for the field '%s' must be a valid JSONPath: %v", lastSegment(ptr), err)
+		c.errorErr(ptr, err, "The value for the field '%s' must be a valid JSONPath: %v", lastSegment(ptr), err)
 	}
 }
 
@@ -179,7 +179,7 @@ func (c *checker) refPath(ptr string, f asl.PathField) {
 		return
 	}
 	if _, err := jsonpath.CompileReference(f.Path); err != nil {
-		c.errorf(ptr, asl.CodeSchema, "The value for the field '%s' must be a valid reference path: %v", lastSegment(ptr), err)
+		c.errorErr(ptr, err, "The value for the field '%s' must be a valid reference path: %v", lastSegment(ptr), err)
 	}
 }
 
@@ -296,7 +296,7 @@ func (c *checker) template(ptr string, f asl.Field) {
 		return
 	}
 	if _, err := jsonata.ParseTemplate(f.Value); err != nil {
-		c.errorf(ptr, asl.CodeSchema, "%v", err)
+		c.errorErr(ptr, err, "%v", err)
 	}
 }
 

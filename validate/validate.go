@@ -146,6 +146,14 @@ func (c *checker) errorf(ptr, code, format string, args ...any) {
 	c.diags = append(c.diags, asl.Diagnostic{Pointer: ptr, Code: code, Message: fmt.Sprintf(format, args...), Severity: asl.SeverityError})
 }
 
+// errorErr reports a SCHEMA_VALIDATION_FAILED error caused by err (a
+// path's, an intrinsic call's or an expression's syntax error), kept as
+// the diagnostic's Err so that an editor can place it inside the string.
+func (c *checker) errorErr(ptr string, err error, format string, args ...any) {
+	c.errorf(ptr, asl.CodeSchema, format, args...)
+	c.diags[len(c.diags)-1].Err = err
+}
+
 func (c *checker) warnf(ptr, code, format string, args ...any) {
 	c.diags = append(c.diags, asl.Diagnostic{Pointer: ptr, Code: code, Message: fmt.Sprintf(format, args...), Severity: asl.SeverityWarning})
 }

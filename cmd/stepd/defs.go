@@ -186,32 +186,10 @@ func (f *defFlags) loadData(path string, data []byte, all bool, region, account 
 	return out, nil
 }
 
-// unresolvedCode is the code of the diagnostic for a ${Name} placeholder
-// left in a definition (stepd's own: AWS takes such text as it is).
-const unresolvedCode = "UNRESOLVED_SUBSTITUTION"
-
-// placeholders diagnoses the ${Name} placeholders left in a definition: an
-// error in a Resource (it can never work), a warning elsewhere (it may be
-// meant as text).
+// placeholders diagnoses the ${Name} placeholders left in a definition
+// (definition.Diagnose).
 func (d *loadedDef) placeholders() asl.Diagnostics {
-	v, err := value.Parse(d.text)
-	if err != nil {
-		return nil // the definition's own diagnostics say why
-	}
-	var out asl.Diagnostics
-	for _, u := range definition.Find(v) {
-		how := fmt.Sprintf("give it with --definition-substitutions %s=VALUE", u.Name)
-		if d.fromTemplate {
-			how = fmt.Sprintf("add %s to the state machine's DefinitionSubstitutions, or give it with --definition-substitutions %s=VALUE", u.Name, u.Name)
-		}
-		sev, what := asl.SeverityWarning, "is left as text"
-		if u.Resource {
-			sev, what = asl.SeverityError, "is not a resource"
-		}
-		out = append(out, asl.Diagnostic{Pointer: u.Pointer, Code: unresolvedCode, Severity: sev,
-			Message: fmt.Sprintf("${%s} has no substitution and %s", u.Name, what), Hint: how})
-	}
-	return out
+	return definition.Diagnose(d.text, d.fromTemplate)
 }
 
 // errUnresolved reports the placeholders left in Resources, for run.

@@ -53,6 +53,7 @@ Usage:
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
   stepd health [--addr HOST:PORT]     exit 0 when a stepd serve is ready (for HEALTHCHECK)
   stepd test-state FILE [flags]       run one state with an input (the TestState API)
+  stepd lsp [flags]                   serve the Language Server Protocol on stdin/stdout (editors: docs/editors.md)
   stepd bench [WORKLOAD...] [flags]   measure the engine on the benchmark workloads (--peer: against aws-local-stepfunctions)
   stepd version                       show the version (also --version)
   stepd help [COMMAND]                show this help, or a command's
@@ -86,6 +87,8 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return healthCommand(ctx, args[1:], stdout, stderr)
 	case "test-state":
 		return testStateCommand(ctx, args[1:], stdin, stdout, stderr)
+	case "lsp":
+		return lspCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "bench":
 		setGCPercent(inProcessGCPercent)
 		return benchCommand(ctx, args[1:], stdout, stderr)
