@@ -1,7 +1,9 @@
 package histcase
 
 import (
+	"math/bits"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/stepd/stepd/arn"
@@ -48,6 +50,8 @@ var (
 	uuidText = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
 	timeText = regexp.MustCompile(`\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`)
 	wildText = regexp.MustCompile(`<[^<>]*>`)
+	// eventIDText is how AWS's causes name a state's Entered event.
+	eventIDText = regexp.MustCompile(`(event id #)\d+`)
 )
 
 // value returns the expected value for the recorded want where the replay
@@ -103,24 +107,59 @@ func (rc *reconciler) str(want, got, what, path string) string {
 	if want == got || wildText.MatchString(want) {
 		return want // equal, or already a pattern (a recording's placeholder)
 	}
-	w := want
-	if a := rc.scope.Account; a != "" && a != caseAccount {
-		w = strings.ReplaceAll(w, ":"+a+":", ":"+caseAccount+":")
+	// The ways a replayed text may differ from the recorded one, tried
+	// alone, then together: the fewest that explain the difference win.
+	type change struct {
+		apply func(string) string
+		note  string
 	}
-	if r := rc.scope.Region; r != "" && r != caseRegion {
-		w = strings.ReplaceAll(w, ":"+r+":", ":"+caseRegion+":")
+	changes := []change{
+		{func(s string) string { return eventIDText.ReplaceAllString(s, "${1}<event id>") },
+			"names the id of a history event, and the replay records other events than AWS did before it (a mock records no TaskSubmitted for a .sync job, nor ActivityStarted for an activity): the case expects any id there"},
+		{rc.caseScope, "holds an ARN the engine made in the recording's account or region: the case expects stepd test's (account " + caseAccount + ", region " + caseRegion + ")"},
+		{func(s string) string {
+			return timeText.ReplaceAllString(uuidText.ReplaceAllString(s, "<random-uuid>"), "<time>")
+		}, "holds a UUID or a time the replay draws anew: the case expects any text there (<random-uuid>, <time>)"},
 	}
-	if w == got {
-		rc.n.add("%s: an ARN of the recording's account and region; the case expects stepd test's (%s)", at, w)
+	sets := make([]int, 0, 1<<len(changes)-1)
+	for set := 1; set < 1<<len(changes); set++ {
+		sets = append(sets, set)
+	}
+	slices.SortStableFunc(sets, func(a, b int) int { return bits.OnesCount(uint(a)) - bits.OnesCount(uint(b)) })
+	for _, set := range sets {
+		w, applied := want, []string(nil)
+		for i, c := range changes {
+			if set&(1<<i) == 0 {
+				continue
+			}
+			next := c.apply(w)
+			if next == w {
+				applied = nil
+				break
+			}
+			w, applied = next, append(applied, c.note)
+		}
+		if applied == nil || !patternOf(w).MatchString(got) {
+			continue
+		}
+		for _, a := range applied {
+			rc.n.add("%s %s", at, a)
+		}
 		return w
 	}
-	drawn := uuidText.ReplaceAllString(w, "<random-uuid>")
-	drawn = timeText.ReplaceAllString(drawn, "<time>")
-	if drawn != w && patternOf(drawn).MatchString(got) {
-		rc.n.add("%s: %q in the recording holds a UUID or a time the replay draws anew: the case expects %q", at, shorten(want), drawn)
-		return drawn
-	}
 	return want
+}
+
+// caseScope puts stepd test's account and region in the place of the
+// recording's in the ARNs of s.
+func (rc *reconciler) caseScope(s string) string {
+	if a := rc.scope.Account; a != "" && a != caseAccount {
+		s = strings.ReplaceAll(s, ":"+a+":", ":"+caseAccount+":")
+	}
+	if r := rc.scope.Region; r != "" && r != caseRegion {
+		s = strings.ReplaceAll(s, ":"+r+":", ":"+caseRegion+":")
+	}
+	return s
 }
 
 // patternOf compiles an expected string whose <...> parts match any text.
@@ -136,13 +175,6 @@ func patternOf(s string) *regexp.Regexp {
 	b.WriteString(regexp.QuoteMeta(s[last:]))
 	b.WriteString(`$`)
 	return regexp.MustCompile(b.String())
-}
-
-func shorten(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
-	}
-	return s
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
