@@ -317,6 +317,12 @@ func str(o *value.Object, key string) string {
 	return s
 }
 
+// FromValue reads one case from a case file's JSON object; name is the
+// case's name when the object gives none. The files a case may name
+// (definitionFile, mockConfigFile, config) are not read: a case built
+// this way carries its definition and mocks inline.
+func FromValue(o *value.Object, name string) (*Case, error) { return fromObject(o, name) }
+
 func fromObject(o *value.Object, defaultName string) (*Case, error) {
 	c := &Case{Raw: o, Name: str(o, "name"), Kind: str(o, "kind"), Category: str(o, "category"), Source: str(o, "source"), Type: str(o, "type")}
 	if c.Name == "" {

@@ -3,7 +3,8 @@
 // per file: run (run.go: one execution, its task handlers built from
 // --command, --mock-config and the --config registry), test (test.go: case
 // files in the conformance format, with coverage and JUnit reports,
-// junit.go), validate (validate.go), graph (graph.go: Mermaid or SVG),
+// junit.go), case from-history (case.go, with the API client that fetches
+// histories and definitions in casefetch.go), validate (validate.go), graph (graph.go: Mermaid or SVG),
 // test-state (teststate.go), bench (bench.go), version (version.go) and
 // serve (serve.go: its flags, with those of the log, the time scale,
 // execution logs, status-change events and retention in serveflags.go,
@@ -48,6 +49,7 @@ const usage = `stepd runs AWS Step Functions state machines.
 Usage:
   stepd run DEFINITION.json [flags]   run one execution and print its output
   stepd test PATH... [flags]          run case files (the conformance format)
+  stepd case from-history HISTORY     turn an execution's history into a case file with its mocks
   stepd validate FILE... [flags]      check definitions as AWS does, with positioned diagnostics
   stepd graph DEFINITION [flags]      draw a definition as a Mermaid flowchart or an SVG picture
   stepd serve [flags]                 serve the AWS Step Functions API (AWS CLI, SDKs)
@@ -77,6 +79,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 	case "test":
 		setGCPercent(inProcessGCPercent)
 		return testCommand(ctx, args[1:], stdout, stderr)
+	case "case":
+		setGCPercent(inProcessGCPercent)
+		return caseCommand(ctx, args[1:], stdin, stdout, stderr)
 	case "validate":
 		return validateCommand(args[1:], stdout, stderr)
 	case "graph":
