@@ -119,7 +119,7 @@ func caseCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if err != nil {
 			return fail("--definition: %v", err)
 		}
-		v, err := definition.Parse(*defFile, data)
+		v, err := definition.Parse(*defFile, data, func(msg string) { fmt.Fprintf(stderr, "stepd case: warning: %s\n", msg) })
 		if err != nil {
 			return fail("--definition: %v", err)
 		}

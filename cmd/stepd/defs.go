@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -19,16 +20,17 @@ type defFlags struct {
 	subs         multiFlag
 	params       multiFlag
 	stateMachine *string // nil where the command takes no --state-machine
-	// warnings go to the flag set's output (the command's stderr): what a
-	// file holds that is read but may be a mistake, such as a YAML key
-	// given twice (the last value is kept, as SAM CLI keeps it).
-	fs *flag.FlagSet
+	// warnings go to the command's stderr, after its name: what a file
+	// holds that is read but may be a mistake, such as a YAML key given
+	// twice (the last value is kept, as SAM CLI keeps it).
+	name   string
+	stderr io.Writer
 }
 
 // addDefFlags adds --definition-substitutions and --parameter, and with
-// pick --state-machine.
-func addDefFlags(fs *flag.FlagSet, pick bool) *defFlags {
-	f := &defFlags{fs: fs}
+// pick --state-machine; the warnings of files read go to stderr.
+func addDefFlags(fs *flag.FlagSet, pick bool, stderr io.Writer) *defFlags {
+	f := &defFlags{name: fs.Name(), stderr: stderr}
 	fs.Var(&f.subs, "definition-substitutions", "FILE (a JSON or YAML mapping) or NAME=VALUE: replace ${NAME} in definitions as CloudFormation's DefinitionSubstitutions do; repeatable")
 	fs.Var(&f.params, "parameter", "NAME=VALUE for a SAM or CloudFormation template: a parameter, a pseudo parameter (AWS::StackName) or another resource's value (LogicalId for its Ref, LogicalId.Attribute for Fn::GetAtt); repeatable")
 	if pick {
@@ -136,7 +138,7 @@ func (f *defFlags) loadData(path string, data []byte, all bool, region, account 
 	warn := func(msg string) {
 		if !told[msg] {
 			told[msg] = true
-			fmt.Fprintf(f.fs.Output(), "%s: warning: %s\n", f.fs.Name(), msg)
+			fmt.Fprintf(f.stderr, "%s: warning: %s\n", f.name, msg)
 		}
 	}
 	var doc any

@@ -31,7 +31,7 @@ func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	cover := fs.String("cover-report", "", "colour the states by the coverage in this JSON `FILE` (stepd test --cover-report)")
 	region := fs.String("region", arn.DefaultRegion, "region of a template's ARNs (AWS::Region)")
 	account := fs.String("account", arn.DefaultAccount, "account id of a template's ARNs (AWS::AccountId)")
-	defs := addDefFlags(fs.FlagSet, true)
+	defs := addDefFlags(fs.FlagSet, true, stderr)
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code

@@ -21,7 +21,7 @@ func lspCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	region := fs.String("region", arn.DefaultRegion, "region of a template's ARNs (AWS::Region)")
 	account := fs.String("account", arn.DefaultAccount, "account id of a template's ARNs (AWS::AccountId)")
 	fs.Bool("stdio", true, "speak on stdin and stdout (the only transport; accepted for editors that pass it)")
-	defs := addDefFlags(fs, false)
+	defs := addDefFlags(fs, false, stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: stepd lsp [--type STANDARD|EXPRESS] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE]\n\nServes the Language Server Protocol on stdin and stdout for ASL definitions (JSON, YAML) and SAM or CloudFormation templates; see docs/editors.md.")
 		fs.PrintDefaults()

@@ -69,3 +69,23 @@ func TestMachineNameFromFile(t *testing.T) {
 		t.Errorf("a bad --name: %v", err)
 	}
 }
+
+// TestDuplicateKeyWarned: a YAML key given twice is kept (the last value)
+// and said on stderr, naming both lines, by every command that reads
+// definitions.
+func TestDuplicateKeyWarned(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "twice.asl.yaml")
+	if err := os.WriteFile(path, []byte("StartAt: A\nStates:\n  A:\n    Type: Pass\n    Result: 1\n    Result: 2\n    End: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"run", path}, {"validate", path}, {"graph", path}} {
+		code, stdout, stderr := runMain(t, "", args...)
+		if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "lines 5 and 6") {
+			t.Errorf("stepd %s: exit %d, stderr %q; want a warning naming lines 5 and 6", strings.Join(args, " "), code, stderr)
+		}
+		if args[0] == "run" && !strings.Contains(stdout, "2") {
+			t.Errorf("stepd run: output %q, want the last value kept", stdout)
+		}
+	}
+}

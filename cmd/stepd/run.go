@@ -82,7 +82,7 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&f.connections, "connections", "", "JSON file mapping EventBridge connection ARNs to credentials for HTTP Tasks (arn:aws:states:::http:invoke)")
 	fs.Var(&f.commands, "command", "RESOURCE=COMMAND: serve Task states with this Resource by running COMMAND (input JSON on stdin, result JSON on stdout); RESOURCE * matches any; repeatable")
 	budget := addBudgetFlags(fs.FlagSet, false)
-	defs := addDefFlags(fs.FlagSet, true)
+	defs := addDefFlags(fs.FlagSet, true, stderr)
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code

@@ -88,7 +88,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Var(&defFiles, "definition", "FILE: create (or update) at start a state machine from this definition (JSON or YAML), named after the file (orders.asl.json: orders) or by a --name after it; repeatable (env STEPD_DEFINITIONS, comma-separated)")
 	fs.Var(nameFlag{&defFiles}, "name", "NAME: the name of the state machine of the --definition just before it")
 	fs.Var(&templates, "template", "FILE: create (or update) at start the state machines of this SAM or CloudFormation template; repeatable (env STEPD_TEMPLATES, comma-separated)")
-	defs := addDefFlags(fs, false)
+	defs := addDefFlags(fs, false, stderr)
 	for _, f := range splitList(os.Getenv("STEPD_DEFINITIONS")) {
 		_ = defFiles.Set(f)
 	}

@@ -54,7 +54,7 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	junit := fs.String("junit", "", "also write the results as JUnit XML to `FILE`, for CI systems")
 	cover := fs.Bool("cover", false, "print, per state machine, the share of states and branches (Choice rules and Default, Retry and Catch rules) the cases exercised")
 	coverReport := fs.String("cover-report", "", "write the detailed coverage to `FILE`: JSON when it ends in .json (the console reads it), text otherwise; implies --cover")
-	defs := addDefFlags(fs.FlagSet, false)
+	defs := addDefFlags(fs.FlagSet, false, stderr)
 	paths, code, ok := fs.parse(args)
 	if !ok {
 		return code

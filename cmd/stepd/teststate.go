@@ -36,7 +36,7 @@ func testStateCommand(ctx context.Context, args []string, stdin io.Reader, stdou
 	mockCause := fs.String("mock-cause", "", "the cause of --mock-error")
 	mockMode := fs.String("mock-validation", "", "how --mock-result is checked against the service API's result shape: STRICT (default), PRESENT or NONE")
 	budget := addBudgetFlags(fs.FlagSet, false)
-	defs := addDefFlags(fs.FlagSet, true)
+	defs := addDefFlags(fs.FlagSet, true, stderr)
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code

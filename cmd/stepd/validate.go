@@ -26,7 +26,7 @@ func validateCommand(args []string, stdout, stderr io.Writer) int {
 	typ := fs.String("type", validate.Standard, "workflow type: STANDARD or EXPRESS (a template's state machines have their own)")
 	region := fs.String("region", arn.DefaultRegion, "region of a template's ARNs (AWS::Region)")
 	account := fs.String("account", arn.DefaultAccount, "account id of a template's ARNs (AWS::AccountId)")
-	defs := addDefFlags(fs.FlagSet, true)
+	defs := addDefFlags(fs.FlagSet, true, stderr)
 	files, code, ok := fs.parse(args)
 	if !ok {
 		return code
