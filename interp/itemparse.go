@@ -199,6 +199,7 @@ func parseCSV(data []byte, f readFormat) ([]any, error) {
 		cr.Comma = ','
 	}
 	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true // a quote inside a field is read as it is, not refused
 	headers := f.headers
 	var order []int
 	items := []any{}

@@ -164,3 +164,11 @@ func TestParseCompressed(t *testing.T) {
 		t.Errorf("a cut GZIP object: %v", err)
 	}
 }
+
+// A quote inside an unquoted CSV field is read as it is.
+func TestParseCSVLazyQuotes(t *testing.T) {
+	items, err := parseItems(readFormat{kind: "CSV"}, []byte("a,b\nsay \"hi\",2\n"))
+	if err != nil || value.String(items) != `[{"a":"say \"hi\"","b":"2"}]` {
+		t.Fatalf("%s %v", value.String(items), err)
+	}
+}
