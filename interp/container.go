@@ -33,6 +33,7 @@ type container struct {
 	// ResultWriter (nil without one).
 	iters   []iterRecord
 	written bool // the ResultWriter has written the results
+	shaped  bool // a WriterConfig alone has shaped them (nothing written)
 	// run is the Map Run of a Distributed Map, kids its child executions
 	// by item (nil until started).
 	run     *MapRun
@@ -214,7 +215,7 @@ func (x *Execution) abortMapRuns() {
 func (c *container) succeed() {
 	c.over = true
 	th := c.owner
-	if c.iters != nil && th.run.write == nil {
+	if c.iters != nil && !c.written && !c.shaped {
 		th.startWrite(c)
 		return
 	}

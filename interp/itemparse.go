@@ -46,10 +46,15 @@ func readerFormat(rd *asl.ItemReader) readFormat {
 // csvDelimiters are ReaderConfig's CSVDelimiter values.
 var csvDelimiters = map[string]rune{"": ',', "COMMA": ',', "PIPE": '|', "SEMICOLON": ';', "SPACE": ' ', "TAB": '\t'}
 
-// Causes of States.ItemReaderFailed as AWS words them.
+// awsCause is a cause of States.ItemReaderFailed as AWS words it.
+type awsCause string
+
+func (c awsCause) Error() string { return string(c) }
+
+// The causes AWS recorded.
 const (
-	causeNotArray        = "Attempting to map over non-iterable node."
-	causeDuplicateHeader = "CSV headers cannot contain duplicates."
+	causeNotArray        awsCause = "Attempting to map over non-iterable node."
+	causeDuplicateHeader awsCause = "CSV headers cannot contain duplicates."
 )
 
 // decompress undoes a GZIP or ZSTD compression, told by the object's
@@ -151,7 +156,7 @@ func parseJSON(data []byte, pointer string) ([]any, error) {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, errors.New(causeNotArray)
+		return nil, causeNotArray
 	}
 	return arr, nil
 }
@@ -194,6 +199,7 @@ func parseCSV(data []byte, f readFormat) ([]any, error) {
 		cr.Comma = ','
 	}
 	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true // a quote inside a field is read as it is, not refused
 	headers := f.headers
 	var order []int
 	items := []any{}
@@ -210,7 +216,7 @@ func parseCSV(data []byte, f readFormat) ([]any, error) {
 		}
 		if order == nil {
 			if dup := duplicate(headers); dup {
-				return nil, errors.New(causeDuplicateHeader)
+				return nil, causeDuplicateHeader
 			}
 			order = javaHashOrder(headers)
 			if !f.given {
@@ -228,7 +234,7 @@ func parseCSV(data []byte, f readFormat) ([]any, error) {
 		items = append(items, row)
 	}
 	if order == nil && f.given && duplicate(headers) {
-		return nil, errors.New(causeDuplicateHeader)
+		return nil, causeDuplicateHeader
 	}
 	return items, nil
 }

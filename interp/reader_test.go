@@ -85,12 +85,12 @@ func TestParseCSVAsRecorded(t *testing.T) {
 			`[{"0":"Value4","{}":"Value6","True":"Value5"},{"0":"","{}":"","True":""},{"0":"true","{}":"'HelloWorld'","True":"1"},{"0":"Null","{}":"","True":"None"},{"0":"   ","{}":"","True":""}]`, ""},
 		{"first row with an empty header", readFormat{kind: "CSV"}, "H1,\nValue4,Value5,Value6\n,,,\ntrue,1,'HelloWorld'\nNull,None,\n   \n",
 			`[{"":"Value5","H1":"Value4"},{"":"","H1":""},{"":"1","H1":"true"},{"":"None","H1":"Null"},{"":"","H1":"   "}]`, ""},
-		{"duplicate given headers", readFormat{kind: "CSV", given: true, headers: []string{"H1", "H1", "H3"}}, rows, "", causeDuplicateHeader},
-		{"duplicate given headers, empty object", readFormat{kind: "CSV", given: true, headers: []string{"a", "a"}}, "", "", causeDuplicateHeader},
-		{"duplicate first-row headers", readFormat{kind: "CSV"}, "a,b,a\n1,2,3\n", "", causeDuplicateHeader},
-		{"a JSON object", readFormat{kind: "JSON"}, `{"Hello":"world"}`, "", causeNotArray},
+		{"duplicate given headers", readFormat{kind: "CSV", given: true, headers: []string{"H1", "H1", "H3"}}, rows, "", "CSV headers cannot contain duplicates."},
+		{"duplicate given headers, empty object", readFormat{kind: "CSV", given: true, headers: []string{"a", "a"}}, "", "", "CSV headers cannot contain duplicates."},
+		{"duplicate first-row headers", readFormat{kind: "CSV"}, "a,b,a\n1,2,3\n", "", "CSV headers cannot contain duplicates."},
+		{"a JSON object", readFormat{kind: "JSON"}, `{"Hello":"world"}`, "", "Attempting to map over non-iterable node."},
 		{"ItemsPointer", readFormat{kind: "JSON", pointer: "/inventory/products"}, `{"inventory":{"products":[{"a":1},{"a":2}]}}`, `[{"a":1},{"a":2}]`, ""},
-		{"ItemsPointer to an object", readFormat{kind: "JSON", pointer: "/inventory"}, `{"inventory":{"products":[]}}`, "", causeNotArray},
+		{"ItemsPointer to an object", readFormat{kind: "JSON", pointer: "/inventory"}, `{"inventory":{"products":[]}}`, "", "Attempting to map over non-iterable node."},
 		{"ItemsPointer to nothing", readFormat{kind: "JSON", pointer: "/nope"}, `{"inventory":{}}`, "", `the ItemsPointer "/nope" names nothing in the object: no member "nope"`},
 		{"ItemsPointer escapes", readFormat{kind: "JSON", pointer: "/a~1b/m~0n/1"}, `{"a/b":{"m~n":[0,[7]]}}`, `[7]`, ""},
 	} {
@@ -162,5 +162,13 @@ func TestParseCompressed(t *testing.T) {
 	}
 	if _, err := parseItems(readFormat{kind: "JSON"}, gz.Bytes()[:10]); err == nil || !strings.Contains(err.Error(), "GZIP") {
 		t.Errorf("a cut GZIP object: %v", err)
+	}
+}
+
+// A quote inside an unquoted CSV field is read as it is.
+func TestParseCSVLazyQuotes(t *testing.T) {
+	items, err := parseItems(readFormat{kind: "CSV"}, []byte("a,b\nsay \"hi\",2\n"))
+	if err != nil || value.String(items) != `[{"a":"say \"hi\"","b":"2"}]` {
+		t.Fatalf("%s %v", value.String(items), err)
 	}
 }

@@ -41,6 +41,7 @@ func (th *thread) startWrite(c *container) {
 	w := c.st.Writer
 	ok, failed, all := c.resultEntries(w.Transformation)
 	if w.Resource == "" {
+		c.shaped = true
 		th.run.write = &writeRun{c: c, output: all}
 		c.succeed()
 		return

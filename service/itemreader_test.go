@@ -1,6 +1,8 @@
 package service_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
 	"path/filepath"
@@ -16,13 +18,24 @@ import (
 // that received them: after a restart the execution goes on with the same
 // items, although the object has changed since.
 func TestItemReaderReplay(t *testing.T) {
+	t.Run("CSV", func(t *testing.T) { readerReplay(t, []byte("name\nann\nbob\n")) })
+	// A GZIP object is no UTF-8 text: the answer committed must give back
+	// its bytes.
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("name\nann\nbob\n"))
+	zw.Close()
+	t.Run("GZIP", func(t *testing.T) { readerReplay(t, gz.Bytes()) })
+}
+
+func readerReplay(t *testing.T, object []byte) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "bucket")
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(data, "rows.csv"), []byte("name\nann\nbob\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(data, "rows.csv"), object, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	reg, err := registry.New(registry.Config{Buckets: map[string]string{"b": data}})

@@ -3,7 +3,7 @@
 // is an object of its columns, in the file schema's order. It registers
 // itself with the interpreter (interp.RegisterItemDecoder); it is the only
 // importer of github.com/parquet-go/parquet-go (see
-// docs/distributed-map.md for why that library).
+// docs/integrations.md, Distributed Map over Amazon S3, for why that library).
 package parquetrows
 
 import (
