@@ -61,17 +61,21 @@ func (n *nestedInvoker) Waits(req *task.Request) bool {
 	return n.inv != nil && task.HowAnswers(n.inv, req) == task.Waits
 }
 
-func (s *Service) startNested(ctx context.Context, parent *store.Execution, req *task.Request) task.Result {
+// NestedRequest reads a startExecution task's request: the child's state
+// machine ARN, its name ("" when not given) and its input (an object, or
+// JSON text read as JSON, as given; {} when not given). A request
+// without StateMachineArn gives the task's failure.
+func NestedRequest(req *task.Request) (smARN, name string, input any, fail *task.Result) {
 	params, _ := req.Input.(*value.Object)
 	arnV, _ := params.Get("StateMachineArn")
-	smARN, _ := arnV.(string)
+	smARN, _ = arnV.(string)
 	if smARN == "" {
-		return task.Result{Error: "States.Runtime", Cause: "the parameter StateMachineArn is required for " + req.Resource}
+		return "", "", nil, &task.Result{Error: "States.Runtime", Cause: "the parameter StateMachineArn is required for " + req.Resource}
 	}
-	// The child's input: an object or JSON text, as given. As on AWS, a
-	// child is associated with its parent only when the definition passes
-	// "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id".
-	var input any = value.NewObject(0)
+	// As on AWS, a child is associated with its parent only when the
+	// definition passes "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$":
+	// "$$.Execution.Id".
+	input = value.NewObject(0)
 	if in, ok := params.Get("Input"); ok {
 		input = in
 		if text, isStr := in.(string); isStr {
@@ -80,8 +84,20 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 			}
 		}
 	}
-	name, _ := params.Get("Name")
-	nameText, _ := name.(string)
+	nv, _ := params.Get("Name")
+	name, _ = nv.(string)
+	return smARN, name, input, nil
+}
+
+// IsNested reports whether req starts an execution of a state machine
+// (arn:aws:states:::states:startExecution, with any pattern).
+func IsNested(req *task.Request) bool { return strings.HasPrefix(req.Resource, startExecutionResource) }
+
+func (s *Service) startNested(ctx context.Context, parent *store.Execution, req *task.Request) task.Result {
+	smARN, nameText, input, fail := NestedRequest(req)
+	if fail != nil {
+		return *fail
+	}
 	again := false
 	if nameText == "" {
 		// Deterministic, so that a parent resumed after a restart finds the
@@ -101,10 +117,10 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
-	started := value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))
 	if !req.Pattern.Job() {
-		return task.Result{Output: started}
+		return NestedResult(e, req.Pattern)
 	}
+	started := value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))
 	if req.Submit != nil && req.Submitted == nil {
 		// As for AWS's other .sync integrations, the start call's answer is
 		// recorded (TaskSubmitted) while the parent waits for the child.
@@ -123,11 +139,7 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
-	desc := describeValue(done, req.Pattern == task.Sync2)
-	if done.Status != "SUCCEEDED" {
-		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
-	}
-	return task.Result{Output: desc}
+	return NestedResult(done, req.Pattern)
 }
 
 // untilAvailable calls fn again, with back-off, while it fails because
@@ -163,6 +175,23 @@ var startErrors = map[error]string{
 
 func epochMillis(e *store.Execution) any {
 	return value.Int(e.Started.UnixMilli())
+}
+
+// NestedResult is what a startExecution task of a parent gives for its
+// child e: for .sync and .sync:2, the child's DescribeExecution (its
+// Input and Output JSON text with .sync, JSON values with .sync:2) and
+// whether it succeeded; for request-response, the StartExecution answer.
+// stepd run, which runs a template's state machines without a service,
+// answers as the service does.
+func NestedResult(e *store.Execution, p task.Pattern) task.Result {
+	if !p.Job() {
+		return task.Result{Output: value.ObjectOf("ExecutionArn", e.ARN, "StartDate", epochMillis(e))}
+	}
+	desc := describeValue(e, p == task.Sync2)
+	if e.Status != "SUCCEEDED" {
+		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
+	}
+	return task.Result{Output: desc}
 }
 
 // describeValue is the .sync result: the child's DescribeExecution, with
