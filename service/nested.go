@@ -64,19 +64,23 @@ func (n *nestedInvoker) Waits(req *task.Request) bool {
 	return n.inv != nil && task.HowAnswers(n.inv, req) == task.Waits
 }
 
-func (s *Service) startNested(ctx context.Context, parent *store.Execution, req *task.Request) task.Result {
+// NestedRequest reads a startExecution task's request: the child's state
+// machine ARN, its name ("" when not given) and its input (an object, or
+// JSON text read as JSON, as given; {} when not given). A request
+// without StateMachineArn gives the task's failure.
+func NestedRequest(req *task.Request) (smARN, name string, input any, fail *task.Result) {
 	params, _ := req.Input.(*value.Object)
 	arnV, _ := params.Get("StateMachineArn")
-	smARN, _ := arnV.(string)
+	smARN, _ = arnV.(string)
 	if smARN == "" {
-		return task.Result{Error: "States.Runtime", Cause: "the parameter StateMachineArn is required for " + req.Resource}
+		return "", "", nil, &task.Result{Error: "States.Runtime", Cause: "the parameter StateMachineArn is required for " + req.Resource}
 	}
-	// The child's input: an object or JSON text, as given. As on AWS, a
-	// child is associated with its parent only when the definition passes
-	// "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$": "$$.Execution.Id".
-	var input any = value.NewObject(0)
+	// As on AWS, a child is associated with its parent only when the
+	// definition passes "AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$":
+	// "$$.Execution.Id". An absent or null Input starts the child with {},
+	// as AWS does.
+	input = value.NewObject(0)
 	if in, ok := params.Get("Input"); ok && in != nil {
-		// An absent or null Input starts the child with {}, as AWS does.
 		input = in
 		if text, isStr := in.(string); isStr {
 			if v, err := value.ParseString(text); err == nil {
@@ -84,8 +88,20 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 			}
 		}
 	}
-	name, _ := params.Get("Name")
-	nameText, _ := name.(string)
+	nv, _ := params.Get("Name")
+	name, _ = nv.(string)
+	return smARN, name, input, nil
+}
+
+// IsNested reports whether req starts an execution of a state machine
+// (arn:aws:states:::states:startExecution, with any pattern).
+func IsNested(req *task.Request) bool { return strings.HasPrefix(req.Resource, startExecutionResource) }
+
+func (s *Service) startNested(ctx context.Context, parent *store.Execution, req *task.Request) task.Result {
+	smARN, nameText, input, fail := NestedRequest(req)
+	if fail != nil {
+		return *fail
+	}
 	again := false
 	if nameText == "" {
 		// Deterministic, so that a parent resumed after a restart finds the
@@ -129,11 +145,7 @@ func (s *Service) startNested(ctx context.Context, parent *store.Execution, req 
 		}
 		return task.Result{Error: "States.TaskFailed", Cause: err.Error()}
 	}
-	desc := describeValue(done, s.Redrive(ctx, done), req.Pattern == task.Sync2)
-	if done.Status != "SUCCEEDED" {
-		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
-	}
-	return task.Result{Output: desc}
+	return nestedResult(done, s.Redrive(ctx, done), req.Pattern)
 }
 
 // untilAvailable calls fn again, with back-off, while it fails because
@@ -197,6 +209,39 @@ func startedValue(e *store.Execution) *value.Object {
 	meta := value.ObjectOf("AllHttpHeaders", all, "HttpHeaders", headers, "HttpStatusCode", value.Int(200))
 	return value.ObjectOf("ExecutionArn", e.ARN, "SdkHttpMetadata", meta,
 		"SdkResponseMetadata", value.ObjectOf("RequestId", reqID), "StartDate", value.Int(e.Started.UnixMilli()))
+}
+
+// NestedResult is what a startExecution task of a parent gives for its
+// child e when no service runs the child (stepd run serves a template's
+// other state machines so): for .sync and .sync:2, the child's
+// DescribeExecution (its Input and Output JSON text with .sync, JSON
+// values with .sync:2) and whether it succeeded; for request-response,
+// the StartExecution answer. The service answers the same (startNested).
+func NestedResult(e *store.Execution, p task.Pattern) task.Result {
+	if !p.Job() {
+		return task.Result{Output: startedValue(e)}
+	}
+	r := RedriveInfo{Status: Redrivable}
+	switch e.Status {
+	case "SUCCEEDED":
+		r = RedriveInfo{Status: NotRedrivable, Reason: reasonSucceeded}
+	case "RUNNING":
+		r = RedriveInfo{Status: NotRedrivable, Reason: reasonRunning}
+	}
+	if e.Type == "EXPRESS" {
+		r = RedriveInfo{}
+	}
+	return nestedResult(e, r, p)
+}
+
+// nestedResult is the result of a .sync or .sync:2 task whose child e
+// ended, with its redrive status r.
+func nestedResult(e *store.Execution, r RedriveInfo, p task.Pattern) task.Result {
+	desc := describeValue(e, r, p == task.Sync2)
+	if e.Status != "SUCCEEDED" {
+		return task.Result{Error: "States.TaskFailed", Cause: value.String(desc)}
+	}
+	return task.Result{Output: desc}
 }
 
 // describeValue is the .sync result: the child's DescribeExecution, with

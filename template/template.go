@@ -10,14 +10,18 @@
 // parameters' defaults, the values the caller gives (Options.Parameters),
 // and the pseudo parameters (AWS::Region, AWS::AccountId, AWS::Partition,
 // AWS::StackName, AWS::StackId, AWS::URLSuffix, AWS::NoValue,
-// AWS::NotificationARNs). A Ref or Fn::GetAtt of another resource resolves
-// to what CloudFormation would give when that is deterministic (a function
-// whose FunctionName is given gives its name and ARN; a state machine of
-// the template gives the ARN stepd gives it; an IAM role, which stepd never
-// uses, gives a role named after its RoleName or logical id); anything else
-// is an error naming the logical id, the attribute and the property path,
-// which the caller can settle with a parameter named LogicalId (for Ref)
-// or LogicalId.Attribute (for Fn::GetAtt).
+// AWS::NotificationARNs; AWS::StackId is built from the stack name). A Ref
+// or Fn::GetAtt of another resource resolves to what CloudFormation would
+// give when that is deterministic (a function whose FunctionName is given
+// gives its name and ARN; a state machine of the template gives the ARN
+// stepd gives it), and to a placeholder of the same shape where
+// CloudFormation or SAM would generate it (sam.go): the name of a
+// function, table, queue, topic, bucket, log group, cluster or role
+// without one (<stack>-<LogicalId>-<SUFFIX>), and the resources SAM makes
+// (<LogicalId>Role, ServerlessRestApi, ServerlessHttpApi). Anything else is
+// an error naming the logical id, the attribute and the property path;
+// the caller can give any of these values with a parameter named
+// LogicalId (for Ref) or LogicalId.Attribute (for Fn::GetAtt).
 //
 // Properties that only deploy (Policies, Events, PermissionsBoundary …)
 // are accepted and not evaluated; those the Step Functions API keeps

@@ -22,9 +22,11 @@ type defFlags struct {
 	stateMachine *string // nil where the command takes no --state-machine
 	// warnings go to the command's stderr, after its name: what a file
 	// holds that is read but may be a mistake, such as a YAML key given
-	// twice (the last value is kept, as SAM CLI keeps it).
+	// twice (the last value is kept, as SAM CLI keeps it); told holds
+	// those given, as a file may be read more than once.
 	name   string
 	stderr io.Writer
+	told   map[string]bool
 }
 
 // addDefFlags adds --definition-substitutions and --parameter, and with
@@ -126,6 +128,15 @@ func (f *defFlags) load(path string, all bool, region, account string) ([]*loade
 	return f.loadData(path, data, all, region, account, subs, params)
 }
 
+// loadAll is load of every state machine of the file, whatever
+// --state-machine picks.
+func (f *defFlags) loadAll(path, region, account string) ([]*loadedDef, error) {
+	pick := f.stateMachine
+	f.stateMachine = nil
+	defer func() { f.stateMachine = pick }()
+	return f.load(path, true, region, account)
+}
+
 // loadData is load of a file's contents already read (path "-" for
 // standard input).
 func (f *defFlags) loadData(path string, data []byte, all bool, region, account string, subs definition.Substitutions, params map[string]string) ([]*loadedDef, error) {
@@ -134,10 +145,12 @@ func (f *defFlags) loadData(path string, data []byte, all bool, region, account 
 	if f.stateMachine != nil {
 		pick = *f.stateMachine
 	}
-	told := map[string]bool{} // a template is read twice: warn once
 	warn := func(msg string) {
-		if !told[msg] {
-			told[msg] = true
+		if f.told == nil {
+			f.told = map[string]bool{}
+		}
+		if !f.told[msg] {
+			f.told[msg] = true
 			fmt.Fprintf(f.stderr, "%s: warning: %s\n", f.name, msg)
 		}
 	}

@@ -164,6 +164,16 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if f.realTime {
 		l.Clock = engine.RealClock{}
 	}
+	if d.sm != nil {
+		// The template's state machines, this one included, answer
+		// states:startExecution as stepd serve's do.
+		all, err := defs.loadAll(defPath, f.region, f.account)
+		if err != nil {
+			fmt.Fprintf(stderr, "stepd run: %v\n", err)
+			return exitUsage
+		}
+		l.Invoker = templateMachines(all, l, inv, stderr)
+	}
 	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: f.name, Name: f.execName, TestCase: f.testCase, Input: input, Express: f.typ == "EXPRESS"})
 	if err != nil {
 		printDefinitionError(stderr, d.source, err)
