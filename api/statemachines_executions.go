@@ -1,9 +1,9 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -19,19 +19,40 @@ func loggingOf(raw json.RawMessage) (*service.LoggingConfiguration, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var c service.LoggingConfiguration
-	if err := dec.Decode(&c); err != nil {
-		if strings.Contains(err.Error(), "unknown field") {
-			return nil, validation("loggingConfiguration: %v", err)
+	var unknown string
+	eachKey(raw, func(key string) bool {
+		if !namesOf(reflect.TypeOf(c))[key] {
+			unknown = key // "Level" too: names are case-sensitive
+			return false
 		}
-		return nil, &apiError{status: 400, code: "SerializationException", message: "loggingConfiguration: " + err.Error()}
+		return true
+	})
+	if unknown != "" {
+		return nil, validation("loggingConfiguration: unknown member %s", quote(unknown))
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, serializationError(raw, err)
 	}
 	return &c, nil
 }
 
 type tracingConfiguration = service.Tracing
+
+// lengthRequired checks a required string member: absent (or null), or
+// empty, which AWS answers with the member's length constraint (without
+// its value when the model marks the member sensitive, as definition).
+func lengthRequired(name string, v *string, sensitive bool) error {
+	switch {
+	case v == nil:
+		return required(name, "")
+	case *v == "" && sensitive:
+		return validation("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+	case *v == "":
+		return validation("1 validation error detected: Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+	}
+	return nil
+}
 
 func required(name, v string) error {
 	if v == "" {
@@ -42,10 +63,10 @@ func required(name, v string) error {
 
 func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
-		Name       string `json:"name"`
-		Definition string `json:"definition"`
-		RoleArn    string `json:"roleArn"`
-		Type       string `json:"type"`
+		Name       *string `json:"name"`
+		Definition *string `json:"definition"`
+		RoleArn    string  `json:"roleArn"`
+		Type       string  `json:"type"`
 		Tags       []tag  `json:"tags"`
 		// Versions and settings (version.go).
 		TracingConfiguration    *tracingConfiguration    `json:"tracingConfiguration"`
@@ -61,12 +82,13 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range [][2]string{{"name", in.Name}, {"definition", in.Definition}} {
-		if err := required(r[0], r[1]); err != nil {
-			return nil, err
-		}
+	if err := lengthRequired("name", in.Name, false); err != nil {
+		return nil, err
 	}
-	sm, v, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
+	if err := lengthRequired("definition", in.Definition, true); err != nil {
+		return nil, err
+	}
+	sm, v, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: *in.Name, Definition: *in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
 		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err
@@ -83,8 +105,27 @@ func arnOnly(body []byte, field string) (string, error) {
 	if err := decode(body, &in); err != nil {
 		return "", err
 	}
-	s, _ := in[field].(string)
+	s, ok := in[field].(string)
+	if v := in[field]; !ok && v != nil {
+		return "", serializationError(body, &json.UnmarshalTypeError{Value: jsonKind(v), Type: reflect.TypeOf(""), Field: field})
+	}
 	return s, required(field, s)
+}
+
+// jsonKind names a decoded JSON value's kind as json.UnmarshalTypeError
+// does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case bool:
+		return "bool"
+	case float64:
+		return "number"
+	}
+	return "string"
 }
 
 func (h *Handler) describeStateMachine(ctx context.Context, body []byte) (any, error) {
@@ -146,8 +187,8 @@ func describeSettings(out map[string]any, st service.Settings, metadataOnly bool
 func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
 		StateMachineArn string `json:"stateMachineArn"`
-		Definition      string `json:"definition"`
-		RoleArn         string `json:"roleArn"`
+		Definition      *string `json:"definition"`
+		RoleArn         string  `json:"roleArn"`
 		// Versions and settings (version.go).
 		TracingConfiguration    *tracingConfiguration    `json:"tracingConfiguration"`
 		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
@@ -165,7 +206,14 @@ func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, err
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return nil, err
 	}
-	sm, v, err := h.svc.UpdateStateMachine(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: in.Definition, RoleARN: in.RoleArn,
+	definition := ""
+	if in.Definition != nil {
+		if err := lengthRequired("definition", in.Definition, true); err != nil {
+			return nil, err
+		}
+		definition = *in.Definition
+	}
+	sm, v, err := h.svc.UpdateStateMachine(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: definition, RoleARN: in.RoleArn,
 		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err
@@ -268,10 +316,10 @@ func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []b
 }
 
 type startInput struct {
-	StateMachineArn string `json:"stateMachineArn"`
-	Name            string `json:"name"`
-	Input           string `json:"input"`
-	TraceHeader     string `json:"traceHeader"`
+	StateMachineArn string  `json:"stateMachineArn"`
+	Name            string  `json:"name"`
+	Input           *string `json:"input"`
+	TraceHeader     string  `json:"traceHeader"`
 }
 
 func (h *Handler) start(ctx context.Context, body []byte) (service.StartInput, error) {
@@ -282,7 +330,14 @@ func (h *Handler) start(ctx context.Context, body []byte) (service.StartInput, e
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return service.StartInput{}, err
 	}
-	return service.StartInput{StateMachineARN: in.StateMachineArn, Name: in.Name, Input: in.Input, TraceHeader: in.TraceHeader}, nil
+	input := ""
+	if in.Input != nil {
+		if *in.Input == "" { // absent is {}, but an empty text is no JSON: AWS's answer (recorded)
+			return service.StartInput{}, fault.New(fault.ErrInvalidInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
+		}
+		input = *in.Input
+	}
+	return service.StartInput{StateMachineARN: in.StateMachineArn, Name: in.Name, Input: input, TraceHeader: in.TraceHeader}, nil
 }
 
 func (h *Handler) startExecution(ctx context.Context, body []byte) (any, error) {
@@ -556,7 +611,11 @@ func (h *Handler) validateDefinition(ctx context.Context, body []byte) (any, err
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if err := required("definition", in.Definition); err != nil {
+	var def struct {
+		Definition *string `json:"definition"`
+	}
+	_ = decode(body, &def) // decoded above
+	if err := lengthRequired("definition", def.Definition, true); err != nil {
 		return nil, err
 	}
 	if e := validate.CheckDefinitionLength("definition", in.Definition); e != nil {
