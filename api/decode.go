@@ -292,8 +292,8 @@ func typeMessage(te *json.UnmarshalTypeError, body []byte, field string) string 
 // boolAt returns the first boolean found at a member path (dotted, arrays
 // searched element by element) of a JSON body; false when there is none.
 func boolAt(body []byte, path string) bool {
-	var tree any
-	if json.Unmarshal(body, &tree) != nil {
+	tree, ok := parseTree(body)
+	if !ok {
 		return false
 	}
 	var find func(v any, parts []string) (bool, bool)
@@ -331,8 +331,8 @@ func memberPath(body []byte, field string) string {
 	if field == "" {
 		return ""
 	}
-	var tree any
-	if json.Unmarshal(body, &tree) != nil {
+	tree, ok := parseTree(body)
+	if !ok {
 		return field
 	}
 	var kept []string
@@ -366,4 +366,13 @@ func flatten(vs []any) []any {
 		out = append(out, v)
 	}
 	return out
+}
+
+// parseTree decodes a JSON body into a tree, its numbers kept as text (a
+// number too large for a float64 is still a member).
+func parseTree(body []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var tree any
+	return tree, dec.Decode(&tree) == nil
 }

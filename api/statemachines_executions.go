@@ -67,7 +67,7 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 		Definition *string `json:"definition"`
 		RoleArn    string  `json:"roleArn"`
 		Type       string  `json:"type"`
-		Tags       []tag  `json:"tags"`
+		Tags       []tag   `json:"tags"`
 		// Versions and settings (version.go).
 		TracingConfiguration    *tracingConfiguration    `json:"tracingConfiguration"`
 		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
@@ -186,7 +186,7 @@ func describeSettings(out map[string]any, st service.Settings, metadataOnly bool
 
 func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
-		StateMachineArn string `json:"stateMachineArn"`
+		StateMachineArn string  `json:"stateMachineArn"`
 		Definition      *string `json:"definition"`
 		RoleArn         string  `json:"roleArn"`
 		// Versions and settings (version.go).

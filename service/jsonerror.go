@@ -11,7 +11,7 @@ import (
 // without Jackson's location suffix, as StartExecution answers it
 // (recorded: "Unrecognized token 'not': was expecting (JSON String,
 // Number, Array, Object or token 'null', 'true' or 'false')" and
-// "Unexpected character (''' (code 39)): was expecting double-quote to
+// "Unexpected character (”' (code 39)): was expecting double-quote to
 // start field name"). ok is false when the text is JSON as far as this
 // reading goes (trailing content after a whole value, which Jackson
 // leaves to its caller).
