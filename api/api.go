@@ -321,6 +321,15 @@ func tagMap(tags []tag) map[string]string {
 	return m
 }
 
+// checkToken applies the model's bound on a nextToken's length (1,024;
+// ListExecutions' 3,096).
+func checkToken(token string, max int) error {
+	if len(token) > max {
+		return validation("1 validation error detected: Value '%s' at 'nextToken' failed to satisfy constraint: Member must have length less than or equal to %d", token, max)
+	}
+	return nil
+}
+
 func pageOf(token string, max int) (service.Page, error) {
 	if max < 0 || max > 1000 {
 		return service.Page{}, validation("1 validation error detected: Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 1000", max)

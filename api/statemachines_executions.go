@@ -19,10 +19,9 @@ func loggingOf(raw json.RawMessage) (*service.LoggingConfiguration, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	var c service.LoggingConfiguration
 	var unknown string
 	eachKey(raw, func(key string) bool {
-		if !namesOf(reflect.TypeOf(c))[key] {
+		if !namesOf(reflect.TypeOf(service.LoggingConfiguration{}))[key] {
 			unknown = key // "Level" too: names are case-sensitive
 			return false
 		}
@@ -31,10 +30,17 @@ func loggingOf(raw json.RawMessage) (*service.LoggingConfiguration, error) {
 	if unknown != "" {
 		return nil, validation("loggingConfiguration: unknown member %s", quote(unknown))
 	}
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, serializationError(raw, err)
+	var in struct {
+		C *service.LoggingConfiguration `json:"loggingConfiguration"`
 	}
-	return &c, nil
+	whole := append(append([]byte(`{"loggingConfiguration":`), raw...), '}')
+	if err := json.Unmarshal(whole, &in); err != nil {
+		return nil, serializationError(whole, err) // naming the member
+	}
+	if in.C == nil {
+		return nil, nil
+	}
+	return in.C, nil
 }
 
 type tracingConfiguration = service.Tracing
@@ -264,6 +270,13 @@ func listPage[T, I any](body []byte, in any, page *listInput, key string, list f
 	}
 	p, err := pageOf(page.NextToken, page.MaxResults)
 	if err != nil {
+		return nil, err
+	}
+	tokenMax := 1024
+	if key == "executions" {
+		tokenMax = 3096 // ListExecutionsPageToken
+	}
+	if err := checkToken(page.NextToken, tokenMax); err != nil {
 		return nil, err
 	}
 	got, next, err := list(p)
@@ -581,6 +594,9 @@ func (h *Handler) getExecutionHistory(ctx context.Context, body []byte) (any, er
 		return nil, err
 	}
 	if _, err := pageOf("", in.MaxResults); err != nil {
+		return nil, err
+	}
+	if err := checkToken(in.NextToken, 1024); err != nil {
 		return nil, err
 	}
 	evs, next, err := h.svc.History(ctx, in.ExecutionArn, in.NextToken, in.MaxResults, in.ReverseOrder)
