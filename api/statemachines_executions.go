@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/validate"
@@ -471,7 +472,7 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	if e.Type == "EXPRESS" && mapRun == "" && ctx.Value(expressDetailsKey{}) == nil {
 		// As AWS: an Express execution is described only when a Map Run
 		// dispatched it.
-		return nil, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: express'")
+		return nil, notExpress()
 	}
 	out := executionOutput(e)
 	refs, err := h.refsOf(ctx, e)
@@ -573,6 +574,9 @@ func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {
 	if err := required("executionArn", in.ExecutionArn); err != nil {
 		return nil, err
 	}
+	if err := h.expressRefused(ctx, in.ExecutionArn); err != nil {
+		return nil, err
+	}
 	e, err := h.svc.StopExecution(ctx, in.ExecutionArn, in.Error, in.Cause)
 	if err != nil {
 		return nil, err
@@ -597,6 +601,9 @@ func (h *Handler) getExecutionHistory(ctx context.Context, body []byte) (any, er
 		return nil, err
 	}
 	if err := checkToken(in.NextToken, 1024); err != nil {
+		return nil, err
+	}
+	if err := h.expressRefused(ctx, in.ExecutionArn); err != nil {
 		return nil, err
 	}
 	evs, next, err := h.svc.History(ctx, in.ExecutionArn, in.NextToken, in.MaxResults, in.ReverseOrder)
@@ -763,4 +770,22 @@ func loggingOut(c service.LoggingConfiguration) loggingAnswer {
 		out.Destinations = &c.Destinations
 	}
 	return out
+}
+
+// notExpress is AWS's answer to an Express execution's ARN where it takes
+// a Standard one's (recorded: DescribeExecution, StopExecution and
+// GetExecutionHistory).
+func notExpress() error {
+	return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: express'")
+}
+
+// expressRefused refuses, as AWS does, an Express execution's ARN that no
+// Map Run dispatched, unless the request carries the
+// X-Stepd-Express-Details header (stepd's console).
+func (h *Handler) expressRefused(ctx context.Context, execARN string) error {
+	typ, _, ok := arn.StatesNames(execARN)
+	if !ok || typ != arn.Express || ctx.Value(expressDetailsKey{}) != nil || h.svc.MapRunOf(ctx, execARN) != "" {
+		return nil
+	}
+	return notExpress()
 }

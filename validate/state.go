@@ -112,7 +112,8 @@ func (c *checker) resource(st *asl.State) {
 		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support '.sync' service integration")
 	}
 	if c.typ == Express && pattern == ".waitForTaskToken" {
-		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support '.waitForTaskToken' service integration")
+		// The trailing space is AWS's (recorded: "integration  at /States/…").
+		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support '.waitForTaskToken' service integration ")
 	}
 	if c.typ == Express && isActivityARN(res) {
 		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support Activity ARN")

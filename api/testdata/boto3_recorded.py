@@ -127,6 +127,12 @@ ex = c.create_state_machine(name="recexp", roleArn=role, definition=definition()
 assert error(c.list_executions, stateMachineArn=ex) == ("StateMachineTypeNotSupported", "This operation is not supported by this type of state machine")
 ok("ListExecutions of an Express state machine: StateMachineTypeNotSupported")
 
+# test_start_async_describe_history_execution: an Express execution's ARN.
+xa = c.start_execution(stateMachineArn=ex)["executionArn"]
+for fn in (c.describe_execution, c.stop_execution, c.get_execution_history):
+    assert error(fn, executionArn=xa) == ("InvalidArn", "Invalid Arn: 'Resource type not valid in this context: express'"), fn
+ok("DescribeExecution, StopExecution, GetExecutionHistory of an Express execution: InvalidArn")
+
 # The variable references, sorted.
 vr = c.create_state_machine(name="recvars", roleArn=role, definition=json.dumps({
     "QueryLanguage": "JSONata", "StartAt": "A",
