@@ -295,23 +295,6 @@ func writeError(w http.ResponseWriter, err error) string {
 	return ae.code
 }
 
-// decode parses a request body into v, strictly: one JSON value and
-// nothing after it.
-func decode(body []byte, v any) error {
-	// A body that json.Unmarshal takes whole is one JSON value with
-	// nothing but white space after it: decoded so, without a Decoder's
-	// allocations. Any other body goes through the Decoder, which gives
-	// the errors callers see.
-	if json.Unmarshal(body, v) == nil {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(v); err != nil {
-		return &apiError{status: 400, code: "SerializationException", message: err.Error()}
-	}
-	return trailing(body, dec.InputOffset())
-}
-
 // epoch renders a time as AWS JSON 1.0 does: seconds since the epoch.
 func epoch(t time.Time) *float64 {
 	if t.IsZero() {
@@ -336,6 +319,15 @@ func tagMap(tags []tag) map[string]string {
 		m[t.Key] = t.Value
 	}
 	return m
+}
+
+// checkToken applies the model's bound on a nextToken's length (1,024;
+// ListExecutions' 3,096).
+func checkToken(token string, max int) error {
+	if len(token) > max {
+		return validation("1 validation error detected: Value '%s' at 'nextToken' failed to satisfy constraint: Member must have length less than or equal to %d", token, max)
+	}
+	return nil
 }
 
 func pageOf(token string, max int) (service.Page, error) {

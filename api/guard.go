@@ -61,8 +61,10 @@ func clip(s string, n int) string {
 
 func quote(s string) string { return "'" + s + "'" }
 
-// maxQuoted bounds a quoted value inside an error message.
-const maxQuoted = 256
+// maxQuoted bounds a quoted value inside an error message: above the
+// longest value AWS echoes whole (a ListExecutions nextToken of 3,097
+// characters, recorded), far below a megabyte.
+const maxQuoted = 4096
 
 // clipMessage shortens every quoted value ('…' or "…") of an error message
 // that is longer than maxQuoted bytes, and the message as a whole, so that

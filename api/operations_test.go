@@ -40,7 +40,7 @@ func sfnModel(t *testing.T) (*awsmodel.API, map[string]*awsmodel.Op) {
 var opNotes = map[string]string{
 	"CreateStateMachine":               "`publish`/`versionDescription`; `tracingConfiguration` kept and returned (no traces are sent to X-Ray); `encryptionConfiguration` AWS_OWNED_KEY (a customer managed KMS key is refused: stepd has no KMS)",
 	"UpdateStateMachine":               "as CreateStateMachine; an update that changes nothing keeps the revision, so publishing again returns the same version",
-	"DescribeStateMachine":             "a state machine or a version (`…:stateMachine:name:3`); `includedData`, `variableReferences`, `revisionId`, a version's `description`",
+	"DescribeStateMachine":             "a state machine or a version (`…:stateMachine:name:3`); `includedData`, `variableReferences` (sorted), `revisionId` (once updated, as AWS), a version's `description`",
 	"DescribeStateMachineForExecution": "the version an execution ran, its revision and settings; `includedData`",
 	"PublishStateMachineVersion":       "`revisionId` checked (`INITIAL` for a never-updated state machine); idempotent per revision; 1,000 versions per state machine",
 	"DeleteStateMachineVersion":        "ConflictException while an alias routes to it",
@@ -50,7 +50,7 @@ var opNotes = map[string]string{
 	"StartExecution":                   "state machine, version or alias ARN (an alias draws a version by weight); `traceHeader` kept and returned (no X-Ray)",
 	"StartSyncExecution":               "as StartExecution, for Express state machines; `includedData`",
 	"DescribeExecution":                "`stateMachineVersionArn`, `stateMachineAliasArn`, `traceHeader`, `includedData`; an Express execution (not a Map Run's child) is InvalidArn as on AWS, but with the `X-Stepd-Express-Details` header (the console sends it)",
-	"ListExecutions":                   "by state machine, version or alias ARN",
+	"ListExecutions":                   "by state machine, version or alias ARN; an Express state machine is StateMachineTypeNotSupported as on AWS, but with the `X-Stepd-Express-Details` header (the console sends it)",
 	"ValidateStateMachineDefinition":   "`severity` (ERROR by default, as AWS) and `maxResults` (`truncated`)",
 	"CreateActivity":                   "`tags` and `encryptionConfiguration` (AWS_OWNED_KEY) kept and returned",
 	"TagResource":                      "state machines and activities; 50 tags",

@@ -1,12 +1,13 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/validate"
@@ -19,19 +20,46 @@ func loggingOf(raw json.RawMessage) (*service.LoggingConfiguration, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var c service.LoggingConfiguration
-	if err := dec.Decode(&c); err != nil {
-		if strings.Contains(err.Error(), "unknown field") {
-			return nil, validation("loggingConfiguration: %v", err)
+	var unknown string
+	eachKey(raw, func(key string) bool {
+		if !namesOf(reflect.TypeOf(service.LoggingConfiguration{}))[key] {
+			unknown = key // "Level" too: names are case-sensitive
+			return false
 		}
-		return nil, &apiError{status: 400, code: "SerializationException", message: "loggingConfiguration: " + err.Error()}
+		return true
+	})
+	if unknown != "" {
+		return nil, validation("loggingConfiguration: unknown member %s", quote(unknown))
 	}
-	return &c, nil
+	var in struct {
+		C *service.LoggingConfiguration `json:"loggingConfiguration"`
+	}
+	whole := append(append([]byte(`{"loggingConfiguration":`), raw...), '}')
+	if err := json.Unmarshal(whole, &in); err != nil {
+		return nil, serializationError(whole, err) // naming the member
+	}
+	if in.C == nil {
+		return nil, nil
+	}
+	return in.C, nil
 }
 
 type tracingConfiguration = service.Tracing
+
+// lengthRequired checks a required string member: absent (or null), or
+// empty, which AWS answers with the member's length constraint (without
+// its value when the model marks the member sensitive, as definition).
+func lengthRequired(name string, v *string, sensitive bool) error {
+	switch {
+	case v == nil:
+		return required(name, "")
+	case *v == "" && sensitive:
+		return validation("1 validation error detected: Value at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+	case *v == "":
+		return validation("1 validation error detected: Value '' at '%s' failed to satisfy constraint: Member must have length greater than or equal to 1", name)
+	}
+	return nil
+}
 
 func required(name, v string) error {
 	if v == "" {
@@ -42,11 +70,11 @@ func required(name, v string) error {
 
 func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
-		Name       string `json:"name"`
-		Definition string `json:"definition"`
-		RoleArn    string `json:"roleArn"`
-		Type       string `json:"type"`
-		Tags       []tag  `json:"tags"`
+		Name       *string `json:"name"`
+		Definition *string `json:"definition"`
+		RoleArn    string  `json:"roleArn"`
+		Type       string  `json:"type"`
+		Tags       []tag   `json:"tags"`
 		// Versions and settings (version.go).
 		TracingConfiguration    *tracingConfiguration    `json:"tracingConfiguration"`
 		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
@@ -61,12 +89,13 @@ func (h *Handler) createStateMachine(ctx context.Context, body []byte) (any, err
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range [][2]string{{"name", in.Name}, {"definition", in.Definition}} {
-		if err := required(r[0], r[1]); err != nil {
-			return nil, err
-		}
+	if err := lengthRequired("name", in.Name, false); err != nil {
+		return nil, err
 	}
-	sm, v, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: in.Name, Definition: in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
+	if err := lengthRequired("definition", in.Definition, true); err != nil {
+		return nil, err
+	}
+	sm, v, err := h.svc.CreateStateMachine(ctx, service.StateMachineInput{Name: *in.Name, Definition: *in.Definition, RoleARN: in.RoleArn, Type: in.Type, Tags: tagMap(in.Tags),
 		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err
@@ -83,8 +112,27 @@ func arnOnly(body []byte, field string) (string, error) {
 	if err := decode(body, &in); err != nil {
 		return "", err
 	}
-	s, _ := in[field].(string)
+	s, ok := in[field].(string)
+	if v := in[field]; !ok && v != nil {
+		return "", serializationError(body, &json.UnmarshalTypeError{Value: jsonKind(v), Type: reflect.TypeOf(""), Field: field})
+	}
 	return s, required(field, s)
+}
+
+// jsonKind names a decoded JSON value's kind as json.UnmarshalTypeError
+// does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case bool:
+		return "bool"
+	case float64:
+		return "number"
+	}
+	return "string"
 }
 
 func (h *Handler) describeStateMachine(ctx context.Context, body []byte) (any, error) {
@@ -145,9 +193,9 @@ func describeSettings(out map[string]any, st service.Settings, metadataOnly bool
 
 func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, error) {
 	var in struct {
-		StateMachineArn string `json:"stateMachineArn"`
-		Definition      string `json:"definition"`
-		RoleArn         string `json:"roleArn"`
+		StateMachineArn string  `json:"stateMachineArn"`
+		Definition      *string `json:"definition"`
+		RoleArn         string  `json:"roleArn"`
 		// Versions and settings (version.go).
 		TracingConfiguration    *tracingConfiguration    `json:"tracingConfiguration"`
 		EncryptionConfiguration *encryptionConfiguration `json:"encryptionConfiguration"`
@@ -165,7 +213,14 @@ func (h *Handler) updateStateMachine(ctx context.Context, body []byte) (any, err
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return nil, err
 	}
-	sm, v, err := h.svc.UpdateStateMachine(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: in.Definition, RoleARN: in.RoleArn,
+	definition := ""
+	if in.Definition != nil {
+		if err := lengthRequired("definition", in.Definition, true); err != nil {
+			return nil, err
+		}
+		definition = *in.Definition
+	}
+	sm, v, err := h.svc.UpdateStateMachine(ctx, service.UpdateInput{ARN: in.StateMachineArn, Definition: definition, RoleARN: in.RoleArn,
 		Tracing: in.TracingConfiguration, Encryption: in.EncryptionConfiguration, Publish: in.Publish, VersionDescription: in.VersionDescription, Logging: logging})
 	if err != nil {
 		return nil, err
@@ -218,6 +273,13 @@ func listPage[T, I any](body []byte, in any, page *listInput, key string, list f
 	if err != nil {
 		return nil, err
 	}
+	tokenMax := 1024
+	if key == "executions" {
+		tokenMax = 3096 // ListExecutionsPageToken
+	}
+	if err := checkToken(page.NextToken, tokenMax); err != nil {
+		return nil, err
+	}
 	got, next, err := list(p)
 	if err != nil {
 		return nil, err
@@ -268,10 +330,10 @@ func (h *Handler) describeStateMachineForExecution(ctx context.Context, body []b
 }
 
 type startInput struct {
-	StateMachineArn string `json:"stateMachineArn"`
-	Name            string `json:"name"`
-	Input           string `json:"input"`
-	TraceHeader     string `json:"traceHeader"`
+	StateMachineArn string  `json:"stateMachineArn"`
+	Name            string  `json:"name"`
+	Input           *string `json:"input"`
+	TraceHeader     string  `json:"traceHeader"`
 }
 
 func (h *Handler) start(ctx context.Context, body []byte) (service.StartInput, error) {
@@ -282,7 +344,14 @@ func (h *Handler) start(ctx context.Context, body []byte) (service.StartInput, e
 	if err := required("stateMachineArn", in.StateMachineArn); err != nil {
 		return service.StartInput{}, err
 	}
-	return service.StartInput{StateMachineARN: in.StateMachineArn, Name: in.Name, Input: in.Input, TraceHeader: in.TraceHeader}, nil
+	input := ""
+	if in.Input != nil {
+		if *in.Input == "" { // absent is {}, but an empty text is no JSON: AWS's answer (recorded)
+			return service.StartInput{}, fault.New(fault.ErrInvalidInput, "Invalid State Machine Execution Input: 'Invalid execution input.'")
+		}
+		input = *in.Input
+	}
+	return service.StartInput{StateMachineARN: in.StateMachineArn, Name: in.Name, Input: input, TraceHeader: in.TraceHeader}, nil
 }
 
 func (h *Handler) startExecution(ctx context.Context, body []byte) (any, error) {
@@ -403,7 +472,7 @@ func (h *Handler) describeExecution(ctx context.Context, body []byte) (any, erro
 	if e.Type == "EXPRESS" && mapRun == "" && ctx.Value(expressDetailsKey{}) == nil {
 		// As AWS: an Express execution is described only when a Map Run
 		// dispatched it.
-		return nil, fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: express'")
+		return nil, notExpress()
 	}
 	out := executionOutput(e)
 	refs, err := h.refsOf(ctx, e)
@@ -505,6 +574,9 @@ func (h *Handler) stopExecution(ctx context.Context, body []byte) (any, error) {
 	if err := required("executionArn", in.ExecutionArn); err != nil {
 		return nil, err
 	}
+	if err := h.expressRefused(ctx, in.ExecutionArn); err != nil {
+		return nil, err
+	}
 	e, err := h.svc.StopExecution(ctx, in.ExecutionArn, in.Error, in.Cause)
 	if err != nil {
 		return nil, err
@@ -526,6 +598,12 @@ func (h *Handler) getExecutionHistory(ctx context.Context, body []byte) (any, er
 		return nil, err
 	}
 	if _, err := pageOf("", in.MaxResults); err != nil {
+		return nil, err
+	}
+	if err := checkToken(in.NextToken, 1024); err != nil {
+		return nil, err
+	}
+	if err := h.expressRefused(ctx, in.ExecutionArn); err != nil {
 		return nil, err
 	}
 	evs, next, err := h.svc.History(ctx, in.ExecutionArn, in.NextToken, in.MaxResults, in.ReverseOrder)
@@ -556,7 +634,11 @@ func (h *Handler) validateDefinition(ctx context.Context, body []byte) (any, err
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if err := required("definition", in.Definition); err != nil {
+	var def struct {
+		Definition *string `json:"definition"`
+	}
+	_ = decode(body, &def) // decoded above
+	if err := lengthRequired("definition", def.Definition, true); err != nil {
 		return nil, err
 	}
 	if e := validate.CheckDefinitionLength("definition", in.Definition); e != nil {
@@ -688,4 +770,22 @@ func loggingOut(c service.LoggingConfiguration) loggingAnswer {
 		out.Destinations = &c.Destinations
 	}
 	return out
+}
+
+// notExpress is AWS's answer to an Express execution's ARN where it takes
+// a Standard one's (recorded: DescribeExecution, StopExecution and
+// GetExecutionHistory).
+func notExpress() error {
+	return fault.New(fault.ErrInvalidARN, "Invalid Arn: 'Resource type not valid in this context: express'")
+}
+
+// expressRefused refuses, as AWS does, an Express execution's ARN that no
+// Map Run dispatched, unless the request carries the
+// X-Stepd-Express-Details header (stepd's console).
+func (h *Handler) expressRefused(ctx context.Context, execARN string) error {
+	typ, _, ok := arn.StatesNames(execARN)
+	if !ok || typ != arn.Express || ctx.Value(expressDetailsKey{}) != nil || h.svc.MapRunOf(ctx, execARN) != "" {
+		return nil
+	}
+	return notExpress()
 }

@@ -36,7 +36,11 @@ func (h *Handler) testState(ctx context.Context, body []byte) (any, error) {
 	if err := decode(body, &in); err != nil {
 		return nil, err
 	}
-	if err := required("definition", in.Definition); err != nil {
+	var def struct {
+		Definition *string `json:"definition"`
+	}
+	_ = decode(body, &def) // decoded above
+	if err := lengthRequired("definition", def.Definition, true); err != nil {
 		return nil, err
 	}
 	if e := validate.CheckDefinitionLength("definition", in.Definition); e != nil {

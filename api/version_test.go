@@ -123,20 +123,24 @@ func TestVersionsAndAliases(t *testing.T) {
 	if again, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("live"), Description: aws.String("half and half"), RoutingConfiguration: routes}); err != nil || aws.ToString(again.StateMachineAliasArn) != aliasARN {
 		t.Errorf("the same alias again: %+v %v", again, err)
 	}
-	if _, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("live"), RoutingConfiguration: routes[:1]}); apiCode(err) != "ValidationException" {
+	if _, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("live"), RoutingConfiguration: routes[:1]}); apiCode(err) != "ValidationException" ||
+		!strings.HasSuffix(err.Error(), "Sum of routing configuration weights must equal 100. Received: [50]") {
 		t.Errorf("weights summing to 50: %v", err)
 	}
 	one := []types.RoutingConfigurationListItem{{StateMachineVersionArn: aws.String(v1), Weight: 100}}
-	if _, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("live"), RoutingConfiguration: one}); apiCode(err) != "ConflictException" {
+	if _, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("live"), RoutingConfiguration: one}); apiCode(err) != "ConflictException" ||
+		!strings.HasSuffix(err.Error(), "Failed to create alias because an alias with the same name and a different routing configuration already exists.") {
 		t.Errorf("an alias with the same name and other routes: %v", err)
 	}
-	if _, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("gone"), RoutingConfiguration: []types.RoutingConfigurationListItem{{StateMachineVersionArn: aws.String(smARN + ":9"), Weight: 100}}}); apiCode(err) != "ResourceNotFound" {
+	if _, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("gone"), RoutingConfiguration: []types.RoutingConfigurationListItem{{StateMachineVersionArn: aws.String(smARN + ":9"), Weight: 100}}}); apiCode(err) != "ResourceNotFound" ||
+		!strings.HasSuffix(err.Error(), "Resource not found: '"+smARN+":9'") {
 		t.Errorf("an alias to a missing version: %v", err)
 	}
 	if _, err := c.CreateStateMachineAlias(ctx, &sfn.CreateStateMachineAliasInput{Name: aws.String("123"), RoutingConfiguration: one}); apiCode(err) != "ValidationException" {
 		t.Errorf("an alias named with digits only: %v", err)
 	}
-	if _, err := c.DeleteStateMachineVersion(ctx, &sfn.DeleteStateMachineVersionInput{StateMachineVersionArn: aws.String(v1)}); apiCode(err) != "ConflictException" || !strings.Contains(err.Error(), aliasARN) {
+	if _, err := c.DeleteStateMachineVersion(ctx, &sfn.DeleteStateMachineVersionInput{StateMachineVersionArn: aws.String(v1)}); apiCode(err) != "ConflictException" ||
+		!strings.HasSuffix(err.Error(), "Version to be deleted must not be referenced by an alias. Current list of aliases referencing this version: [live]") {
 		t.Errorf("deleting a version an alias routes to: %v", err)
 	}
 	// Executions on the alias are routed by weight and record the alias.

@@ -3,9 +3,12 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/fault"
@@ -47,10 +50,31 @@ type RouteInput struct {
 }
 
 // checkRoutes checks a routingConfiguration and returns its routes and
-// the state machine they belong to.
+// the state machine they belong to, with AWS's messages (recorded
+// CreateStateMachineAlias answers).
 func checkRoutes(in []RouteInput) ([]store.Route, string, error) {
 	if len(in) < 1 || len(in) > 2 {
-		return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value at 'routingConfiguration' failed to satisfy constraint: Member must have length less than or equal to 2 and greater than or equal to 1")
+		items := make([]string, len(in))
+		for i, r := range in {
+			w := "null"
+			if r.Weight != nil {
+				w = strconv.Itoa(*r.Weight)
+			}
+			items[i] = fmt.Sprintf("RoutingConfigurationListItem(stateMachineVersionArn=%s, weight=%s)", r.VersionARN, w)
+		}
+		bound := "less than or equal to 2"
+		if len(in) < 1 {
+			bound = "greater than or equal to 1"
+		}
+		return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '[%s]' at 'routingConfiguration' failed to satisfy constraint: Member must have length %s", strings.Join(items, ", "), bound)
+	}
+	arns := make([]string, len(in))
+	weights := make([]string, len(in))
+	for i, r := range in {
+		arns[i] = r.VersionARN
+		if r.Weight != nil {
+			weights[i] = strconv.Itoa(*r.Weight)
+		}
 	}
 	var out []store.Route
 	sum, smARN := 0, ""
@@ -61,36 +85,50 @@ func checkRoutes(in []RouteInput) ([]store.Route, string, error) {
 		if r.Weight == nil {
 			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value null at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must not be null", i+1)
 		}
-		if *r.Weight < 0 || *r.Weight > 100 {
-			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value between 0 and 100", *r.Weight, i+1)
+		if *r.Weight > 100 {
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value less than or equal to 100", *r.Weight, i+1)
 		}
-		if err := checkVersionARN(r.VersionARN); err != nil {
+		if *r.Weight < 0 {
+			return nil, "", fault.New(fault.ErrValidation, "1 validation error detected: Value '%d' at 'routingConfiguration.%d.member.weight' failed to satisfy constraint: Member must have value greater than or equal to 0", *r.Weight, i+1)
+		}
+		if err := checkARN(r.VersionARN, arn.StateMachine); err != nil {
 			return nil, "", err
 		}
+		if _, _, version, ok := arn.Qualified(r.VersionARN); !ok || !version {
+			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs. Received: [%s]", strings.Join(arns, ", "))
+		}
+	}
+	for _, r := range in {
 		base, _, _, _ := arn.Qualified(r.VersionARN)
 		if smARN != "" && base != smARN {
-			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs of the same state machine: '%s' and '%s'", smARN, base)
+			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs of the same state machine. Received: [%s]", strings.Join(arns, ", "))
 		}
 		if slices.ContainsFunc(out, func(o store.Route) bool { return o.VersionARN == r.VersionARN }) {
-			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain distinct state machine version ARNs: '%s' is given twice", r.VersionARN)
+			return nil, "", fault.New(fault.ErrValidation, "Routing configuration must contain distinct state machine version ARNs. Received: [%s]", strings.Join(arns, ", "))
 		}
 		smARN = base
 		sum += *r.Weight
 		out = append(out, store.Route{VersionARN: r.VersionARN, Weight: *r.Weight})
 	}
 	if sum != 100 {
-		return nil, "", fault.New(fault.ErrValidation, "Sum of routing configuration weights must be equal to 100, got %d", sum)
+		return nil, "", fault.New(fault.ErrValidation, "Sum of routing configuration weights must equal 100. Received: [%s]", strings.Join(weights, ", "))
 	}
 	return out, smARN, nil
 }
 
+// aliasNotFound is AWS's answer to an alias that does not exist (recorded
+// UpdateStateMachineAlias answer).
+func aliasNotFound() error {
+	return fault.New(fault.ErrResourceNotFound, "Request references a resource that does not exist.")
+}
+
 // aliasError maps the store's errors of an alias write to AWS's.
-func aliasError(err error, a string) error {
+func aliasError(err error) error {
 	switch {
 	case errors.Is(err, store.ErrLimit):
 		return fault.New(fault.ErrQuota, "The maximum number of aliases (%d) of a state machine has been reached", MaxAliases)
 	case errors.Is(err, store.ErrNotFound):
-		return fault.New(fault.ErrResourceNotFound, "Resource not found: %v", errors.Unwrap(err))
+		return aliasNotFound()
 	}
 	return err
 }
@@ -100,7 +138,7 @@ func aliasError(err error, a string) error {
 // routes returns it, as AWS does; with others, it is a conflict.
 func (s *Service) CreateAlias(ctx context.Context, name, description string, routes []RouteInput) (*store.Alias, error) {
 	if name == "" || len(name) > 80 || !aliasName.MatchString(name) {
-		return nil, fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: %s and have length between 1 and 80", name, `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`)
+		return nil, aliasNameError(name)
 	}
 	if err := checkDescription("description", description); err != nil {
 		return nil, err
@@ -114,6 +152,9 @@ func (s *Service) CreateAlias(ctx context.Context, name, description string, rou
 		return nil, err
 	}
 	vs := s.store
+	if err := s.cat.versionsExist(ctx, rs); err != nil {
+		return nil, err
+	}
 	now := s.clock.Now()
 	a := &store.Alias{ARN: s.scope().Alias(sm.Name, name), StateMachineARN: sm.ARN, Name: name, Description: description, Routes: rs, Created: now, Updated: now}
 	if err := vs.CreateAlias(ctx, a, MaxAliases); errors.Is(err, store.ErrExists) {
@@ -121,9 +162,9 @@ func (s *Service) CreateAlias(ctx context.Context, name, description string, rou
 		if gerr == nil && old.Description == a.Description && slices.Equal(old.Routes, a.Routes) {
 			return old, nil
 		}
-		return nil, fault.New(fault.ErrConflict, "Failed to create alias because an alias with the same name and a different routing configuration or description already exists: '%s'", a.ARN)
+		return nil, fault.New(fault.ErrConflict, "Failed to create alias because an alias with the same name and a different routing configuration already exists.")
 	} else if err != nil {
-		return nil, aliasError(err, a.ARN)
+		return nil, aliasError(err)
 	}
 	return a, nil
 }
@@ -136,7 +177,7 @@ func (s *Service) GetAlias(ctx context.Context, aliasARN string) (*store.Alias, 
 	vs := s.store
 	a, err := vs.GetAlias(ctx, aliasARN)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
+		return nil, aliasNotFound()
 	}
 	return a, err
 }
@@ -165,28 +206,57 @@ func (s *Service) UpdateAlias(ctx context.Context, aliasARN string, description 
 		if smARN != a.StateMachineARN {
 			return nil, fault.New(fault.ErrValidation, "Routing configuration must contain state machine version ARNs of the alias's state machine '%s', not of '%s'", a.StateMachineARN, smARN)
 		}
+		if err := s.cat.versionsExist(ctx, rs); err != nil {
+			return nil, err
+		}
 		a.Routes = rs
 	}
 	a.Updated = s.clock.Now()
 	vs := s.store
 	if err := vs.UpdateAlias(ctx, a); err != nil {
-		return nil, aliasError(err, a.ARN)
+		return nil, aliasError(err)
 	}
 	return a, nil
 }
 
-// DeleteAlias deletes an alias.
+// DeleteAlias deletes an alias; deleting one that does not exist
+// succeeds, as on AWS (recorded case).
 func (s *Service) DeleteAlias(ctx context.Context, aliasARN string) error {
 	if err := checkAliasARN(aliasARN); err != nil {
 		return err
 	}
 	vs := s.store
-	if err := vs.DeleteAlias(ctx, aliasARN); errors.Is(err, store.ErrNotFound) {
-		return fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", aliasARN)
-	} else if err != nil {
+	if err := vs.DeleteAlias(ctx, aliasARN); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	return nil
+}
+
+// versionsExist checks that the versions routes name exist: one that does
+// not is ResourceNotFound, naming it.
+func (cat *catalog) versionsExist(ctx context.Context, routes []store.Route) error {
+	for _, r := range routes {
+		_, err := cat.store.GetVersion(ctx, r.VersionARN)
+		if errors.Is(err, store.ErrNotFound) {
+			return fault.New(fault.ErrResourceNotFound, "Resource not found: '%s'", r.VersionARN)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// aliasNameError is AWS's answer to an alias name that breaks its length or
+// its pattern (recorded CreateStateMachineAlias answers).
+func aliasNameError(name string) error {
+	if len(name) > 80 {
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must have length less than or equal to 80", name)
+	}
+	if name == "" {
+		return fault.New(fault.ErrValidation, "1 validation error detected: Value '' at 'name' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	return fault.New(fault.ErrValidation, "1 validation error detected: Value '%s' at 'name' failed to satisfy constraint: Member must satisfy regular expression pattern: %s", name, `^(?=.*[a-zA-Z_\-\.])[a-zA-Z0-9_\-\.]+$`)
 }
 
 // ListAliases lists a state machine's aliases by name.

@@ -258,6 +258,9 @@ func parseInput(text string) (any, error) {
 	}
 	v, err := value.ParseString(text)
 	if err != nil {
+		if msg, ok := jsonProblem(text); ok {
+			return nil, fault.New(fault.ErrInvalidInput, "Invalid State Machine Execution Input: '%s'", msg)
+		}
 		return nil, fault.New(fault.ErrInvalidInput, "Invalid State Machine Execution Input: '%v'", err)
 	}
 	return v, nil

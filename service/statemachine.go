@@ -265,7 +265,7 @@ func (s *Service) UpdateStateMachine(ctx context.Context, in UpdateInput) (*stor
 		return nil, nil, err
 	}
 	if in.Definition == "" && in.RoleARN == "" && in.Tracing == nil && in.Encryption == nil && in.Logging == nil {
-		return nil, nil, fault.New(fault.ErrMissingParameter, "Either the definition, the role ARN, the LoggingConfiguration, the EncryptionConfiguration or the TracingConfiguration must be specified")
+		return nil, nil, fault.New(fault.ErrMissingParameter, "Either the definition, the role ARN, the LoggingConfiguration, or the TracingConfiguration must be specified")
 	}
 	if in.VersionDescription != "" && !in.Publish {
 		return nil, nil, fault.New(fault.ErrValidation, "Version description can only be set when publish is true")

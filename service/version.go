@@ -114,7 +114,7 @@ func (s *Service) DeleteVersion(ctx context.Context, versionARN string) error {
 			for _, a := range aliases {
 				for _, r := range a.Routes {
 					if r.VersionARN == versionARN {
-						users = append(users, a.ARN)
+						users = append(users, a.Name) // names, as AWS lists them
 					}
 				}
 			}

@@ -112,7 +112,8 @@ func (c *checker) resource(st *asl.State) {
 		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support '.sync' service integration")
 	}
 	if c.typ == Express && pattern == ".waitForTaskToken" {
-		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support '.waitForTaskToken' service integration")
+		// The trailing space is AWS's (recorded: "integration  at /States/…").
+		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support '.waitForTaskToken' service integration ")
 	}
 	if c.typ == Express && isActivityARN(res) {
 		c.errorf(ptr, asl.CodeSchema, "Express state machine does not support Activity ARN")
@@ -132,10 +133,55 @@ func (c *checker) resource(st *asl.State) {
 	}
 	for _, a := range actions {
 		if a == action {
+			if svc == "http" {
+				c.httpConnection(st)
+			}
 			return
 		}
 	}
 	c.errorf(ptr, asl.CodeSchema, "The resource provided %s is not recognized. The value is not a valid resource ARN, or the resource is not available in this region.", res)
+}
+
+// httpConnection checks that an HTTP Task names its EventBridge
+// connection: AWS refuses one without Authentication.ConnectionArn (or
+// stepd's InvocationConfig.ConnectionArn) when it is created, in the words
+// of its other missing fields ("The field 'RoleArn' is required but was
+// missing", a recorded case). A JSONata expression standing for the whole
+// Arguments, or for the connection, is checked when it runs.
+func (c *checker) httpConnection(st *asl.State) {
+	member, f := "Parameters", st.Parameters
+	if st.QueryLanguage == "JSONata" {
+		member, f = "Arguments", st.Arguments
+	}
+	if !f.Set {
+		c.errorf(st.Pointer, asl.CodeSchema, "The field '%s' is required but was missing", member)
+		return
+	}
+	args, ok := f.Value.(*value.Object)
+	if !ok {
+		return // an expression, evaluated when the task runs
+	}
+	ptr := st.Pointer + "/" + member
+	for _, name := range []string{"Authentication", "InvocationConfig"} {
+		if _, ok := args.Get(name + ".$"); ok {
+			return
+		}
+		v, ok := args.Get(name)
+		if !ok {
+			continue
+		}
+		conn, ok := v.(*value.Object)
+		if !ok {
+			return // a JSONata expression, or a type the task refuses when it runs
+		}
+		_, arn := conn.Get("ConnectionArn")
+		_, arnPath := conn.Get("ConnectionArn.$")
+		if !arn && !arnPath {
+			c.errorf(ptr+"/"+name, asl.CodeSchema, "The field 'ConnectionArn' is required but was missing")
+		}
+		return
+	}
+	c.errorf(ptr, asl.CodeSchema, "The field 'Authentication' is required but was missing")
 }
 
 // path checks a JSONPath (or $variable, or intrinsic function where allowed).

@@ -350,6 +350,24 @@ func TestChecks(t *testing.T) {
 			good: `{"StartAt":"M","States":{"M":{"Type":"Map","ItemReader":{"Resource":"arn:aws:states:::s3:getObject","Parameters":{"Bucket":"b","Key":"k"},"ReaderConfig":{"InputType":"JSON","ItemsPointer":"/a"}},"ItemsPath":"$.a","ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}},"End":true}}}`,
 			want: `SCHEMA_VALIDATION_FAILED /States/M/ItemReader/ReaderConfig/ItemsPointer`,
 		},
+		{
+			name: "an HTTP Task without a connection",
+			bad:  `{"StartAt":"H","States":{"H":{"Type":"Task","Resource":"arn:aws:states:::http:invoke","Parameters":{"ApiEndpoint":"https://example.com","Method":"GET"},"End":true}}}`,
+			good: `{"StartAt":"H","States":{"H":{"Type":"Task","Resource":"arn:aws:states:::http:invoke","Parameters":{"ApiEndpoint":"https://example.com","Method":"GET","Authentication":{"ConnectionArn":"arn:aws:events:us-east-1:123456789012:connection/c/1"}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/H/Parameters`,
+		},
+		{
+			name: "an HTTP Task's Authentication without ConnectionArn",
+			bad:  `{"StartAt":"H","States":{"H":{"Type":"Task","Resource":"arn:aws:states:::http:invoke","Parameters":{"ApiEndpoint":"https://example.com","Method":"GET","Authentication":{}},"End":true}}}`,
+			good: `{"StartAt":"H","States":{"H":{"Type":"Task","Resource":"arn:aws:states:::http:invoke","Parameters":{"ApiEndpoint":"https://example.com","Method":"GET","Authentication":{"ConnectionArn.$":"$.conn"}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/H/Parameters/Authentication`,
+		},
+		{
+			name: "a JSONata HTTP Task without a connection",
+			bad:  `{"QueryLanguage":"JSONata","StartAt":"H","States":{"H":{"Type":"Task","Resource":"arn:aws:states:::http:invoke","Arguments":{"ApiEndpoint":"https://example.com","Method":"GET"},"End":true}}}`,
+			good: `{"QueryLanguage":"JSONata","StartAt":"H","States":{"H":{"Type":"Task","Resource":"arn:aws:states:::http:invoke","Arguments":{"ApiEndpoint":"https://example.com","Method":"GET","Authentication":{"ConnectionArn":"{% $states.input.conn %}"}},"End":true}}}`,
+			want: `SCHEMA_VALIDATION_FAILED /States/H/Arguments`,
+		},
 	}
 	for _, tt := range tests {
 		got := diags(t, tt.bad)
