@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/stepd/stepd/internal/awstest"
 )
 
 // The executions of this file are driven from outside, as AWS records
@@ -415,6 +417,30 @@ func TestOutsideHandlers(t *testing.T) {
 		if out["Error"] != tt.error || (tt.fn == "nope" && !notFound.MatchString(cause)) || (tt.fn != "nope" && !strings.Contains(cause, `"errorMessage":"boom"`)) {
 			t.Errorf("%s: caught %s, want %s", tt.fn, aws.ToString(d.Output), tt.error)
 		}
+	}
+}
+
+// TestOutsideSDKStart: aws-sdk:sfn:startExecution with an object Input
+// starts the execution with that object, as on AWS; the registry sends the
+// call to this stepd serve itself (Aws.Endpoints.sfn).
+func TestOutsideSDKStart(t *testing.T) {
+	awstest.Env(t, "us-east-1")
+	addr := freeAddr(t)
+	cfg := writeFile(t, "registry.json", `{"Aws": {"Endpoints": {"sfn": "http://`+addr+`"}}}`)
+	url, _, _ := serveInProcess(t, "--data", filepath.Join(t.TempDir(), "data"), "--config", cfg, "--addr", addr)
+	c := sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(strings.TrimSuffix(url, "/")),
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+	child := createSM(t, c, "sdkchild", `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`)
+	parent := createSM(t, c, "sdkparent", `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:sfn:startExecution",
+	  "Parameters":{"StateMachineArn":"`+child+`","Input":{"amount":1200,"items":["a"]}},"End":true}}}`)
+	d := waitFinished(t, c, startSM(t, c, parent, `{}`))
+	if d.Status != types.ExecutionStatusSucceeded {
+		t.Fatalf("parent: %s %s %s", d.Status, aws.ToString(d.Error), aws.ToString(d.Cause))
+	}
+	arn, _ := outputOf(t, d)["ExecutionArn"].(string)
+	ce := waitFinished(t, c, arn)
+	if aws.ToString(ce.Input) != `{"amount":1200,"items":["a"]}` || ce.Status != types.ExecutionStatusSucceeded {
+		t.Errorf("child %s: %s input %q", arn, ce.Status, aws.ToString(ce.Input))
 	}
 }
 
