@@ -300,7 +300,7 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg *reg
 		}
 		cfg, err := mock.Parse(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", mockPath, err)
+			return nil, mockError(mockPath, data, err)
 		}
 		if fallback, err = cfg.Invoker(smName, testCase); err != nil {
 			return nil, fmt.Errorf("%s: %w", mockPath, err)
@@ -318,6 +318,15 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg *reg
 		routes[res] = &command.Invoker{Path: fields[0], Args: fields[1:]}
 	}
 	return &runInvoker{routes: routes, fallback: fallback, reg: reg}, nil
+}
+
+// mockError names the mock configuration file in err: with the line and
+// column of malformed JSON, else before the member path mock.Parse gives.
+func mockError(path string, data []byte, err error) error {
+	if fe, ok := errors.AsType[*value.FileError](value.Locate(path, data, err)); ok {
+		return fe
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // runInvoker is buildInvoker's: it picks the handler of each request, and
