@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -67,6 +68,20 @@ func TestUsageErrors(t *testing.T) {
 		if want := tt.want + "\n" + help + "\n"; code != exitUsage || stdout != "" || stderr != want {
 			t.Errorf("stepd %s: exit %d, stdout %q, stderr\n%s--- want exit 2 and\n%s", strings.Join(tt.args, " "), code, stdout, stderr, want)
 		}
+	}
+}
+
+// TestUsageErrorBinary: the binary's exit status is the usage error's 2.
+func TestUsageErrorBinary(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(stepdBinary(t), "run", "--inptu", "{}")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	exit, ok := err.(*exec.ExitError)
+	if !ok || exit.ExitCode() != exitUsage || stdout.Len() != 0 ||
+		stderr.String() != "stepd run: unknown flag --inptu (did you mean --input?)\nrun 'stepd run -h' for help\n" {
+		t.Errorf("stepd run --inptu: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}
 }
 
