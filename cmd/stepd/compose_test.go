@@ -41,7 +41,9 @@ func TestCompose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports := strings.NewReplacer("127.0.0.1:8083", "127.0.0.1:"+freePort(t), "127.0.0.1:8084", "127.0.0.1:"+freePort(t))
+	p1, p2 := freePort(t), freePort(t)
+	ports := strings.NewReplacer("127.0.0.1:8083", "127.0.0.1:"+p1, "localhost:8083", "localhost:"+p1,
+		"127.0.0.1:8084", "127.0.0.1:"+p2, "localhost:8084", "localhost:"+p2)
 	compose = strings.Replace(ports.Replace(compose), "build: .", "build: "+root, 1)
 	commands = ports.Replace(commands)
 	dir := t.TempDir()
@@ -142,7 +144,7 @@ func TestComposeExampleShape(t *testing.T) {
 	if get(doc, "services", "db", "image") == nil || value.String(get(doc, "services", "stepd1", "ports")) == value.String(get(doc, "services", "stepd2", "ports")) {
 		t.Errorf("the database or the nodes' ports: %s", value.String(doc))
 	}
-	for _, want := range []string{"docker compose up -d --build --wait", "http://127.0.0.1:8083", "http://127.0.0.1:8084", "health --endpoint http://stepd2:8083", "docker compose down -v"} {
+	for _, want := range []string{"docker compose up -d --build --wait", "http://127.0.0.1:8083", "http://localhost:8084", "health --endpoint http://stepd2:8083", "docker compose down -v"} {
 		if !strings.Contains(commands, want) {
 			t.Errorf("the commands have no %q:\n%s", want, commands)
 		}
