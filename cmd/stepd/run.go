@@ -140,14 +140,13 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		} else if fromFile {
 			fmt.Fprintf(stderr, "stepd run: the state machine name %q taken from the file name is not one AWS accepts (%s); give one with --name\n", f.name, e.Message)
 		} else {
-			fmt.Fprintf(stderr, "stepd run: --name: %s\n", e.Message)
+			return fs.fail("--name: %s", e.Message)
 		}
 		return exitUsage
 	}
 	if f.execName != "" {
 		if e := validate.CheckName("name", f.execName); e != nil {
-			fmt.Fprintf(stderr, "stepd run: --execution-name: %s\n", e.Message)
-			return exitUsage
+			return fs.fail("--execution-name: %s", e.Message)
 		}
 	}
 	reg, err := loadRegistry(f.config, f.connections, nil)
