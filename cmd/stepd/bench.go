@@ -80,8 +80,11 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	for _, n := range names {
 		if !slices.ContainsFunc(todo, func(w *bench.Workload) bool { return w.Name == n }) {
-			fmt.Fprintf(stderr, "stepd bench: no workload %q in %s\n", n, *dir)
-			return exitUsage
+			var have []string
+			for _, w := range all {
+				have = append(have, w.Name)
+			}
+			return fs.fail("no workload %q in %s; it has %s", n, *dir, strings.Join(have, ", "))
 		}
 	}
 	var p *bench.Peer

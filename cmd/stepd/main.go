@@ -5,13 +5,16 @@
 // files in the conformance format, with coverage and JUnit reports,
 // junit.go), case from-history (case.go, with the API client that fetches
 // histories and definitions in casefetch.go), validate (validate.go), graph (graph.go: Mermaid or SVG),
-// test-state (teststate.go), bench (bench.go), version (version.go) and
+// test-state (teststate.go), bench (bench.go), version (version.go),
+// health (health.go: is a server ready), lsp (lsp.go) and
 // serve (serve.go: its flags, with those of the log, the time scale,
 // execution logs, status-change events and retention in serveflags.go,
 // read into a server.Config; package server assembles and runs the API
 // server itself). The flags they share are in defs.go (definition files,
 // substitutions, SAM and CloudFormation templates) and budget.go
-// (evaluation budgets). The command-line contract is in docs/cli.md.
+// (evaluation budgets). Every command parses its flags through usage.go,
+// which gives each its -h (a usage line first) and its one-line usage
+// errors. The command-line contract is in docs/cli.md.
 //
 // As the top layer it may import any package of stepd's, but not those
 // made for tests (internal/shared, internal/awstest, store/storetest,

@@ -140,14 +140,13 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		} else if fromFile {
 			fmt.Fprintf(stderr, "stepd run: the state machine name %q taken from the file name is not one AWS accepts (%s); give one with --name\n", f.name, e.Message)
 		} else {
-			fmt.Fprintf(stderr, "stepd run: --name: %s\n", e.Message)
+			return fs.fail("--name: %s", e.Message)
 		}
 		return exitUsage
 	}
 	if f.execName != "" {
 		if e := validate.CheckName("name", f.execName); e != nil {
-			fmt.Fprintf(stderr, "stepd run: --execution-name: %s\n", e.Message)
-			return exitUsage
+			return fs.fail("--execution-name: %s", e.Message)
 		}
 	}
 	reg, err := loadRegistry(f.config, f.connections, nil)
@@ -320,7 +319,7 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg *reg
 		}
 		cfg, err := mock.Parse(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", mockPath, err)
+			return nil, mockError(mockPath, data, err)
 		}
 		if fallback, err = cfg.Invoker(smName, testCase); err != nil {
 			return nil, fmt.Errorf("%s: %w", mockPath, err)
@@ -338,6 +337,15 @@ func buildInvoker(mockPath, smName, testCase string, commands []string, reg *reg
 		routes[res] = &command.Invoker{Path: fields[0], Args: fields[1:]}
 	}
 	return &runInvoker{routes: routes, fallback: fallback, reg: reg}, nil
+}
+
+// mockError names the mock configuration file in err: with the line and
+// column of malformed JSON, else before the member path mock.Parse gives.
+func mockError(path string, data []byte, err error) error {
+	if fe, ok := errors.AsType[*value.FileError](value.Locate(path, data, err)); ok {
+		return fe
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 // runInvoker is buildInvoker's: it picks the handler of each request, and

@@ -158,7 +158,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 			return fatal(exitUsage, err)
 		}
 		if cfg.Mocks, err = mock.Parse(b); err != nil {
-			return fatal(exitUsage, fmt.Errorf("%s: %w", *mocks, err))
+			return fatal(exitUsage, mockError(*mocks, b, err))
 		}
 	}
 	if err := opsOpts.apply(&cfg); err != nil {

@@ -70,8 +70,7 @@ func testCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 	}
 	if len(defs.params) > 0 {
-		fmt.Fprintln(stderr, "stepd test: --parameter: a case gives its template's parameters with \"parameters\"")
-		return exitUsage
+		return fs.fail("--parameter: a case gives its template's parameters with \"parameters\"")
 	}
 	subs, err := defs.substitutions()
 	if err != nil {

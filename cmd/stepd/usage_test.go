@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", def, "--type", "express"}, `stepd run: --type must be STANDARD or EXPRESS, not "express"`, "run"},
 		{[]string{"run", def, "--eval-steps", "many"}, `stepd run: --eval-steps "many": want a whole number of steps, or 0 for no limit: not a whole number of at least 0`, "run"},
 		{[]string{"run", def, "--frobnicate"}, "stepd run: unknown flag --frobnicate", "run"},
+		{[]string{"run", def, "--name", "a b"}, "stepd run: --name: Invalid Name: 'a b'", "run"},
+		{[]string{"run", def, "--execution-name", "a/b"}, "stepd run: --execution-name: Invalid Name: 'a/b'", "run"},
+		{[]string{"test", def, "--parameter", "Stage=prod"}, `stepd test: --parameter: a case gives its template's parameters with "parameters"`, "test"},
 		{[]string{"test"}, "stepd test: missing PATH", "test"},
 		{[]string{"test", def, "-v=maybe"}, `stepd test: -v "maybe": want true or false`, "test"},
 		{[]string{"test", def, "--run", "("}, "stepd test: --run: error parsing regexp: missing closing ): `(`", "test"},
@@ -70,6 +74,20 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestUsageErrorBinary: the binary's exit status is the usage error's 2.
+func TestUsageErrorBinary(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(stepdBinary(t), "run", "--inptu", "{}")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	exit, ok := err.(*exec.ExitError)
+	if !ok || exit.ExitCode() != exitUsage || stdout.Len() != 0 ||
+		stderr.String() != "stepd run: unknown flag --inptu (did you mean --input?)\nrun 'stepd run -h' for help\n" {
+		t.Errorf("stepd run --inptu: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+}
+
 // TestHelp: every command's -h (and stepd help COMMAND) prints its usage
 // line first, then what it does and its flags, on standard output, with
 // exit code 0.
@@ -92,6 +110,42 @@ func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
 		if code, stdout, _ := runMain(t, "", args...); code != exitOK || !strings.HasPrefix(stdout, "stepd runs AWS Step Functions state machines.") || !strings.Contains(stdout, "stepd health") {
 			t.Errorf("stepd %s: exit %d\n%s", strings.Join(args, " "), code, stdout)
+		}
+	}
+}
+
+// TestFileErrors: a problem in a file a command reads names the file and
+// the place: the line of a YAML slip, the path (and line and column) of a
+// registry's or a mock configuration's bad member, the state meant by a
+// transition to a state that does not exist.
+func TestFileErrors(t *testing.T) {
+	t.Parallel()
+	def := writeFile(t, "m.json", `{"StartAt":"A","States":{"A":{"Type":"Pass","End":true}}}`)
+	yml := writeFile(t, "slip.asl.yaml", "StartAt: A\nStates:\n  A:\n    Type: Pass\n   End: true\n")
+	reg := writeFile(t, "registry.json", "{\n  \"Functions\": {\n    \"greet\": {\"Comand\": [\"python3\", \"greet.py\"]}\n  }\n}\n")
+	conns := writeFile(t, "connections.json", `{"arn:aws:events:us-east-1:123456789012:connection/api/1":{"ApiKeyNam":"x-api-key","ApiKeyValue":"k"}}`)
+	mocks := writeFile(t, "mocks.json", `{"StateMachines":{"m":{"TestCases":{"T":{"A":"R"}}}},"MockedResponses":{"R":{"0":{"Retrun":{}}}}}`)
+	badMocks := writeFile(t, "badmocks.json", "{\"StateMachines\":{\n \"m\": {,}}}")
+	typo := writeFile(t, "typo.json", `{"StartAt":"Strat","States":{"Start":{"Type":"Pass","Next":"Edn"},"End":{"Type":"Succeed"}}}`)
+	for _, tt := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", yml}, exitUsage, "stepd run: " + yml + ":5: invalid YAML: did not find expected key\n"},
+		{[]string{"validate", yml}, exitUsage, "stepd validate: " + yml + ":5: invalid YAML: did not find expected key\n"},
+		{[]string{"run", def, "--config", reg}, exitUsage, "stepd run: --config: " + reg + ":3:15: Functions.greet.Comand: unknown member (did you mean Command?)\n"},
+		{[]string{"run", def, "--connections", conns}, exitUsage, "stepd run: --connections: " + conns + `:1:60: "arn:aws:events:us-east-1:123456789012:connection/api/1".ApiKeyNam: unknown member (did you mean ApiKeyName?)` + "\n"},
+		{[]string{"run", def, "--mock-config", mocks, "--test-case", "T"}, exitUsage, "stepd run: " + mocks + `: mock configuration: MockedResponses.R."0".Retrun: unknown member (want Return or Throw (or ReturnInput, ReturnRepeat, Delay))` + "\n"},
+		{[]string{"run", def, "--mock-config", badMocks, "--test-case", "T"}, exitUsage, "stepd run: " + badMocks + ":2:8: invalid JSON: unexpected ',', expecting a string key\n"},
+		{[]string{"validate", typo}, exitFail, typo + ":/StartAt: ERROR MISSING_TRANSITION_TARGET: Missing 'Next' target: Strat (did you mean 'Start'?)\n" +
+			typo + ":/States/Start/Next: ERROR MISSING_TRANSITION_TARGET: Missing 'Next' target: Edn (did you mean 'End'?)\n" +
+			typo + ":/States/Start: ERROR MISSING_TRANSITION_TARGET: State \"Start\" is not reachable.\n" +
+			typo + ":/States/End: ERROR MISSING_TRANSITION_TARGET: State \"End\" is not reachable.\n"},
+	} {
+		code, stdout, stderr := runMain(t, "", tt.args...)
+		if code != tt.code || stdout+stderr != tt.want {
+			t.Errorf("stepd %s: exit %d\n%s%s--- want exit %d and\n%s", strings.Join(tt.args, " "), code, stdout, stderr, tt.code, tt.want)
 		}
 	}
 }
