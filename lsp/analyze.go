@@ -208,10 +208,7 @@ func (d *document) suggest(n *node, exact bool, x asl.Diagnostic, diag Diagnosti
 		return
 	}
 	if strings.HasPrefix(x.Message, "Field '") && n.hasKey {
-		s, e := n.keyStart, n.keyEnd
-		if e > s && (d.text[s] == '"' || d.text[s] == '\'') {
-			s, e = s+1, e-1
-		}
+		s, e := d.keyContent(n)
 		d.fixes = append(d.fixes, fix{diag: diag, rng: d.lines.rangeOf(s, e), newText: want, title: fmt.Sprintf("Change '%s' to '%s'", n.key, want)})
 		return
 	}

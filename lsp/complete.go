@@ -38,13 +38,7 @@ func (d *document) cursorAt(off int) *cursor {
 	}
 	switch {
 	case n.inKey(off):
-		s, e := n.keyStart, n.keyEnd
-		if s < len(d.text) && d.text[s] == '"' {
-			s++
-			if e > s && d.text[e-1] == '"' {
-				e--
-			}
-		}
+		s, e := d.keyContent(n)
 		return &cursor{obj: n.parent, key: n.key, inKey: true, prefix: d.text[s:max(s, off)], editStart: s, editEnd: max(e, off)}
 	case n.kind == 's' && off > n.start && (off < n.end || !n.closed):
 		obj, key := n.parent, n.key
