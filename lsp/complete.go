@@ -48,12 +48,18 @@ func (d *document) cursorAt(off int) *cursor {
 		}
 		return &cursor{obj: obj, key: key, prefix: d.text[n.contentStart():off], editStart: n.contentStart(), editEnd: n.contentEnd()}
 	case n.kind == 'o':
+		ls := d.lines.lineStart(off)
+		if m := jsonValueRE.FindStringSubmatch(d.text[ls:off]); m != nil {
+			// "Next": | — a value not begun: proposals bring their quotes
+			return &cursor{obj: n, key: m[1], quote: true, editStart: off, editEnd: off}
+		}
 		return &cursor{obj: n, inKey: true, quote: true, editStart: off, editEnd: off}
 	}
 	return nil
 }
 
 var (
+	jsonValueRE = regexp.MustCompile(`"([^"\\]+)"\s*:\s*$`)
 	yamlValueRE = regexp.MustCompile(`^(\s*(?:-\s+)?)([^\s:#'"][^:#]*?)\s*:\s+(["']?)([^"']*)$`)
 	yamlKeyRE   = regexp.MustCompile(`^(\s*)(-\s+)?([A-Za-z.$]*)$`)
 )
@@ -165,7 +171,7 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		}
 	case key == "Resource":
 		for _, x := range integrations {
-			add(x.arn, x.what, kindValue, x.arn, c.editStart)
+			add(x.arn, x.what, kindValue, d.valueText(c, x.arn), c.editStart)
 		}
 	case key == "Type":
 		if st, _ := d.stateOf(c.obj); st == c.obj && st != nil {
@@ -175,7 +181,7 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		}
 	case key == "QueryLanguage":
 		for _, q := range []string{asl.JSONPath, asl.JSONata} {
-			add(q, "query language", kindValue, q, c.editStart)
+			add(q, "query language", kindValue, d.valueText(c, q), c.editStart)
 		}
 	case strings.HasSuffix(key, ".$") || strings.HasSuffix(key, "Path") || key == "Variable":
 		if m := contextRE.FindString(c.prefix); m != "" {
@@ -196,6 +202,9 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 // valueText is a state name (or type) as the value being written: plain
 // inside quotes, else quoted as the document needs.
 func (d *document) valueText(c *cursor, s string) string {
+	if c.quote {
+		return quoteJSON(s)
+	}
 	if !d.yaml || (c.editStart > 0 && (d.text[c.editStart-1] == '"' || d.text[c.editStart-1] == '\'')) {
 		if d.yaml && d.text[c.editStart-1] == '\'' {
 			return strings.ReplaceAll(s, "'", "''")

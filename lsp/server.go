@@ -116,12 +116,24 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		if m.Method == "" {
 			continue // a response to nothing we asked
 		}
-		result, rerr := s.handle(m)
+		result, rerr := s.safely(m)
 		if len(m.ID) == 0 {
 			continue // a notification: no answer
 		}
 		s.reply(m.ID, result, rerr)
 	}
+}
+
+// safely handles a message; a panic (a defect, which FuzzDocument hunts)
+// answers the request with an internal error instead of ending the
+// editor's session.
+func (s *Server) safely(m message) (result any, rerr *rpcError) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, rerr = nil, &rpcError{Code: codeInternalError, Message: fmt.Sprintf("stepd lsp: internal error in %s: %v", m.Method, p)}
+		}
+	}()
+	return s.handle(m)
 }
 
 func (s *Server) reply(id json.RawMessage, result any, e *rpcError) {

@@ -300,6 +300,17 @@ func completion(t *testing.T, c *Client) {
 	pass := labels(complete(t, c, uri, Pos(t, Checks, `"Output": {"total"`, 0, 2)))
 	has(t, "a JSONata Pass's fields", pass, "Assign", "Comment")
 	hasNot(t, "a JSONata Pass's fields", pass, "InputPath", "Parameters", "ResultPath", "Resource", "Output")
+	// a value not begun: the proposal brings its quotes
+	begun := strings.Replace(Checks, `"Next": "Each"`, `"Next": `, 1)
+	c.Change(uri, 2, begun)
+	items = complete(t, c, uri, Pos(t, begun, `"Next": `+"\n", 0, len(`"Next": `)))
+	has(t, "a Next not begun", labels(items), "Each", "Sum")
+	for _, it := range items {
+		if it.Label == "Each" && it.TextEdit.NewText != `"Each"` {
+			t.Errorf("a Next not begun gets %q, want \"Each\" with its quotes", it.TextEdit.NewText)
+		}
+	}
+	c.Change(uri, 3, Checks)
 	// intrinsic functions in a .$ member
 	intr := labels(complete(t, c, uri, Pos(t, Checks, `States.Format(`, 0, len("States.F"))))
 	has(t, "intrinsics", intr, "States.Format", "States.ArrayPartition", "States.UUID", "States.MathRandom")
