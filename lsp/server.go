@@ -12,6 +12,10 @@
 // YAML library's positions (internal/yamlvalue.Outline). The framing
 // (Content-Length headers) and the few protocol types it needs are
 // written here, see docs/editors.md.
+//
+// It must not import the layers above the definitions' (interp, the
+// engine and the backends, the server, service, api …, conformance,
+// bench, cmd/stepd): it checks text, it runs nothing.
 package lsp
 
 import (
