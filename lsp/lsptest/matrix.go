@@ -388,6 +388,25 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 		t.Errorf("the YAML missing target is at %+v, want %+v", miss.Range, want)
 	}
 	has(t, "a YAML Next", labels(complete(t, c, uri, Pos(t, bad, "Next: Tow", 0, len("Next: T")))), "One", "Two")
+	// a key being written in YAML: the fields of the state it sits in
+	typing := strings.Replace(bad, "    Type: Succeed\n", "    Type: Succeed\n    Co\n", 1)
+	c.Change(uri, 10, typing)
+	keys := complete(t, c, uri, Pos(t, typing, "    Co\n", 0, len("    Co")))
+	has(t, "a YAML Succeed's fields", labels(keys), "Comment", "QueryLanguage", "InputPath")
+	hasNot(t, "a YAML Succeed's fields", labels(keys), "Next", "Type", "Resource")
+	c.Change(uri, 11, bad)
+	// a JSON key not begun: the proposal brings its quotes
+	juri := "file:///w/keys.asl.json"
+	jtext := "{\"StartAt\": \"A\", \"States\": {\"A\": {\"Type\": \"Wait\",\n  \n  \"End\": true}}}"
+	c.Open(juri, jtext)
+	wait := complete(t, c, juri, Pos(t, jtext, "\n  \n", 0, 3))
+	has(t, "a Wait's fields", labels(wait), "Seconds", "Timestamp", "SecondsPath")
+	hasNot(t, "a Wait's fields", labels(wait), "End", "Type", "Resource")
+	for _, it := range wait {
+		if it.Label == "Seconds" && it.TextEdit.NewText != `"Seconds"` {
+			t.Errorf("a key not begun gets %q", it.TextEdit.NewText)
+		}
+	}
 	var edit lsp.WorkspaceEdit
 	c.MustCall("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": Pos(t, YAMLDef, "Two:", 0, 1), "newName": "Second step"}, &edit)
 	if got := edit.Changes[uri]; len(got) != 1 {
@@ -395,7 +414,7 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 	}
 	// a YAML error: the line the YAML library names
 	broken := "StartAt: One\nStates:\n  One:\n    Type: Pass\n    End: [true\n"
-	diags = c.Change(uri, 3, broken)
+	diags = c.Change(uri, 12, broken)
 	if len(diags) != 1 || diags[0].Code != "INVALID_YAML" || !strings.HasPrefix(diags[0].Message, fmt.Sprintf("%d:", diags[0].Range.Start.Line+1)) {
 		t.Errorf("a YAML error: %+v, want it on the line its message names", diags)
 	}
