@@ -432,6 +432,21 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 	if len(locs) != 1 || locs[0].Range.Start != Pos(t, Template, "World:", 0, 0) {
 		t.Errorf("definition of World in a template: %+v", locs)
 	}
+	// a fix inside a template: the misspelt type, plain YAML
+	typo := strings.Replace(Template, "OutputPath: \"$.a[\"", "OutputPath: $.a", 1)
+	typo = strings.Replace(typo, "Type: Pass\n            Next: World", "Type: Pas\n            Next: World", 1)
+	diags = c.Change(turi, 2, typo)
+	pas := find(t, diags, "Instance value (\"Pas\")")
+	if want := Span(t, typo, "Pas\n", 0); pas.Range != (lsp.Range{Start: want.Start, End: Pos(t, typo, "Pas\n", 0, 3)}) {
+		t.Errorf("the misspelt type in a template is at %+v", pas.Range)
+	}
+	var actions []lsp.CodeAction
+	c.MustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": turi}, "range": pas.Range,
+		"context": map[string]any{"diagnostics": []any{pas}}}, &actions)
+	if len(actions) != 1 || actions[0].Edit.Changes[turi][0].NewText != "Pass" {
+		t.Errorf("the fix in a template: %+v", actions)
+	}
+	c.Change(turi, 3, Template)
 	var syms []lsp.DocumentSymbol
 	c.MustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": turi}}, &syms)
 	if len(syms) != 1 || syms[0].Name != "Flow" || len(syms[0].Children) != 2 {
