@@ -51,7 +51,10 @@ func (s *Server) analyze(d *document) {
 	if d.yaml {
 		root, err := parseYAML(d.text, d.lines)
 		if err != nil {
-			d.addError(d.yamlRange(err), "INVALID_YAML", err.Error())
+			// the last outline says whether the file is a state machine's
+			if d.relevant() || strings.Contains(d.text, "StartAt") {
+				d.addError(d.yamlRange(err), "INVALID_YAML", err.Error())
+			}
 			return
 		}
 		d.root = root

@@ -474,6 +474,9 @@ func edges(t *testing.T, c *Client) {
 	if diags := c.Open("file:///w/package.json", `{"name": "x", "version": "1.0.0"}`); len(diags) != 0 {
 		t.Errorf("a package.json: %+v", diags)
 	}
+	if diags := c.Open("file:///w/compose.yaml", "services:\n  web:\n    image: [x\n"); len(diags) != 0 {
+		t.Errorf("a broken YAML file that is no state machine: %+v", diags)
+	}
 	// a DefinitionString: its diagnostics stand on the property
 	diags := c.Open("file:///w/stack.json", StringTemplate)
 	miss := find(t, diags, "Missing 'Next' target: B")
