@@ -447,6 +447,18 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 		t.Errorf("the fix in a template: %+v", actions)
 	}
 	c.Change(turi, 3, Template)
+	// a placeholder of the template's own DefinitionSubstitutions
+	subbed := strings.Replace(Template, "            End: true\n", "            Comment: ${Owner}\n            End: true\n", 1) +
+		"      DefinitionSubstitutions:\n        Owner: team-a\n"
+	if diags := c.Change(turi, 4, subbed); len(diags) != 1 {
+		t.Errorf("a template with a substitution: %+v, want only the JSONPath error", diags)
+	}
+	var h *lsp.Hover
+	c.MustCall("textDocument/hover", doc(turi, Pos(t, subbed, "${Owner}", 0, 3)), &h)
+	if h == nil || !strings.Contains(h.Contents.Value, "team-a") {
+		t.Errorf("hover on a template's placeholder: %+v", h)
+	}
+	c.Change(turi, 5, Template)
 	var syms []lsp.DocumentSymbol
 	c.MustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": turi}}, &syms)
 	if len(syms) != 1 || syms[0].Name != "Flow" || len(syms[0].Children) != 2 {
