@@ -110,10 +110,11 @@ func (d *document) yamlContainer(ls, col, off int) *node {
 }
 
 var (
-	jsonataStatesRE = regexp.MustCompile(`\$states\.([A-Za-z]*)$`)
-	jsonataFuncRE   = regexp.MustCompile(`\$([A-Za-z0-9_]*)$`)
-	contextRE       = regexp.MustCompile(`\$\$[.A-Za-z]*$`)
-	intrinsicRE     = regexp.MustCompile(`(^|[(,]\s*)([A-Za-z.]*)$`)
+	jsonataContextRE = regexp.MustCompile(`\$states\.context\.([A-Za-z]*)$`)
+	jsonataStatesRE  = regexp.MustCompile(`\$states\.([A-Za-z]*)$`)
+	jsonataFuncRE    = regexp.MustCompile(`\$([A-Za-z0-9_]*)$`)
+	contextRE        = regexp.MustCompile(`\$\$[.A-Za-z]*$`)
+	intrinsicRE      = regexp.MustCompile(`(^|[(,]\s*)([A-Za-z.]*)$`)
 )
 
 // completion answers textDocument/completion.
@@ -143,6 +144,12 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		return out
 	}
 	if i := strings.LastIndex(c.prefix, "{%"); i >= 0 && !strings.Contains(c.prefix[i:], "%}") {
+		if m := jsonataContextRE.FindStringSubmatch(c.prefix); m != nil {
+			for _, x := range []string{"Execution", "State", "StateMachine", "Task", "Map"} {
+				add(x, "the Context object", kindProperty, x, off-len(m[1]))
+			}
+			return out
+		}
 		if m := jsonataStatesRE.FindStringSubmatch(c.prefix); m != nil {
 			for _, x := range statesMembers {
 				add(x.name, x.doc, kindProperty, x.name, off-len(m[1]))
@@ -152,6 +159,9 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		if m := jsonataFuncRE.FindStringSubmatch(c.prefix); m != nil {
 			start := off - len(m[0])
 			add("$states", "the state's input, result, error output and context", kindValue, "$states", start)
+			for _, v := range d.variables(c.obj) {
+				add("$"+v, "a variable (Assign)", kindVariable, "$"+v, start)
+			}
 			for _, f := range jsonataFunctions {
 				add("$"+f, "JSONata function", kindFunction, "$"+f, start)
 			}
@@ -238,4 +248,29 @@ func (d *document) fieldsFor(obj *node) []string {
 		return nil
 	}
 	return slices.DeleteFunc(fields, func(f string) bool { return obj.child(f) != nil })
+}
+
+// variables lists the names the definition holding n assigns (Assign
+// members), sorted.
+func (d *document) variables(n *node) []string {
+	top := d.root
+	if sc := d.scopeOf(n); sc != nil {
+		top = sc.top
+	}
+	seen := map[string]bool{}
+	top.walk(func(x *node) {
+		if x.hasKey && x.key == "Assign" && x.kind == 'o' {
+			for _, m := range x.children {
+				if m.key != "" {
+					seen[strings.TrimSuffix(m.key, ".$")] = true
+				}
+			}
+		}
+	})
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -132,7 +132,8 @@ const Checks = `{
     "Sum": {
       "Type": "Pass",
       "QueryLanguage": "JSONata",
-      "Output": {"total": "{% $sum($states.input.x) + %}"},
+      "Assign": {"tally": 1},
+      "Output": {"total": "{% $sum($states.input.x) + %}", "id": "{% $states.context.Execution.Id %}"},
       "End": true
     }
   }
@@ -298,8 +299,8 @@ func completion(t *testing.T, c *Client) {
 	has(t, "a JSONPath Task's fields", task, "ResultSelector", "Retry", "Catch", "TimeoutSeconds", "HeartbeatSeconds", "InputPath")
 	hasNot(t, "a JSONPath Task's fields", task, "Arguments", "Output", "Branches", "Choices", "Parameters", "Next")
 	pass := labels(complete(t, c, uri, Pos(t, Checks, `"Output": {"total"`, 0, 2)))
-	has(t, "a JSONata Pass's fields", pass, "Assign", "Comment")
-	hasNot(t, "a JSONata Pass's fields", pass, "InputPath", "Parameters", "ResultPath", "Resource", "Output")
+	has(t, "a JSONata Pass's fields", pass, "Comment", "Result")
+	hasNot(t, "a JSONata Pass's fields", pass, "InputPath", "Parameters", "ResultPath", "Resource", "Output", "Assign")
 	// a value not begun: the proposal brings its quotes
 	begun := strings.Replace(Checks, `"Next": "Each"`, `"Next": `, 1)
 	c.Change(uri, 2, begun)
@@ -316,7 +317,8 @@ func completion(t *testing.T, c *Client) {
 	has(t, "intrinsics", intr, "States.Format", "States.ArrayPartition", "States.UUID", "States.MathRandom")
 	// JSONata functions and $states inside {% %}
 	fns := labels(complete(t, c, uri, Pos(t, Checks, `$sum(`, 0, len("$su"))))
-	has(t, "JSONata functions", fns, "$sum", "$string", "$partition", "$uuid", "$states")
+	has(t, "JSONata functions", fns, "$sum", "$string", "$partition", "$uuid", "$states", "$tally")
+	has(t, "the Context object", labels(complete(t, c, uri, Pos(t, Checks, `$states.context.Execution`, 0, len("$states.context.Ex")))), "Execution", "StateMachine")
 	st := labels(complete(t, c, uri, Pos(t, Checks, `$states.input`, 0, len("$states.in"))))
 	has(t, "$states members", st, "input", "result", "errorOutput", "context")
 }
