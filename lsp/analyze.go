@@ -52,7 +52,10 @@ func (s *Server) analyze(d *document) {
 	if d.yaml {
 		root, err := parseYAML(d.text, d.lines)
 		if err != nil {
-			d.addError(d.yamlRange(err), "INVALID_YAML", err.Error())
+			// the last outline says whether the file is a state machine's
+			if d.relevant() || strings.Contains(d.text, "StartAt") {
+				d.addError(d.yamlRange(err), "INVALID_YAML", err.Error())
+			}
 			return
 		}
 		d.root = root
@@ -213,10 +216,7 @@ func (d *document) suggest(n *node, exact bool, x asl.Diagnostic, diag Diagnosti
 		return
 	}
 	if strings.HasPrefix(x.Message, "Field '") && n.hasKey {
-		s, e := n.keyStart, n.keyEnd
-		if e > s && (d.text[s] == '"' || d.text[s] == '\'') {
-			s, e = s+1, e-1
-		}
+		s, e := d.keyContent(n)
 		d.fixes = append(d.fixes, fix{diag: diag, rng: d.lines.rangeOf(s, e), newText: want, title: fmt.Sprintf("Change '%s' to '%s'", n.key, want)})
 		return
 	}

@@ -38,13 +38,7 @@ func (d *document) cursorAt(off int) *cursor {
 	}
 	switch {
 	case n.inKey(off):
-		s, e := n.keyStart, n.keyEnd
-		if s < len(d.text) && d.text[s] == '"' {
-			s++
-			if e > s && d.text[e-1] == '"' {
-				e--
-			}
-		}
+		s, e := d.keyContent(n)
 		return &cursor{obj: n.parent, key: n.key, inKey: true, prefix: d.text[s:max(s, off)], editStart: s, editEnd: max(e, off)}
 	case n.kind == 's' && off > n.start && (off < n.end || !n.closed):
 		obj, key := n.parent, n.key
@@ -54,12 +48,18 @@ func (d *document) cursorAt(off int) *cursor {
 		}
 		return &cursor{obj: obj, key: key, prefix: d.text[n.contentStart():off], editStart: n.contentStart(), editEnd: n.contentEnd()}
 	case n.kind == 'o':
+		ls := d.lines.lineStart(off)
+		if m := jsonValueRE.FindStringSubmatch(d.text[ls:off]); m != nil {
+			// "Next": | — a value not begun: proposals bring their quotes
+			return &cursor{obj: n, key: m[1], quote: true, editStart: off, editEnd: off}
+		}
 		return &cursor{obj: n, inKey: true, quote: true, editStart: off, editEnd: off}
 	}
 	return nil
 }
 
 var (
+	jsonValueRE = regexp.MustCompile(`"([^"\\]+)"\s*:\s*$`)
 	yamlValueRE = regexp.MustCompile(`^(\s*(?:-\s+)?)([^\s:#'"][^:#]*?)\s*:\s+(["']?)([^"']*)$`)
 	yamlKeyRE   = regexp.MustCompile(`^(\s*)(-\s+)?([A-Za-z.$]*)$`)
 )
@@ -110,10 +110,11 @@ func (d *document) yamlContainer(ls, col, off int) *node {
 }
 
 var (
-	jsonataStatesRE = regexp.MustCompile(`\$states\.([A-Za-z]*)$`)
-	jsonataFuncRE   = regexp.MustCompile(`\$([A-Za-z0-9_]*)$`)
-	contextRE       = regexp.MustCompile(`\$\$[.A-Za-z]*$`)
-	intrinsicRE     = regexp.MustCompile(`(^|[(,]\s*)([A-Za-z.]*)$`)
+	jsonataContextRE = regexp.MustCompile(`\$states\.context\.([A-Za-z]*)$`)
+	jsonataStatesRE  = regexp.MustCompile(`\$states\.([A-Za-z]*)$`)
+	jsonataFuncRE    = regexp.MustCompile(`\$([A-Za-z0-9_]*)$`)
+	contextRE        = regexp.MustCompile(`\$\$[.A-Za-z]*$`)
+	intrinsicRE      = regexp.MustCompile(`(^|[(,]\s*)([A-Za-z.]*)$`)
 )
 
 // completion answers textDocument/completion.
@@ -143,6 +144,12 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		return out
 	}
 	if i := strings.LastIndex(c.prefix, "{%"); i >= 0 && !strings.Contains(c.prefix[i:], "%}") {
+		if m := jsonataContextRE.FindStringSubmatch(c.prefix); m != nil {
+			for _, x := range []string{"Execution", "State", "StateMachine", "Task", "Map"} {
+				add(x, "the Context object", kindProperty, x, off-len(m[1]))
+			}
+			return out
+		}
 		if m := jsonataStatesRE.FindStringSubmatch(c.prefix); m != nil {
 			for _, x := range statesMembers {
 				add(x.name, x.doc, kindProperty, x.name, off-len(m[1]))
@@ -152,6 +159,9 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		if m := jsonataFuncRE.FindStringSubmatch(c.prefix); m != nil {
 			start := off - len(m[0])
 			add("$states", "the state's input, result, error output and context", kindValue, "$states", start)
+			for _, v := range d.variables(c.obj) {
+				add("$"+v, "a variable (Assign)", kindVariable, "$"+v, start)
+			}
 			for _, f := range jsonataFunctions {
 				add("$"+f, "JSONata function", kindFunction, "$"+f, start)
 			}
@@ -171,7 +181,7 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		}
 	case key == "Resource":
 		for _, x := range integrations {
-			add(x.arn, x.what, kindValue, x.arn, c.editStart)
+			add(x.arn, x.what, kindValue, d.valueText(c, x.arn), c.editStart)
 		}
 	case key == "Type":
 		if st, _ := d.stateOf(c.obj); st == c.obj && st != nil {
@@ -181,7 +191,7 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 		}
 	case key == "QueryLanguage":
 		for _, q := range []string{asl.JSONPath, asl.JSONata} {
-			add(q, "query language", kindValue, q, c.editStart)
+			add(q, "query language", kindValue, d.valueText(c, q), c.editStart)
 		}
 	case strings.HasSuffix(key, ".$") || strings.HasSuffix(key, "Path") || key == "Variable":
 		if m := contextRE.FindString(c.prefix); m != "" {
@@ -202,6 +212,9 @@ func (s *Server) completion(d *document, p Position) CompletionList {
 // valueText is a state name (or type) as the value being written: plain
 // inside quotes, else quoted as the document needs.
 func (d *document) valueText(c *cursor, s string) string {
+	if c.quote {
+		return quoteJSON(s)
+	}
 	if !d.yaml || (c.editStart > 0 && (d.text[c.editStart-1] == '"' || d.text[c.editStart-1] == '\'')) {
 		if d.yaml && d.text[c.editStart-1] == '\'' {
 			return strings.ReplaceAll(s, "'", "''")
@@ -235,4 +248,29 @@ func (d *document) fieldsFor(obj *node) []string {
 		return nil
 	}
 	return slices.DeleteFunc(fields, func(f string) bool { return obj.child(f) != nil })
+}
+
+// variables lists the names the definition holding n assigns (Assign
+// members), sorted.
+func (d *document) variables(n *node) []string {
+	top := d.root
+	if sc := d.scopeOf(n); sc != nil {
+		top = sc.top
+	}
+	seen := map[string]bool{}
+	top.walk(func(x *node) {
+		if x.hasKey && x.key == "Assign" && x.kind == 'o' {
+			for _, m := range x.children {
+				if m.key != "" {
+					seen[strings.TrimSuffix(m.key, ".$")] = true
+				}
+			}
+		}
+	})
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

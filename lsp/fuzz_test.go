@@ -104,3 +104,64 @@ func FuzzOutline(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDocument: any text, as JSON or YAML, is analyzed and served at any
+// position without a panic, and every range it answers with lies in the
+// document.
+func FuzzDocument(f *testing.F) {
+	seeds := []string{
+		`{"StartAt":"A","States":{"A":{"Type":"Task","Resource":"arn:aws:states:::lambda:invoke","Parameters":{"x.$":"States.Format('{}', $.a"},"Next":"B"},"B":{"Type":"Parallel","Branches":[{"StartAt":"C","States":{"C":{"Type":"Pass","End":true}}}],"End":true}}}`,
+		`{"StartAt":"A","QueryLanguage":"JSONata","States":{"A":{"Type":"Pass","Output":"{% $x + %}","Next":"`,
+		"StartAt: A\nStates:\n  A:\n    Type: Map\n    ItemProcessor:\n      StartAt: B\n      States:\n        B: {Type: Pass, End: true}\n    Next: C\n",
+		"Resources:\n  M:\n    Type: AWS::Serverless::StateMachine\n    Properties:\n      Definition:\n        StartAt: A\n        States:\n          A: {Type: Pas, End: true}\n",
+		`{"StartAt": "${X}", "States": {"${X}": {"Type": "Succeed"}}}`,
+	}
+	for i, s := range seeds {
+		f.Add(s, uint16(i*7), i%2 == 0)
+	}
+	f.Fuzz(func(t *testing.T, text string, at uint16, yaml bool) {
+		s := NewServer(Options{})
+		path := "/w/f.asl.json"
+		if yaml {
+			path = "/w/f.asl.yaml"
+		}
+		d := &document{uri: "file://" + path, path: path, text: text}
+		s.analyze(d)
+		l := newLines(text)
+		end := l.position(len(text))
+		inDoc := func(r Range) {
+			if before(r.End, r.Start) || before(end, r.End) || r.Start.Line < 0 {
+				t.Fatalf("a range %+v outside the document (end %+v)", r, end)
+			}
+		}
+		for _, x := range d.diags {
+			inDoc(x.Range)
+		}
+		for _, p := range []Position{{}, l.position(int(at) % (len(text) + 1)), end} {
+			for _, it := range s.completion(d, p).Items {
+				inDoc(it.TextEdit.Range)
+			}
+			if h := s.hover(d, p); h != nil && h.Range != nil {
+				inDoc(*h.Range)
+			}
+			for _, loc := range d.definition(p) {
+				inDoc(loc.Range)
+			}
+			for _, loc := range d.references(p, true) {
+				inDoc(loc.Range)
+			}
+			d.prepareRename(p)
+			if e, err := d.rename(p, "New name"); err == nil {
+				for _, te := range e.(WorkspaceEdit).Changes[d.uri] {
+					inDoc(te.Range)
+				}
+			}
+		}
+		d.symbols()
+		for _, a := range d.codeActions(Range{End: end}) {
+			for _, te := range a.Edit.Changes[d.uri] {
+				inDoc(te.Range)
+			}
+		}
+	})
+}

@@ -81,6 +81,9 @@ func (s *Server) placeholderHover(d *document, off int) *Hover {
 	name := d.text[start+2 : start+j]
 	r := d.lines.rangeOf(start, start+j+1)
 	text := fmt.Sprintf("`${%s}` has no substitution: give it with `--definition-substitutions %s=VALUE` or in initializationOptions.definitionSubstitutions", name, name)
+	if v, ok := d.templateSubstitution(off, name); ok {
+		text = fmt.Sprintf("`${%s}` = `%s` (the state machine's DefinitionSubstitutions)", name, v)
+	}
 	if v, ok := s.cfg.subs[name]; ok {
 		text = fmt.Sprintf("`${%s}` = `%s` (definition substitution)", name, v)
 	}
@@ -137,4 +140,27 @@ func upperFirst(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// templateSubstitution returns the text a template's state machine gives
+// the placeholder name in its DefinitionSubstitutions, as written (an
+// intrinsic function is shown, not resolved).
+func (d *document) templateSubstitution(off int, name string) (string, bool) {
+	if !d.template || d.root == nil {
+		return "", false
+	}
+	for n := d.root.at(off); n != nil; n = n.parent {
+		if n.parent == nil || n.parent.key != "Resources" || n.parent.parent != d.root {
+			continue
+		}
+		v := n.child("Properties").child("DefinitionSubstitutions").child(name)
+		if v == nil {
+			return "", false
+		}
+		if v.kind == 's' || v.kind == 'n' {
+			return v.str, true
+		}
+		return strings.Join(strings.Fields(d.text[v.start:v.end]), " "), true
+	}
+	return "", false
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/stepd/stepd/value"
 )
@@ -138,12 +139,29 @@ func lower(s string) string {
 
 // keyEdit renames a member's key.
 func (d *document) keyEdit(n *node, to string) TextEdit {
-	s, e := n.keyStart, n.keyEnd
-	if e > s && d.text[s] == '"' {
+	if n.keyEnd > n.keyStart && d.text[n.keyStart] == '"' {
+		s, e := d.keyContent(n)
 		q := value.String(to)
-		return TextEdit{Range: d.lines.rangeOf(s+1, e-1), NewText: q[1 : len(q)-1]}
+		return TextEdit{Range: d.lines.rangeOf(s, e), NewText: q[1 : len(q)-1]}
 	}
-	return TextEdit{Range: d.lines.rangeOf(s, e), NewText: d.quoted(to)}
+	if n.keyEnd > n.keyStart && d.text[n.keyStart] == '\'' {
+		s, e := d.keyContent(n)
+		return TextEdit{Range: d.lines.rangeOf(s, e), NewText: strings.ReplaceAll(to, "'", "''")}
+	}
+	return TextEdit{Range: d.lines.rangeOf(n.keyStart, n.keyEnd), NewText: d.quoted(to)}
+}
+
+// keyContent returns the span of a key's text, inside its quotes.
+func (d *document) keyContent(n *node) (int, int) {
+	s, e := n.keyStart, n.keyEnd
+	if s < e && (d.text[s] == '"' || d.text[s] == '\'') {
+		q := d.text[s]
+		s++
+		if e > s && d.text[e-1] == q {
+			e--
+		}
+	}
+	return s, e
 }
 
 // valueEdit replaces a string value, keeping its quoting where it can.

@@ -82,6 +82,7 @@ type CompletionList struct {
 // Completion item kinds.
 const (
 	kindFunction  = 3
+	kindVariable  = 6
 	kindField     = 5
 	kindValue     = 12
 	kindReference = 18

@@ -152,6 +152,7 @@ const (
 	codeInvalidRequest       = -32600
 	codeMethodNotFound       = -32601
 	codeInvalidParams        = -32602
+	codeInternalError        = -32603
 	codeServerNotInitialized = -32002
 	codeRequestFailed        = -32803
 )

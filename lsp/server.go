@@ -12,6 +12,10 @@
 // YAML library's positions (internal/yamlvalue.Outline). The framing
 // (Content-Length headers) and the few protocol types it needs are
 // written here, see docs/editors.md.
+//
+// It must not import the layers above the definitions' (interp, the
+// engine and the backends, the server, service, api …, conformance,
+// bench, cmd/stepd): it checks text, it runs nothing.
 package lsp
 
 import (
@@ -86,24 +90,48 @@ func NewServer(o Options) *Server {
 var ErrExitWithoutShutdown = errors.New("lsp: exit before shutdown")
 
 // Serve answers the messages read from r on w until the client sends
-// exit, the input ends or ctx is done. A malformed header ends it with
-// an error; a body that is not JSON gets a parse error answer.
+// exit, the input ends or ctx is done (a signal: the read that may be
+// waiting then is left to end with the process). A malformed header
+// ends it with an error; a body that is not JSON gets a parse error
+// answer.
 func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	s.out = &writer{w: w}
-	br := bufio.NewReader(r)
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
+	type read struct {
+		body []byte
+		err  error
+	}
+	reads := make(chan read)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		br := bufio.NewReader(r)
+		for {
+			body, err := ReadMessage(br)
+			select {
+			case reads <- read{body, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
 		}
-		body, err := ReadMessage(br)
-		if errors.Is(err, io.EOF) {
+	}()
+	for {
+		var in read
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case in = <-reads:
+		}
+		if errors.Is(in.err, io.EOF) {
 			return nil
 		}
-		if err != nil {
-			return err
+		if in.err != nil {
+			return in.err
 		}
 		var m message
-		if err := json.Unmarshal(body, &m); err != nil {
+		if err := json.Unmarshal(in.body, &m); err != nil {
 			s.reply(json.RawMessage("null"), nil, &rpcError{Code: codeParseError, Message: err.Error()})
 			continue
 		}
@@ -116,12 +144,24 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 		if m.Method == "" {
 			continue // a response to nothing we asked
 		}
-		result, rerr := s.handle(m)
+		result, rerr := s.safely(m)
 		if len(m.ID) == 0 {
 			continue // a notification: no answer
 		}
 		s.reply(m.ID, result, rerr)
 	}
+}
+
+// safely handles a message; a panic (a defect, which FuzzDocument hunts)
+// answers the request with an internal error instead of ending the
+// editor's session.
+func (s *Server) safely(m message) (result any, rerr *rpcError) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, rerr = nil, &rpcError{Code: codeInternalError, Message: fmt.Sprintf("stepd lsp: internal error in %s: %v", m.Method, p)}
+		}
+	}()
+	return s.handle(m)
 }
 
 func (s *Server) reply(id json.RawMessage, result any, e *rpcError) {

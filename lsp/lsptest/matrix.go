@@ -132,7 +132,8 @@ const Checks = `{
     "Sum": {
       "Type": "Pass",
       "QueryLanguage": "JSONata",
-      "Output": {"total": "{% $sum($states.input.x) + %}"},
+      "Assign": {"tally": 1},
+      "Output": {"total": "{% $sum($states.input.x) + %}", "id": "{% $states.context.Execution.Id %}"},
       "End": true
     }
   }
@@ -298,14 +299,26 @@ func completion(t *testing.T, c *Client) {
 	has(t, "a JSONPath Task's fields", task, "ResultSelector", "Retry", "Catch", "TimeoutSeconds", "HeartbeatSeconds", "InputPath")
 	hasNot(t, "a JSONPath Task's fields", task, "Arguments", "Output", "Branches", "Choices", "Parameters", "Next")
 	pass := labels(complete(t, c, uri, Pos(t, Checks, `"Output": {"total"`, 0, 2)))
-	has(t, "a JSONata Pass's fields", pass, "Assign", "Comment")
-	hasNot(t, "a JSONata Pass's fields", pass, "InputPath", "Parameters", "ResultPath", "Resource", "Output")
+	has(t, "a JSONata Pass's fields", pass, "Comment", "Result")
+	hasNot(t, "a JSONata Pass's fields", pass, "InputPath", "Parameters", "ResultPath", "Resource", "Output", "Assign")
+	// a value not begun: the proposal brings its quotes
+	begun := strings.Replace(Checks, `"Next": "Each"`, `"Next": `, 1)
+	c.Change(uri, 2, begun)
+	items = complete(t, c, uri, Pos(t, begun, `"Next": `+"\n", 0, len(`"Next": `)))
+	has(t, "a Next not begun", labels(items), "Each", "Sum")
+	for _, it := range items {
+		if it.Label == "Each" && it.TextEdit.NewText != `"Each"` {
+			t.Errorf("a Next not begun gets %q, want \"Each\" with its quotes", it.TextEdit.NewText)
+		}
+	}
+	c.Change(uri, 3, Checks)
 	// intrinsic functions in a .$ member
 	intr := labels(complete(t, c, uri, Pos(t, Checks, `States.Format(`, 0, len("States.F"))))
 	has(t, "intrinsics", intr, "States.Format", "States.ArrayPartition", "States.UUID", "States.MathRandom")
 	// JSONata functions and $states inside {% %}
 	fns := labels(complete(t, c, uri, Pos(t, Checks, `$sum(`, 0, len("$su"))))
-	has(t, "JSONata functions", fns, "$sum", "$string", "$partition", "$uuid", "$states")
+	has(t, "JSONata functions", fns, "$sum", "$string", "$partition", "$uuid", "$states", "$tally")
+	has(t, "the Context object", labels(complete(t, c, uri, Pos(t, Checks, `$states.context.Execution`, 0, len("$states.context.Ex")))), "Execution", "StateMachine")
 	st := labels(complete(t, c, uri, Pos(t, Checks, `$states.input`, 0, len("$states.in"))))
 	has(t, "$states members", st, "input", "result", "errorOutput", "context")
 }
@@ -377,6 +390,25 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 		t.Errorf("the YAML missing target is at %+v, want %+v", miss.Range, want)
 	}
 	has(t, "a YAML Next", labels(complete(t, c, uri, Pos(t, bad, "Next: Tow", 0, len("Next: T")))), "One", "Two")
+	// a key being written in YAML: the fields of the state it sits in
+	typing := strings.Replace(bad, "    Type: Succeed\n", "    Type: Succeed\n    Co\n", 1)
+	c.Change(uri, 10, typing)
+	keys := complete(t, c, uri, Pos(t, typing, "    Co\n", 0, len("    Co")))
+	has(t, "a YAML Succeed's fields", labels(keys), "Comment", "QueryLanguage", "InputPath")
+	hasNot(t, "a YAML Succeed's fields", labels(keys), "Next", "Type", "Resource")
+	c.Change(uri, 11, bad)
+	// a JSON key not begun: the proposal brings its quotes
+	juri := "file:///w/keys.asl.json"
+	jtext := "{\"StartAt\": \"A\", \"States\": {\"A\": {\"Type\": \"Wait\",\n  \n  \"End\": true}}}"
+	c.Open(juri, jtext)
+	wait := complete(t, c, juri, Pos(t, jtext, "\n  \n", 0, 3))
+	has(t, "a Wait's fields", labels(wait), "Seconds", "Timestamp", "SecondsPath")
+	hasNot(t, "a Wait's fields", labels(wait), "End", "Type", "Resource")
+	for _, it := range wait {
+		if it.Label == "Seconds" && it.TextEdit.NewText != `"Seconds"` {
+			t.Errorf("a key not begun gets %q", it.TextEdit.NewText)
+		}
+	}
 	var edit lsp.WorkspaceEdit
 	c.MustCall("textDocument/rename", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": Pos(t, YAMLDef, "Two:", 0, 1), "newName": "Second step"}, &edit)
 	if got := edit.Changes[uri]; len(got) != 1 {
@@ -384,7 +416,7 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 	}
 	// a YAML error: the line the YAML library names
 	broken := "StartAt: One\nStates:\n  One:\n    Type: Pass\n    End: [true\n"
-	diags = c.Change(uri, 3, broken)
+	diags = c.Change(uri, 12, broken)
 	if len(diags) != 1 || diags[0].Code != "INVALID_YAML" || !strings.HasPrefix(diags[0].Message, fmt.Sprintf("%d:", diags[0].Range.Start.Line+1)) {
 		t.Errorf("a YAML error: %+v, want it on the line its message names", diags)
 	}
@@ -402,6 +434,33 @@ func yamlAndTemplates(t *testing.T, c *Client) {
 	if len(locs) != 1 || locs[0].Range.Start != Pos(t, Template, "World:", 0, 0) {
 		t.Errorf("definition of World in a template: %+v", locs)
 	}
+	// a fix inside a template: the misspelt type, plain YAML
+	typo := strings.Replace(Template, "OutputPath: \"$.a[\"", "OutputPath: $.a", 1)
+	typo = strings.Replace(typo, "Type: Pass\n            Next: World", "Type: Pas\n            Next: World", 1)
+	diags = c.Change(turi, 2, typo)
+	pas := find(t, diags, "Instance value (\"Pas\")")
+	if want := Span(t, typo, "Pas\n", 0); pas.Range != (lsp.Range{Start: want.Start, End: Pos(t, typo, "Pas\n", 0, 3)}) {
+		t.Errorf("the misspelt type in a template is at %+v", pas.Range)
+	}
+	var actions []lsp.CodeAction
+	c.MustCall("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": turi}, "range": pas.Range,
+		"context": map[string]any{"diagnostics": []any{pas}}}, &actions)
+	if len(actions) != 1 || actions[0].Edit.Changes[turi][0].NewText != "Pass" {
+		t.Errorf("the fix in a template: %+v", actions)
+	}
+	c.Change(turi, 3, Template)
+	// a placeholder of the template's own DefinitionSubstitutions
+	subbed := strings.Replace(Template, "            End: true\n", "            Comment: ${Owner}\n            End: true\n", 1) +
+		"      DefinitionSubstitutions:\n        Owner: team-a\n"
+	if diags := c.Change(turi, 4, subbed); len(diags) != 1 {
+		t.Errorf("a template with a substitution: %+v, want only the JSONPath error", diags)
+	}
+	var h *lsp.Hover
+	c.MustCall("textDocument/hover", doc(turi, Pos(t, subbed, "${Owner}", 0, 3)), &h)
+	if h == nil || !strings.Contains(h.Contents.Value, "team-a") {
+		t.Errorf("hover on a template's placeholder: %+v", h)
+	}
+	c.Change(turi, 5, Template)
 	var syms []lsp.DocumentSymbol
 	c.MustCall("textDocument/documentSymbol", map[string]any{"textDocument": map[string]any{"uri": turi}}, &syms)
 	if len(syms) != 1 || syms[0].Name != "Flow" || len(syms[0].Children) != 2 {
@@ -428,6 +487,9 @@ func edges(t *testing.T, c *Client) {
 	// a JSON file that is no state machine: nothing to say
 	if diags := c.Open("file:///w/package.json", `{"name": "x", "version": "1.0.0"}`); len(diags) != 0 {
 		t.Errorf("a package.json: %+v", diags)
+	}
+	if diags := c.Open("file:///w/compose.yaml", "services:\n  web:\n    image: [x\n"); len(diags) != 0 {
+		t.Errorf("a broken YAML file that is no state machine: %+v", diags)
 	}
 	// a DefinitionString: its diagnostics stand on the property
 	diags := c.Open("file:///w/stack.json", StringTemplate)
