@@ -30,12 +30,7 @@ const (
 // that is not in Ship's output).
 func runOrder(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		skipUnlessCI(t, "python3 (the example's functions) is not installed")
-	}
-	t.Setenv("TMPDIR", t.TempDir()) // where reserve.py counts its tries
-	url := startInProcess(t, "--data", "", "--config", filepath.Join(replayDir, "registry.json"))
-	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+	url, c := serveReplay(t)
 	ctx := context.Background()
 	var orders *string
 	for _, name := range []string{"shipping", "orders"} {
@@ -62,6 +57,79 @@ func runOrder(t *testing.T) string {
 		t.Fatalf("the order: %s %s %s", d.Status, aws.ToString(d.Error), aws.ToString(d.Cause))
 	}
 	return url
+}
+
+// serveReplay starts stepd serve with the functions of examples/replay.
+func serveReplay(t *testing.T) (string, *sfn.Client) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		skipUnlessCI(t, "python3 (the example's functions) is not installed")
+	}
+	t.Setenv("TMPDIR", t.TempDir()) // where reserve.py counts its tries
+	url := startInProcess(t, "--data", "", "--config", filepath.Join(replayDir, "registry.json"))
+	return url, restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
+}
+
+// TestCaseFromDistributedMap: the Task states of a Distributed Map's
+// children are in the children's histories, which --endpoint fetches
+// (ListMapRuns, ListExecutions); without them the case says what it
+// lacks.
+func TestCaseFromDistributedMap(t *testing.T) {
+	url, c := serveReplay(t)
+	ctx := context.Background()
+	const def = `{"StartAt": "Each", "States": {"Each": {"Type": "Map", "ItemsPath": "$.lines", "End": true,
+	  "ItemProcessor": {"ProcessorConfig": {"Mode": "DISTRIBUTED", "ExecutionType": "STANDARD"}, "StartAt": "PriceLine",
+	    "States": {"PriceLine": {"Type": "Task", "Resource": "arn:aws:lambda:us-east-1:123456789012:function:price", "End": true}}}}}}`
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("prices"), Definition: aws.String(def), RoleArn: aws.String(replayRole)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Name: aws.String("p1"),
+		Input: aws.String(`{"lines": [{"sku": "tea", "qty": 3}, {"sku": "cup", "qty": 2}, {"sku": "tea", "qty": 1}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := waitFinished(t, c, *x.ExecutionArn); d.Status != types.ExecutionStatusSucceeded {
+		t.Fatalf("%s %s %s", d.Status, aws.ToString(d.Error), aws.ToString(d.Cause))
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "p1.case.json")
+	code, stdout, stderr := runMain(t, "", "case", "from-history", "--endpoint", url, "--execution-arn", *x.ExecutionArn, "-o", out)
+	if code != 0 || !strings.Contains(stderr, "the case reproduces the recorded outcome on stepd") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got := value.String(at(readCase(t, out), "mocks", "MockedResponses", "PriceLine"))
+	for _, want := range []string{`{"sku":"tea","price":12}`, `{"sku":"cup","price":14}`, `{"sku":"tea","price":4}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("PriceLine's responses %s lack %s", got, want)
+		}
+	}
+	if code, stdout, stderr = runMain(t, "", "test", out); code != 0 {
+		t.Fatalf("stepd test: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The parent's history alone: the case says the children are missing.
+	api, err := newSFNClient(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := api.call(ctx, "us-east-1", "GetExecutionHistory", value.ObjectOf("executionArn", *x.ExecutionArn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, defFile := filepath.Join(dir, "parent.json"), filepath.Join(dir, "prices.asl.json")
+	if err := os.WriteFile(hist, []byte(value.String(page)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(defFile, []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runMain(t, "", "case", "from-history", hist, "--definition", defFile, "--execution-arn", *x.ExecutionArn, "-o", out)
+	if code != 0 || !strings.Contains(stderr, "its child executions' histories were not given") || !strings.Contains(stderr, "does NOT reproduce") {
+		t.Fatalf("without the children: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if notes := value.String(at(readCase(t, out), "notes")); !strings.Contains(notes, "child executions' histories were not given") {
+		t.Errorf("the case's notes do not say the children are missing: %s", notes)
+	}
 }
 
 // copyDefinition copies the example's orders definition into dir.
