@@ -135,3 +135,46 @@ func TestFamilies(t *testing.T) {
 		t.Fatalf("stepd test: %s", r.Explain())
 	}
 }
+
+// TestLongLoop: a Task state run 2,000 times in a loop, each time with
+// other parameters, gets its 2,000 answers in order.
+func TestLongLoop(t *testing.T) {
+	const def = `{"StartAt": "Step", "States": {
+	  "Step": {"Type": "Task", "Resource": "arn:aws:states:::lambda:invoke", "Parameters": {"FunctionName": "inc", "Payload.$": "$"}, "OutputPath": "$.Payload", "Next": "More"},
+	  "More": {"Type": "Choice", "Choices": [{"Variable": "$.i", "NumericLessThan": 2000, "Next": "Step"}], "Default": "Done"},
+	  "Done": {"Type": "Succeed"}}}`
+	inc := func(_ context.Context, req *task.Request) task.Result {
+		in, _ := value.AsObject(req.Input).Get("Payload")
+		i, _ := value.AsObject(in).Get("i")
+		n, _ := i.(value.Number).Int64()
+		return task.Result{Output: value.ObjectOf("Payload", value.ObjectOf("i", value.Int(n+1), "seen", value.Int(n*n)))}
+	}
+	sm, err := asl.Parse([]byte(def))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	l := &engine.Local{Config: engine.Config{Invoker: task.InvokerFunc(inc)}}
+	x, err := l.Run(ctx, sm, engine.Execution{StateMachineName: "loop", Name: "l1", Input: value.ObjectOf("i", value.Int(0))})
+	if err != nil || x.Status() != "SUCCEEDED" {
+		t.Fatalf("the recorded run: %v %v", err, x.Failure())
+	}
+	h, err := Read([]byte(value.String(value.ObjectOf("events", history.Values(x.History(), true)))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dv, _ := value.ParseString(def)
+	res, err := Build(ctx, h, Options{Definition: dv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reproduced {
+		t.Fatalf("not reproduced: %v", res.Diffs)
+	}
+	mocked, _ := res.Case.Get("mocks")
+	rs, _ := value.AsObject(mocked).Get("MockedResponses")
+	step, _ := value.AsObject(rs).Get("Step")
+	if n := value.AsObject(step).Len(); n != 2000 {
+		t.Errorf("Step has %d responses, want 2000", n)
+	}
+}
