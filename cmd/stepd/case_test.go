@@ -354,3 +354,45 @@ func TestCaseFromAWSCLIPages(t *testing.T) {
 		t.Errorf("without data: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestCaseUsage: what is missing from a command line is named.
+func TestCaseUsage(t *testing.T) {
+	hist := filepath.Join("..", "..", "histcase", "testdata", "retry.history.json")
+	def := filepath.Join("..", "..", "histcase", "testdata", "retry.asl.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"case"}, "usage: stepd case from-history"},
+		{[]string{"case", "to-history"}, "usage: stepd case from-history"},
+		{[]string{"case", "from-history"}, "give the history (a file, or - for standard input), or --endpoint and --execution-arn"},
+		{[]string{"case", "from-history", hist}, "give the definition with --definition FILE"},
+		{[]string{"case", "from-history", hist, hist, "--definition", def}, "one history at a time"},
+		{[]string{"case", "from-history", hist, "--endpoint", "http://127.0.0.1:1"}, "give --execution-arn"},
+		{[]string{"case", "from-history", hist, "--definition", "nope.json"}, "--definition: open nope.json"},
+		{[]string{"case", "from-history", hist, "--definition", def, "--execution-arn", "arn:aws:states:us-east-1:1:stateMachine:x"}, "not the ARN of an execution"},
+		{[]string{"case", "from-history", def, "--definition", def}, "must have events"},
+		{[]string{"case", "from-history", "--endpoint", "ftp://x", "--execution-arn", "arn:aws:states:us-east-1:1:execution:a:b"}, "not an http:// or https:// URL"},
+	} {
+		code, _, stderr := runMain(t, "", tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want %d and %q in\n%s", tc.args, code, exitUsage, tc.want, stderr)
+		}
+	}
+	// From standard input, to standard output.
+	data, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runMain(t, string(data), "case", "from-history", "-", "--definition", def, "--embed-definition", "--name", "retried")
+	if code != 0 || !strings.Contains(stderr, "the case reproduces") {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	v, err := value.ParseString(stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at(v, "name") != "retried" || at(v, "definition", "StartAt") != "Charge" || at(v, "expected", "status") != "SUCCEEDED" {
+		t.Errorf("the case: %s", stdout)
+	}
+}
