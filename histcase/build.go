@@ -144,11 +144,7 @@ func Build(ctx context.Context, h *History, o Options) (*Result, error) {
 		return nil, err
 	}
 	got := conformance.OutcomeOf(x)
-	for _, iv := range ivs {
-		if !iv.used && iv.end != nil {
-			n.add("%s was recorded but the replay did not ask for it: the replay took another path (see the differences below, if any)", iv.what())
-		}
-	}
+	noteUnused(ivs, n)
 
 	c := value.NewObject(12)
 	if o.Name != "" {
@@ -207,6 +203,30 @@ func Build(ctx context.Context, h *History, o Options) (*Result, error) {
 	return res, nil
 }
 
+// noteUnused notes, per state, the recorded invocations the replay did
+// not ask for.
+func noteUnused(ivs []*invocation, n *notes) {
+	unused := map[string][]*invocation{}
+	var states []string
+	for _, iv := range ivs {
+		if iv.used || iv.end == nil {
+			continue
+		}
+		if _, ok := unused[iv.state]; !ok {
+			states = append(states, iv.state)
+		}
+		unused[iv.state] = append(unused[iv.state], iv)
+	}
+	for _, st := range states {
+		list := unused[st]
+		if len(list) == 1 {
+			n.add("%s was recorded but the replay did not ask for it: the replay took another path (see the differences below, if any)", list[0].what())
+			continue
+		}
+		n.add("%d recorded invocations of %s, the first at %s, were not asked for by the replay: it took another path (see the differences below, if any)", len(list), orDefault(st, "a Task state the history does not name"), list[0].scheduled)
+	}
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n\t", "; ")), " ")
 }
@@ -250,6 +270,13 @@ func runOf(o Options, h *History, role string, n *notes) (runNames, arn.Scope, e
 func noteHistory(h *History, o Options, end *terminal, n *notes) {
 	maps := 0
 	for _, e := range h.Events {
+		for _, k := range []string{"inputDetails", "outputDetails", "assignedVariablesDetails"} {
+			if d, ok := e.Details.Get(k); ok {
+				if t, _ := value.AsObject(d).Get("truncated"); t == true {
+					n.add("%s: its %s is marked truncated: the case holds what the history gave, which is not the whole value", e, strings.TrimSuffix(k, "Details"))
+				}
+			}
+		}
 		switch e.Type {
 		case "MapRunStarted":
 			maps++

@@ -23,13 +23,22 @@ const aYear = 365*24*3600 + 1
 // in order, becomes its mocked responses.
 type replayer struct {
 	mu     sync.Mutex
-	byName map[string][]*invocation
+	byName map[string]*pool
 	anon   []*invocation // invocations whose state the history does not name
 	// asked lists, per state, the response given at each invocation
 	// index (task.Request.Attempt).
 	asked map[string][]*answer
 	order []string // states in the order first asked
 	notes *notes
+}
+
+// pool holds a state's recorded invocations: in recorded order, and by
+// their parameters' text, so that a request finds its own in constant
+// time even in a history of thousands of invocations.
+type pool struct {
+	all   []*invocation
+	next  int                      // all[:next] are used
+	byKey map[string][]*invocation // unused ones first
 }
 
 // answer is the response a state gave at one invocation index.
@@ -40,13 +49,22 @@ type answer struct {
 }
 
 func newReplayer(ivs []*invocation, n *notes) *replayer {
-	r := &replayer{byName: map[string][]*invocation{}, asked: map[string][]*answer{}, notes: n}
+	r := &replayer{byName: map[string]*pool{}, asked: map[string][]*answer{}, notes: n}
 	for _, iv := range ivs {
 		if iv.state == "" {
 			r.anon = append(r.anon, iv)
 			continue
 		}
-		r.byName[iv.state] = append(r.byName[iv.state], iv)
+		p := r.byName[iv.state]
+		if p == nil {
+			p = &pool{byKey: map[string][]*invocation{}}
+			r.byName[iv.state] = p
+		}
+		p.all = append(p.all, iv)
+		if iv.hasParam {
+			k := keyOf(iv.params)
+			p.byKey[k] = append(p.byKey[k], iv)
+		}
 	}
 	return r
 }
@@ -94,22 +112,35 @@ func stateDesc(req *task.Request) string {
 
 // pick chooses the recorded invocation that answers req.
 func (r *replayer) pick(req *task.Request) *invocation {
-	key := ""
-	cands := r.byName[req.StateName]
-	if len(cands) == 0 {
-		cands = r.anon
+	if p := r.byName[req.StateName]; p != nil {
+		key := keyOf(req.Input)
+		q := p.byKey[key]
+		for len(q) > 0 && q[0].used {
+			q = q[1:]
+		}
+		p.byKey[key] = q
+		if len(q) > 0 {
+			return q[0]
+		}
+		for p.next < len(p.all) && p.all[p.next].used {
+			p.next++
+		}
+		if p.next < len(p.all) {
+			return p.all[p.next]
+		}
+		return nil
 	}
 	var first *invocation
-	for _, iv := range cands {
-		if iv.used || (iv.state == "" && !sameResource(iv.resource, req.Resource)) {
+	key := keyOf(req.Input)
+	for _, iv := range r.anon {
+		if iv.used || !sameResource(iv.resource, req.Resource) {
 			continue
-		}
-		if first == nil {
-			first = iv
-			key = keyOf(req.Input)
 		}
 		if iv.hasParam && keyOf(iv.params) == key {
 			return iv
+		}
+		if first == nil {
+			first = iv
 		}
 	}
 	return first
