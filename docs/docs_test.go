@@ -62,8 +62,11 @@ import (
 // directory, and stepd's own variables unset. The AWS CLI is the aws on PATH;
 // without it the pages that call it are skipped, and fail when CI=true.
 
-// blockTimeout bounds each block, and the start of a server.
-const blockTimeout = 2 * time.Minute
+// blockTimeout bounds each block, and the start of a server. A block may
+// build stepd with CGO_ENABLED=0 (the README's static build), which
+// compiles every package again, the standard library's too: on a busy
+// machine of two cores that takes minutes.
+const blockTimeout = 8 * time.Minute
 
 // shownPort is the port the pages show for stepd serve.
 const shownPort = "8083"

@@ -12,11 +12,11 @@ import (
 	"github.com/stepd/stepd/value"
 )
 
-const graphUsage = `usage: stepd graph FILE [--format mermaid|svg] [-o FILE] [--cover-report FILE] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE] [--state-machine NAME]
+const graphUsage = `usage: stepd graph DEFINITION [--format mermaid|svg] [-o FILE] [--cover-report FILE] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE] [--state-machine NAME]
 
 Draws a state machine: as a Mermaid flowchart (GitHub, GitLab and most
 wikis render it in a mermaid code block), or as a standalone SVG picture
-laid out and drawn like the console's graph. FILE is what stepd run takes:
+laid out and drawn like the console's graph. DEFINITION is what stepd run takes:
 a definition (JSON or YAML; - for standard input) or a SAM or
 CloudFormation template (--state-machine picks one of several). The format defaults to svg when -o ends in .svg, else
 mermaid. With --cover-report (a JSON report of stepd test --cover-report),
@@ -25,7 +25,7 @@ states the cases entered are drawn green and the others red.
 
 func graphCommand(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newCLI("stepd graph", graphUsage, stdout, stderr)
-	fs.positional("FILE", 1, 1)
+	fs.positional("DEFINITION", 1, 1)
 	format := fs.String("format", "", "mermaid or svg (default: svg when -o ends in .svg, else mermaid)")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	cover := fs.String("cover-report", "", "colour the states by the coverage in this JSON `FILE` (stepd test --cover-report)")
