@@ -273,13 +273,38 @@ func (d *document) inside(n *node, err error) (Range, bool) {
 			if e.Token == "EOF" {
 				return d.at(m, i+max(len(je.Expr)-1, 0), 1), true
 			}
-			if j := strings.Index(je.Expr, e.Token); j >= 0 {
+			if j := tokenOffset(je.Expr, e); j >= 0 {
 				return d.at(m, i+j, len(e.Token)), true
 			}
 		}
 		return d.at(m, i, len(je.Expr)), true
 	}
 	return Range{}, false
+}
+
+// tokenOffset finds where in expr the token of a syntax error stands, as
+// the JSONata library names the token but not its offset: the first
+// occurrence at which the expression cut after it fails the same way,
+// else the first occurrence (-1 when there is none).
+func tokenOffset(expr string, e *jsonata.Error) int {
+	first := -1
+	for i, tries := 0, 0; tries < 32; tries++ {
+		j := strings.Index(expr[i:], e.Token)
+		if j < 0 {
+			break
+		}
+		pos := i + j
+		if first < 0 {
+			first = pos
+		}
+		_, err := jsonata.ParseTemplate("{% " + expr[:pos+len(e.Token)] + " %}")
+		var got *jsonata.Error
+		if errors.As(err, &got) && got.Code == e.Code && got.Token == e.Token {
+			return pos
+		}
+		i = pos + len(e.Token)
+	}
+	return first
 }
 
 // at returns the range of n bytes of string n's value from offset off.

@@ -22,30 +22,30 @@ func lspCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	account := fs.String("account", arn.DefaultAccount, "account id of a template's ARNs (AWS::AccountId)")
 	fs.Bool("stdio", true, "speak on stdin and stdout (the only transport; accepted for editors that pass it)")
 	defs := addDefFlags(fs, false, stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: stepd lsp [--type STANDARD|EXPRESS] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE]\n\nServes the Language Server Protocol on stdin and stdout for ASL definitions (JSON, YAML) and SAM or CloudFormation templates; see docs/editors.md.")
-		fs.PrintDefaults()
-	}
+	// A usage error is one line; -h prints the usage and the flags.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if len(rest) > 0 || (*typ != validate.Standard && *typ != validate.Express) {
-		fs.Usage()
-		return exitUsage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(stderr, "usage: stepd lsp [--type STANDARD|EXPRESS] [--definition-substitutions FILE|NAME=VALUE] [--parameter NAME=VALUE]\n\nServes the Language Server Protocol on stdin and stdout for ASL definitions (JSON, YAML) and SAM or CloudFormation templates; see docs/editors.md.")
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return exitOK
+	case err != nil:
+		return lspUsageError(stderr, err.Error())
+	case len(rest) > 0:
+		return lspUsageError(stderr, fmt.Sprintf("unexpected argument %q: stepd lsp takes only flags", rest[0]))
+	case *typ != validate.Standard && *typ != validate.Express:
+		return lspUsageError(stderr, fmt.Sprintf("--type %q: want STANDARD or EXPRESS", *typ))
 	}
 	subs, err := defs.substitutions()
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd lsp: %v\n", err)
-		return exitUsage
+		return lspUsageError(stderr, err.Error())
 	}
 	params, err := defs.parameters()
 	if err != nil {
-		fmt.Fprintf(stderr, "stepd lsp: %v\n", err)
-		return exitUsage
+		return lspUsageError(stderr, err.Error())
 	}
 	s := lsp.NewServer(lsp.Options{Substitutions: subs, Parameters: params, Type: *typ, Region: *region, Account: *account})
 	if err := s.Serve(ctx, stdin, stdout); err != nil {
@@ -53,4 +53,10 @@ func lspCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return exitFail
 	}
 	return exitOK
+}
+
+// lspUsageError prints a usage error in one line, and where help is.
+func lspUsageError(stderr io.Writer, msg string) int {
+	fmt.Fprintf(stderr, "stepd lsp: %s\nrun 'stepd lsp -h' for help\n", msg)
+	return exitUsage
 }

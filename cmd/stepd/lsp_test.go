@@ -121,3 +121,33 @@ func TestLSPNeovim(t *testing.T) {
 		t.Errorf("after the rename:\n%s", res.Text)
 	}
 }
+
+// TestLSPUsage: a usage error is one line naming the problem and where
+// help is, exit 2; -h prints the usage.
+func TestLSPUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"extra"}, exitUsage, `stepd lsp: unexpected argument "extra": stepd lsp takes only flags` + "\nrun 'stepd lsp -h' for help\n"},
+		{[]string{"--inptu"}, exitUsage, "stepd lsp: flag provided but not defined: -inptu\nrun 'stepd lsp -h' for help\n"},
+		{[]string{"--type", "BATCH"}, exitUsage, `stepd lsp: --type "BATCH": want STANDARD or EXPRESS` + "\nrun 'stepd lsp -h' for help\n"},
+		{[]string{"--definition-substitutions", "nofile"}, exitUsage, `stepd lsp: --definition-substitutions "nofile": no such file, and not NAME=VALUE` + "\nrun 'stepd lsp -h' for help\n"},
+		{[]string{"--parameter", "x"}, exitUsage, `stepd lsp: --parameter "x": want NAME=VALUE` + "\nrun 'stepd lsp -h' for help\n"},
+	} {
+		var out, errOut strings.Builder
+		code := Main(t.Context(), append([]string{"lsp"}, tc.args...), strings.NewReader(""), &out, &errOut)
+		if code != tc.code || errOut.String() != tc.want || out.Len() != 0 {
+			t.Errorf("stepd lsp %v: exit %d, stderr %q, stdout %q; want exit %d and %q", tc.args, code, errOut.String(), out.String(), tc.code, tc.want)
+		}
+	}
+	var out, errOut strings.Builder
+	if code := Main(t.Context(), []string{"lsp", "-h"}, strings.NewReader(""), &out, &errOut); code != exitOK || !strings.HasPrefix(errOut.String(), "usage: stepd lsp ") || !strings.Contains(errOut.String(), "-definition-substitutions") {
+		t.Errorf("stepd lsp -h: exit %d, %q", code, errOut.String())
+	}
+	// no input: the server ends at once, without error
+	if code := Main(t.Context(), []string{"lsp"}, strings.NewReader(""), &out, &errOut); code != exitOK {
+		t.Errorf("stepd lsp on an empty input: exit %d", code)
+	}
+}

@@ -132,7 +132,7 @@ const Checks = `{
     "Sum": {
       "Type": "Pass",
       "QueryLanguage": "JSONata",
-      "Assign": {"tally": 1},
+      "Assign": {"tally": "{% $states.input.n + + 1 %}"},
       "Output": {"total": "{% $sum($states.input.x) + %}", "id": "{% $states.context.Execution.Id %}"},
       "End": true
     }
@@ -262,9 +262,13 @@ func validatorErrors(t *testing.T, c *Client) {
 	if call.Range.Start.Line != Pos(t, Checks, "States.Format", 0, 0).Line || call.Range.Start.Character <= Pos(t, Checks, "States.Format", 0, 0).Character {
 		t.Errorf("the intrinsic call's error is at %+v, want inside the call", call.Range)
 	}
-	expr := find(t, diags, "invalid JSONata expression")
-	if want := Span(t, Checks, "+", 0); expr.Range != want {
+	expr := find(t, diags, "unexpected end of expression")
+	if want := Span(t, Checks, "+ %}", 0); expr.Range != (lsp.Range{Start: want.Start, End: Pos(t, Checks, "+ %}", 0, 1)}) {
 		t.Errorf("the JSONata error is at %+v, want the '+' at %+v", expr.Range, want)
+	}
+	unary := find(t, diags, "S0211")
+	if want := Span(t, Checks, "+ 1 %}", 0); unary.Range != (lsp.Range{Start: want.Start, End: Pos(t, Checks, "+ 1 %}", 0, 1)}) {
+		t.Errorf("the JSONata error is at %+v, want the second '+' at %+v", unary.Range, want.Start)
 	}
 	target := find(t, diags, "Missing 'Next' target: Chose")
 	if want := (lsp.Range{Start: Pos(t, Checks, `"Chose"`, 0, 1), End: Pos(t, Checks, `"Chose"`, 0, 6)}); target.Range != want {
