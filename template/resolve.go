@@ -596,6 +596,12 @@ var namings = map[string]naming{
 	"AWS::S3::Bucket":              {max: 63, lower: true},
 	"AWS::Logs::LogGroup":          {max: 512},
 	"AWS::ECS::Cluster":            {max: 255},
+	"AWS::ECS::TaskDefinition":     {max: 255},
+	"AWS::Batch::JobQueue":         {max: 128},
+	"AWS::Batch::JobDefinition":    {max: 128},
+	"AWS::CodeBuild::Project":      {max: 255},
+	"AWS::Glue::Job":               {max: 255},
+	"AWS::SecretsManager::Secret":  {max: 512},
 	"AWS::IAM::Role":               {max: 64},
 }
 
@@ -651,6 +657,20 @@ var kinds = map[string]kind{
 	// stepd never uses roles: one without RoleName has the name
 	// CloudFormation would generate.
 	"AWS::IAM::Role":           {nameProp: "RoleName", ref: self, atts: map[string]func(*resolver, string) string{"Arn": roleARN}},
+	"AWS::ECS::TaskDefinition": {nameProp: "Family", ref: taskDefARN, atts: map[string]func(*resolver, string) string{"TaskDefinitionArn": taskDefARN}},
+	"AWS::Batch::JobQueue": {nameProp: "JobQueueName", ref: jobQueueARN, atts: map[string]func(*resolver, string) string{
+		"JobQueueArn": jobQueueARN, "JobQueueName": self}},
+	"AWS::Batch::JobDefinition": {nameProp: "JobDefinitionName", ref: jobDefARN, atts: map[string]func(*resolver, string) string{
+		"JobDefinitionArn": jobDefARN, "JobDefinitionName": self}},
+	"AWS::CodeBuild::Project": {nameProp: "Name", ref: self, atts: map[string]func(*resolver, string) string{
+		"Arn": func(r *resolver, n string) string { return r.scope.Service("codebuild", "project/"+n, false, false) }}},
+	"AWS::Glue::Job": {nameProp: "Name", ref: self},
+	// A secret's ARN ends in six characters Secrets Manager adds.
+	"AWS::SecretsManager::Secret": {nameProp: "Name", ref: secretARN, atts: map[string]func(*resolver, string) string{"Id": secretARN}},
+	// Network resources: their ids (stepd reaches no VPC).
+	"AWS::EC2::VPC":            ec2Kind("vpc-", "VpcId"),
+	"AWS::EC2::Subnet":         ec2Kind("subnet-", "SubnetId"),
+	"AWS::EC2::SecurityGroup":  ec2Kind("sg-", "GroupId"),
 	"AWS::Serverless::Api":     apiKind,
 	"AWS::Serverless::HttpApi": apiKind,
 	"AWS::ApiGateway::RestApi": apiKind,
@@ -663,6 +683,31 @@ func init() {
 		k.gen = n
 		kinds[typ] = k
 	}
+}
+
+func taskDefARN(r *resolver, family string) string {
+	return r.scope.Service("ecs", "task-definition/"+family+":1", false, false)
+}
+
+func jobQueueARN(r *resolver, name string) string {
+	return r.scope.Service("batch", "job-queue/"+name, false, false)
+}
+
+func jobDefARN(r *resolver, name string) string {
+	return r.scope.Service("batch", "job-definition/"+name+":1", false, false)
+}
+
+func secretARN(r *resolver, name string) string {
+	return r.scope.Service("secretsmanager", "secret:"+name+"-"+suffix(6, mixedDigits, "secret", r.opts.StackName, name), false, false)
+}
+
+// ec2Kind is an EC2 network resource whose Ref (and attribute attr) is its
+// id: prefix and 17 hexadecimal digits.
+func ec2Kind(prefix, attr string) kind {
+	id := func(r *resolver, logicalID string) string {
+		return prefix + digest("ec2", r.opts.StackName, logicalID)[:17]
+	}
+	return kind{ref: id, nameless: sameID, atts: map[string]func(*resolver, string) string{attr: id}}
 }
 
 func sqsURL(r *resolver, name string) string {

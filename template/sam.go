@@ -80,6 +80,7 @@ func suffix(n int, alphabet string, parts ...string) string {
 const (
 	upperDigits = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	lowerDigits = "abcdefghijklmnopqrstuvwxyz0123456789"
+	mixedDigits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 )
 
 // naming is how CloudFormation names a resource of a type whose template
@@ -130,7 +131,8 @@ type implicit struct {
 
 // samImplicit reports whether id names a resource SAM generates: the
 // roles of functions and state machines without Role
-// (<LogicalId>Role), the REST API of Api events without RestApiId
+// (<LogicalId>Role), the URL of a function with FunctionUrlConfig
+// (<LogicalId>Url), the REST API of Api events without RestApiId
 // (ServerlessRestApi), the HTTP API of HttpApi events without ApiId
 // (ServerlessHttpApi).
 func (r *resolver) samImplicit(id string) (implicit, bool) {
@@ -145,6 +147,16 @@ func (r *resolver) samImplicit(id string) (implicit, bool) {
 			return implicit{typ: "AWS::ApiGatewayV2::Api"}, true
 		}
 		return implicit{}, false
+	}
+	if base, ok := strings.CutSuffix(id, "Url"); ok {
+		// The function URL of a function with FunctionUrlConfig.
+		bv, _ := r.resources.Get(base)
+		bo, _ := bv.(*value.Object)
+		pv, _ := bo.Get("Properties")
+		po, _ := pv.(*value.Object)
+		if str(bo, "Type") == "AWS::Serverless::Function" && po.Has("FunctionUrlConfig") {
+			return implicit{typ: "AWS::Lambda::Url", from: base}, true
+		}
 	}
 	base, ok := strings.CutSuffix(id, "Role")
 	if !ok {
@@ -209,6 +221,18 @@ func (r *resolver) implicitValue(id, attr string, im implicit, at, what, hint st
 			return "AROA" + suffix(17, upperDigits, "roleid", r.opts.StackName, id), nil
 		}
 		return nil, fmt.Errorf("%s: %s: stepd gives the Ref, Arn and RoleId of the role SAM makes for %s; %s", at, what, im.from, hint)
+	case "AWS::Lambda::Url":
+		fn, err := r.getAtt(im.from, "Arn", at)
+		if err != nil {
+			return nil, err
+		}
+		switch attr {
+		case "FunctionUrl":
+			return "https://" + suffix(32, lowerDigits, "url", r.opts.StackName, id) + ".lambda-url." + r.scope.Region + ".on.aws/", nil
+		case "FunctionArn", "":
+			return fn, nil
+		}
+		return nil, fmt.Errorf("%s: %s: stepd gives the FunctionUrl and FunctionArn of the URL SAM makes for %s; %s", at, what, im.from, hint)
 	case "AWS::ApiGateway::RestApi", "AWS::ApiGatewayV2::Api":
 		api := r.apiID(id)
 		switch attr {

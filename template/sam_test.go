@@ -136,3 +136,30 @@ func TestStackName(t *testing.T) {
 		t.Errorf("%s splits into %d parts at '-'", got, len(strings.Split(got, "-")))
 	}
 }
+
+// TestSAMSampleNetworked: a workflow in the style of the ECS, Batch and
+// Secrets Manager samples: ids and ARNs of the shape AWS gives.
+func TestSAMSampleNetworked(t *testing.T) {
+	sms := load(t, "testdata/sam/samples/fargate-job.yaml", Options{})
+	d := sms[0].Definition
+	re := func(s string) *regexp.Regexp { return regexp.MustCompile("^" + s + "$") }
+	const scope = `us-east-1:123456789012:`
+	for _, c := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"States", "Secret", "Parameters", "SecretId"}, `arn:aws:secretsmanager:` + scope + `secret:stepd-fargate-job-ApiSecret-[A-Z0-9]{12}-[A-Za-z0-9]{6}`},
+		{[]string{"States", "RunTask", "Parameters", "Cluster"}, `arn:aws:ecs:` + scope + `cluster/stepd-fargate-job-Cluster-[A-Z0-9]{12}`},
+		{[]string{"States", "RunTask", "Parameters", "TaskDefinition"}, `arn:aws:ecs:` + scope + `task-definition/stepd-fargate-job-TaskDefinition-[A-Z0-9]{12}:1`},
+		{[]string{"States", "SubmitJob", "Parameters", "JobQueue"}, `arn:aws:batch:` + scope + `job-queue/stepd-fargate-job-JobQueue-[A-Z0-9]{12}`},
+		{[]string{"States", "SubmitJob", "Parameters", "JobDefinition"}, `arn:aws:batch:` + scope + `job-definition/stepd-fargate-job-JobDefinition-[A-Z0-9]{12}:1`},
+	} {
+		if got, _ := get(t, d, c.path...).(string); !re(c.want).MatchString(got) {
+			t.Errorf("%v: %q, want %s", c.path, got, c.want)
+		}
+	}
+	if !regexp.MustCompile(`"Subnets":\["subnet-[0-9a-f]{17}"\]`).MatchString(d) || !regexp.MustCompile(`"SecurityGroups":\["sg-[0-9a-f]{17}"\]`).MatchString(d) ||
+		!regexp.MustCompile(`"Value":"https://[a-z0-9]{32}\.lambda-url\.us-east-1\.on\.aws/"`).MatchString(d) {
+		t.Errorf("network ids or the function URL:\n%s", d)
+	}
+}

@@ -158,13 +158,13 @@ func TestErrors(t *testing.T) {
 	cases := []struct{ name, tpl, want string }{
 		{"unknown type", `
 Resources:
-  Secret: {Type: AWS::SecretsManager::Secret}
+  Secret: {Type: AWS::CloudFront::Distribution}
   SM:
     Type: AWS::StepFunctions::StateMachine
     Properties:
       RoleArn: arn:aws:iam::123456789012:role/r
       DefinitionString: !Sub '{"StartAt":"A","States":{"A":{"Type":"Pass","Result":"${Secret}","End":true}}}'
-`, "Ref Secret: stepd cannot tell what CloudFormation gives for a AWS::SecretsManager::Secret; give the value with --parameter Secret=VALUE"},
+`, "Ref Secret: stepd cannot tell what CloudFormation gives for a AWS::CloudFront::Distribution; give the value with --parameter Secret=VALUE"},
 		{"unknown property", `
 Resources:
   SM:

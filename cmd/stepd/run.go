@@ -163,9 +163,10 @@ func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if f.realTime {
 		l.Clock = engine.RealClock{}
 	}
-	if d.sm != nil {
+	if d.sm != nil && f.mockConfig == "" {
 		// The template's state machines, this one included, answer
-		// states:startExecution as stepd serve's do.
+		// states:startExecution as stepd serve's do (with a mock
+		// configuration, its test case answers every Task).
 		all, err := defs.loadAll(defPath, f.region, f.account)
 		if err != nil {
 			fmt.Fprintf(stderr, "stepd run: %v\n", err)
