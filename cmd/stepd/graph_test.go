@@ -33,7 +33,7 @@ func TestGraphCommand(t *testing.T) {
 		{[]string{"graph", def, "--format", "png"}, `--format must be mermaid or svg, not "png"`},
 		{[]string{"graph", bad}, "bad.json:2:13: invalid JSON"},
 		{[]string{"graph", writeFile(t, "arr.json", `[1]`)}, "a definition is a JSON object with States"},
-		{[]string{"graph"}, "usage: stepd graph"},
+		{[]string{"graph"}, "stepd graph: missing DEFINITION\nrun 'stepd graph -h' for help\n"},
 	} {
 		code, _, stderr := runMain(t, "", tt.args...)
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
