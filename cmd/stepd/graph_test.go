@@ -49,7 +49,7 @@ func TestGraphCommand(t *testing.T) {
 		{[]string{"graph", def, "--format", "png"}, `--format must be mermaid or svg, not "png"`},
 		{[]string{"graph", bad}, "bad.json:2:13: invalid JSON"},
 		{[]string{"graph", writeFile(t, "arr.json", `[1]`)}, "a definition is a JSON object with States"},
-		{[]string{"graph"}, "stepd graph: missing DEFINITION"},
+		{[]string{"graph"}, "stepd graph: missing DEFINITION\nrun 'stepd graph -h' for help\n"},
 		{[]string{"graph", sample}, "the template has 2 state machines (OrderWorkflow, ShippingWorkflow): choose one with --state-machine"},
 		{[]string{"graph", sample, "--state-machine", "OrderWorkflow", "--parameter", "Nope=1"}, "--parameter Nope"},
 	} {

@@ -378,6 +378,13 @@ func TestServeLogs(t *testing.T) {
 	if strings.Contains(logs.String(), "api request") {
 		t.Errorf("an API request logged at the info level:\n%s", logs)
 	}
+	// With --log-format json, an error that stops the start is JSON too.
+	var stderr strings.Builder
+	code := Main(ctx, []string{"serve", "--data", "", "--addr", "127.0.0.1:0", "--log-format", "json", "--lease", "1s", "--store", "postgres://x@127.0.0.1/x"}, strings.NewReader(""), io.Discard, &stderr)
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(stderr.String()), &rec); code != exitUsage || err != nil || rec["level"] != "ERROR" || rec["error"] != "--lease 1s: want at least 2s" || rec["help"] != "run 'stepd serve -h' for help" {
+		t.Errorf("a start-up error with --log-format json: exit %d, %q", code, stderr.String())
+	}
 	for _, bad := range [][]string{{"--log-format", "xml"}, {"--log-level", "loud"}} {
 		var stderr strings.Builder
 		if code := Main(ctx, append([]string{"serve", "--data", "", "--addr", "127.0.0.1:0"}, bad...), strings.NewReader(""), io.Discard, &stderr); code != exitUsage ||
