@@ -35,6 +35,9 @@ type Options struct {
 	// Children are the histories of the child executions of the
 	// execution's Distributed Map states, when they are available.
 	Children []*History
+	// MissingChildren says which child executions' histories could not
+	// be had, and why (an Express child keeps none): one line each.
+	MissingChildren []string
 }
 
 // Result is a generated case.
@@ -280,12 +283,15 @@ func noteHistory(h *History, o Options, end *terminal, n *notes) {
 		switch e.Type {
 		case "MapRunStarted":
 			maps++
-			if len(o.Children) == 0 {
+			if len(o.Children) == 0 && len(o.MissingChildren) == 0 {
 				n.add("a Distributed Map ran a Map Run (%s): its child executions' histories were not given, so the Task states of its ItemProcessor have no recorded responses (give them with --child, or fetch them with --endpoint)", e)
 			}
 		case "ExecutionRedriven":
 			n.add("the execution was redriven (%s): the case runs it once, from the start, with the responses of every run in order", e)
 		}
+	}
+	for _, m := range o.MissingChildren {
+		n.add("a Distributed Map's child history is missing, so its Task states' answers are not in the case: %s", m)
 	}
 	if end.status == "ABORTED" {
 		n.add("the execution was stopped (%s): a case cannot stop its execution, so the replay runs on past that point and the expected ABORTED status cannot be reproduced", end.event)

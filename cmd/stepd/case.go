@@ -150,7 +150,7 @@ func caseCommand(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		o.Children = append(o.Children, ch)
 	}
 	if len(children) == 0 && api != nil && *execArn != "" && mapRuns(h) {
-		if o.Children, err = api.children(ctx, *execArn); err != nil {
+		if o.Children, o.MissingChildren, err = api.children(ctx, *execArn); err != nil {
 			return fail("fetching the Distributed Map's child executions: %v", err)
 		}
 	}

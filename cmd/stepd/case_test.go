@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,6 +130,34 @@ func TestCaseFromDistributedMap(t *testing.T) {
 	}
 	if notes := value.String(at(readCase(t, out), "notes")); !strings.Contains(notes, "child executions' histories were not given") {
 		t.Errorf("the case's notes do not say the children are missing: %s", notes)
+	}
+	// The children's histories given as files.
+	runs, err := api.list(ctx, "us-east-1", "ListMapRuns", "mapRuns", "mapRunArn", value.ObjectOf("executionArn", *x.ExecutionArn))
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("map runs %v: %v", runs, err)
+	}
+	kids, err := api.list(ctx, "us-east-1", "ListExecutions", "executions", "executionArn", value.ObjectOf("mapRunArn", runs[0]))
+	if err != nil || len(kids) != 3 {
+		t.Fatalf("children %v: %v", kids, err)
+	}
+	args := []string{"case", "from-history", hist, "--definition", defFile, "--execution-arn", *x.ExecutionArn, "-o", out}
+	for i, k := range kids {
+		page, err := api.call(ctx, "us-east-1", "GetExecutionHistory", value.ObjectOf("executionArn", k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(dir, fmt.Sprintf("child%d.json", i))
+		if err := os.WriteFile(f, []byte(value.String(page)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--child", f)
+	}
+	code, stdout, stderr = runMain(t, "", args...)
+	if code != 0 || !strings.Contains(stderr, "the case reproduces the recorded outcome on stepd") {
+		t.Fatalf("with --child: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr = runMain(t, "", "test", out); code != 0 {
+		t.Fatalf("with --child: stepd test: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
 

@@ -147,28 +147,31 @@ func (c *sfnClient) definition(ctx context.Context, execArn string) (string, err
 }
 
 // children fetches the histories of the child executions of every Map
-// Run of the execution (ListMapRuns, ListExecutions by Map Run).
-func (c *sfnClient) children(ctx context.Context, execArn string) ([]*histcase.History, error) {
+// Run of the execution (ListMapRuns, ListExecutions by Map Run). A child
+// whose history cannot be had (an Express child keeps none) is listed in
+// missing with the reason.
+func (c *sfnClient) children(ctx context.Context, execArn string) (out []*histcase.History, missing []string, err error) {
 	region := regionOf(execArn)
 	runs, err := c.list(ctx, region, "ListMapRuns", "mapRuns", "mapRunArn", value.ObjectOf("executionArn", execArn))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []*histcase.History
 	for _, run := range runs {
 		execs, err := c.list(ctx, region, "ListExecutions", "executions", "executionArn", value.ObjectOf("mapRunArn", run))
 		if err != nil {
-			return nil, err
+			missing = append(missing, fmt.Sprintf("the child executions of Map Run %s: %v", run, err))
+			continue
 		}
 		for _, x := range execs {
 			h, err := c.history(ctx, x)
 			if err != nil {
-				return nil, fmt.Errorf("child execution %s: %w", x, err)
+				missing = append(missing, fmt.Sprintf("child execution %s: %v", x, err))
+				continue
 			}
 			out = append(out, h)
 		}
 	}
-	return out, nil
+	return out, missing, nil
 }
 
 // list pages through a List operation and returns member key of each item
