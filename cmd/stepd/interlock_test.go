@@ -130,7 +130,7 @@ func TestInterlockExample(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_SCHEDULER", strings.TrimSuffix(url, "/"))
 	c := restartingClient(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/"))
 	ctx := context.Background()
-	smArn := "arn:aws:states:us-east-1:123456789012:stateMachine:statemachine.asl"
+	smArn := "arn:aws:states:us-east-1:123456789012:stateMachine:statemachine"
 	input, err := os.ReadFile(filepath.Join(ex, "input.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -441,7 +441,7 @@ func TestServeRetention(t *testing.T) {
 				t.Fatalf("execution %s still there after its retention: %v", arn, err)
 			}
 		}
-		if _, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)}); apiErrorCode(err) != "ExecutionDoesNotExist" {
+		if _, err := c.GetExecutionHistory(ctx, &sfn.GetExecutionHistoryInput{ExecutionArn: aws.String(arn)}, expressDetails); apiErrorCode(err) != "ExecutionDoesNotExist" {
 			t.Errorf("the history of %s after its retention: %v", arn, err)
 		}
 	}
