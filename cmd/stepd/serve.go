@@ -121,7 +121,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	log.Info("memory", "collector", gc)
 	cfg := server.Config{Addr: *addr, Data: *data, StoreURL: *storeURL, Lease: *lease, Region: *region, Account: *account,
-		Version: versionString(), Log: log, Stdout: stdout, ConfigFile: *config, TimeScale: *timeScale, Console: *ui}
+		Version: versionString(), Log: log, Stdout: stdout, ConfigFile: *config, TimeScale: *timeScale, Console: *ui,
+		Extensions: map[string]func(context.Context, []byte) (any, error){caseFromHistoryOp: caseFromHistory}}
 	if cfg.Budget, err = budget.budget(fs); err != nil {
 		fmt.Fprintf(stderr, "stepd serve: %v\n", err)
 		return exitUsage

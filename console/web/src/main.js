@@ -5,7 +5,7 @@
 //   #/maprun/<arn>     a Distributed Map's Map Run: counts, limits, child executions
 // It talks to the Step Functions API at POST / like any other client.
 import "./style.css";
-import { call, credentials, setAuthHandler, setCredentials } from "./api.js";
+import { call, callStepd, credentials, setAuthHandler, setCredentials } from "./api.js";
 import { build, walk } from "./model.js";
 import { GraphView } from "./graph.js";
 import { analyze, statusMap } from "./status.js";
@@ -451,7 +451,8 @@ async function executionPage(arn, gen) {
     if (result.children.length) links.push(`<dt>Child executions</dt><dd>${result.children.map((c) => `<a href="#/ex/${encodeURIComponent(c)}" class="child-link">${esc(lastPart(c))}</a>`).join(", ")}</dd>`);
     app.querySelector("#ex-meta").innerHTML = `<dt>ARN</dt><dd><code>${esc(ex.executionArn)}</code></dd><dt>Started</dt><dd>${fmtTime(ex.startDate)}</dd>` +
       (ex.stopDate ? `<dt>Stopped</dt><dd>${fmtTime(ex.stopDate)} (${fmtDur(ex.stopDate - ex.startDate)})</dd>` : "") +
-      (ex.error ? `<dt>Error</dt><dd><code>${esc(ex.error)}</code></dd>` : "") + links.join("");
+      (ex.error ? `<dt>Error</dt><dd><code>${esc(ex.error)}</code></dd>` : "") + links.join("") +
+      (ex.status !== "RUNNING" ? `<dt>Test case</dt><dd><button type="button" id="case-dl">Download as test case</button></dd>` : "");
     io.innerHTML = pre("Input", ex.input) + pre("Output", ex.output) + pre("Cause", ex.cause);
     app.querySelector("#ex-status").innerHTML = badge(ex.status);
     app.querySelector("#stop").hidden = ex.status !== "RUNNING";
@@ -529,6 +530,25 @@ async function executionPage(arn, gen) {
       focusRow(+tr.dataset.i + (ev.key === "ArrowDown" ? 1 : -1));
     }
   });
+  // "Download as test case": the history and definition read here, turned
+  // into a stepd test case by stepd serve (Stepd.CaseFromHistory), which
+  // says what it could not replay exactly.
+  app.querySelector("#ex-meta").addEventListener("click", async (ev) => {
+    if (ev.target.id !== "case-dl") return;
+    try {
+      const r = await callStepd("CaseFromHistory", { history: { events: await history(arn) }, definition: smx.definition, executionArn: arn });
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([JSON.stringify(r.case, null, 2) + "\n"], { type: "application/json" }));
+      a.download = ex.name + ".case.json";
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 0);
+      panel.innerHTML = `<h2>Test case</h2><p>${esc(ex.name)}.case.json: ${r.reproduced ? "it reproduces the recorded outcome on stepd." : "it does <strong>not</strong> reproduce the recorded outcome on stepd."} Run it with <code>stepd test ${esc(ex.name)}.case.json</code>.</p>` +
+        ((r.notes || []).length ? `<ul class="notes">${r.notes.map((n) => `<li>${esc(n)}</li>`).join("")}</ul>` : "");
+    } catch (e) {
+      panel.innerHTML = errorBox(e);
+    }
+  });
+
   app.querySelector("#stop").addEventListener("click", async () => {
     try {
       await call("StopExecution", { executionArn: arn, error: "Console.Stopped", cause: "stopped from the stepd console" });
