@@ -70,6 +70,12 @@ type Handler struct {
 	// ("unknown" when it names none), its outcome ("OK" or the AWS error
 	// code answered) and how long it took (package metrics counts them).
 	Observe func(op, code string, took time.Duration)
+
+	// Extensions are stepd's own operations, served like the API's (the
+	// same signature or host checks, body limit and JSON answers), keyed
+	// by their whole X-Amz-Target ("Stepd.CaseFromHistory"). The assembly
+	// adds them: what they do may lie above this package.
+	Extensions map[string]func(ctx context.Context, body []byte) (any, error)
 }
 
 // New returns a handler for svc.
@@ -181,6 +187,9 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (op, code string
 	target := r.Header.Get("X-Amz-Target")
 	name, ok := strings.CutPrefix(target, "AWSStepFunctions.")
 	fn := h.ops[name]
+	if ext := h.Extensions[target]; !ok && ext != nil && strings.HasPrefix(target, "Stepd.") {
+		name, fn, ok = target, ext, true
+	}
 	if !ok || fn == nil {
 		return op, writeError(w, &apiError{status: 400, code: "UnknownOperationException", message: fmt.Sprintf("unknown operation %q", target)})
 	}

@@ -169,3 +169,24 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestChainSkips: an outcome whose previousEventId skips an event of its
+// invocation (the TaskScheduled rather than the TaskStarted) still ends
+// that invocation.
+func TestChainSkips(t *testing.T) {
+	text := strings.Replace(string(readFile(t, "retry.history.json")), `"type":"TaskSucceeded","id":8,"previousEventId":7`, `"type":"TaskSucceeded","id":8,"previousEventId":6`, 1)
+	if !strings.Contains(text, `"previousEventId":6,"taskSucceeded`) {
+		t.Fatal("the edit did not apply")
+	}
+	h, err := Read([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(context.Background(), h, Options{DefinitionText: string(readFile(t, "retry.asl.json"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Reproduced || strings.Contains(strings.Join(res.Notes, "\n"), "had not answered") {
+		t.Errorf("reproduced %v, notes:\n%s", res.Reproduced, strings.Join(res.Notes, "\n"))
+	}
+}

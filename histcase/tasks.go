@@ -98,7 +98,7 @@ func invocations(h *History, child string) ([]*invocation, error) {
 		}
 	}
 	var out []*invocation
-	open := map[int64]*invocation{} // the latest event of each open invocation → it
+	open := map[int64]*invocation{} // the id of each event of an invocation → it
 	lastEntered := ""
 	type orphan struct {
 		e    *Event
@@ -146,8 +146,7 @@ func invocations(h *History, child string) ([]*invocation, error) {
 			out = append(out, iv)
 		default:
 			if e.HasID {
-				iv = open[e.Prev]
-				delete(open, e.Prev)
+				iv = openBefore(e, open, byID)
 			}
 			if iv == nil && !e.HasID {
 				// No chain to follow (a recording that lost the ids
@@ -164,7 +163,7 @@ func invocations(h *History, child string) ([]*invocation, error) {
 		if err := iv.apply(h, e, step); err != nil {
 			return nil, err
 		}
-		if iv.end == nil && e.HasID {
+		if e.HasID {
 			open[e.ID] = iv
 		}
 	}
@@ -182,6 +181,28 @@ func invocations(h *History, child string) ([]*invocation, error) {
 		}
 	}
 	return out, nil
+}
+
+// openBefore finds the invocation an event continues: the one of the
+// event its previousEventId names, or, should that be an event of no
+// invocation, of the nearest one before it on the chain; nil when that
+// invocation has ended.
+func openBefore(e *Event, open map[int64]*invocation, byID map[int64]*Event) *invocation {
+	prev := e.Prev
+	for steps := 0; steps < 1000; steps++ {
+		if iv, ok := open[prev]; ok {
+			if iv.end != nil {
+				return nil
+			}
+			return iv
+		}
+		p := byID[prev]
+		if p == nil || p.Prev >= p.ID {
+			return nil
+		}
+		prev = p.Prev
+	}
+	return nil
 }
 
 // apply records what the event e (step: Succeeded, Failed ...) says of

@@ -57,6 +57,10 @@ type Config struct {
 	Region, Account string
 	// Version is the version the start's log line shows.
 	Version string
+	// Extensions are stepd's own API operations (api.Handler.Extensions),
+	// which cmd/stepd supplies: "Stepd.CaseFromHistory", the console's
+	// "Download as test case", is made by a package above this one.
+	Extensions map[string]func(ctx context.Context, body []byte) (any, error)
 	// Log receives the server's log; nil discards it.
 	Log *slog.Logger
 	// Stdout receives the lines that say where the server listens, and the
@@ -238,6 +242,7 @@ func Start(ctx context.Context, c Config) (_ *Server, err error) {
 	}
 	go h.ReleaseWhenIdle(ctx, idleRelease)
 	h.AllowHosts = append(h.AllowHosts, c.AllowHosts...)
+	h.Extensions = c.Extensions
 	auth := "none: requests are not authenticated, and requests must be addressed to localhost or an IP address (see --allow-host)"
 	if len(c.AccessKeys) > 0 {
 		h.Auth = &api.Auth{Keys: maps.Clone(c.AccessKeys), Region: c.Region}

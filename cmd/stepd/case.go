@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/stepd/stepd/arn"
 	"github.com/stepd/stepd/definition"
+	"github.com/stepd/stepd/fault"
 	"github.com/stepd/stepd/histcase"
 	"github.com/stepd/stepd/value"
 )
@@ -202,4 +206,57 @@ func mapRuns(h *histcase.History) bool {
 		}
 	}
 	return false
+}
+
+// caseFromHistoryOp is stepd serve's own API operation behind the
+// console's "Download as test case": the console sends what it read
+// through the API (the history's events, the definition and the
+// execution's ARN) and gets the case back, so the operation reads nothing
+// the caller could not read, and is checked like every API request.
+const caseFromHistoryOp = "Stepd.CaseFromHistory"
+
+// caseFromHistory answers Stepd.CaseFromHistory: {"history": {"events":
+// [...]}, "definition": "...", "executionArn": "..."} → {"case": {...},
+// "notes": [...], "reproduced": bool}.
+func caseFromHistory(ctx context.Context, body []byte) (any, error) {
+	v, err := value.Parse(body)
+	in, _ := v.(*value.Object)
+	if err != nil || in == nil {
+		return nil, fmt.Errorf("%w: the request must be a JSON object with history, definition and executionArn", fault.ErrValidation)
+	}
+	hv, ok := in.Get("history")
+	if !ok {
+		return nil, fmt.Errorf("%w: history is required: GetExecutionHistory's output ({\"events\": [...]}, with its data)", fault.ErrValidation)
+	}
+	h, err := histcase.Read([]byte(value.String(hv)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: history: %v", fault.ErrValidation, err)
+	}
+	dv, _ := in.Get("definition")
+	text, ok := dv.(string)
+	if !ok || text == "" {
+		return nil, fmt.Errorf("%w: definition is required: the definition's text, as DescribeStateMachineForExecution gives it", fault.ErrValidation)
+	}
+	o := histcase.Options{DefinitionText: text}
+	if d, err := value.ParseString(text); err == nil {
+		o.Definition, o.DefinitionText = d, ""
+	}
+	if av, ok := in.Get("executionArn"); ok {
+		if o.ExecutionArn, ok = av.(string); !ok {
+			return nil, fmt.Errorf("%w: executionArn must be a string", fault.ErrValidation)
+		}
+	}
+	if a, err := arn.Parse(o.ExecutionArn); err == nil {
+		o.Name = a.Resource[strings.LastIndexByte(a.Resource, ':')+1:]
+	}
+	res, err := histcase.Build(ctx, h, o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", fault.ErrValidation, err)
+	}
+	notes := make([]any, len(res.Notes))
+	for i, n := range res.Notes {
+		notes[i] = n
+	}
+	out := value.ObjectOf("case", res.Case, "notes", notes, "reproduced", res.Reproduced)
+	return json.RawMessage(value.String(out)), nil
 }

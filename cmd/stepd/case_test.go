@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -161,6 +163,31 @@ func TestCaseFromDistributedMap(t *testing.T) {
 	}
 }
 
+// stepdOp calls Stepd.CaseFromHistory, stepd serve's own operation.
+func stepdOp(t *testing.T, url string, in *value.Object) (int, any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(value.String(in)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	req.Header.Set("X-Amz-Target", "Stepd.CaseFromHistory")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := value.Parse(data)
+	if err != nil {
+		t.Fatalf("%d: %s", resp.StatusCode, data)
+	}
+	return resp.StatusCode, v
+}
+
 // copyDefinition copies the example's orders definition into dir.
 func copyDefinition(t *testing.T, dir string) string {
 	t.Helper()
@@ -258,6 +285,29 @@ func TestCaseFromServe(t *testing.T) {
 	code, stdout, stderr = runMain(t, "", "test", out)
 	if code != 0 || !strings.HasSuffix(stdout, "1 passed, 0 failed\n") {
 		t.Fatalf("the fixed case: exit %d\n%s%s", code, stdout, stderr)
+	}
+
+	// The console's operation: the history and definition it read, in;
+	// the case, out.
+	api, err := newSFNClient(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := api.call(context.Background(), "us-east-1", "GetExecutionHistory", value.ObjectOf("executionArn", orderExec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(filepath.Join(replayDir, "orders.asl.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, answer := stepdOp(t, url, value.ObjectOf("history", page, "definition", string(orig), "executionArn", orderExec))
+	if status != 200 || at(answer, "reproduced") != true || at(answer, "case", "expected", "status") != "FAILED" || at(answer, "case", "name") != "order-42" {
+		t.Errorf("Stepd.CaseFromHistory: %d %s", status, value.String(answer))
+	}
+	status, answer = stepdOp(t, url, value.ObjectOf("history", value.ObjectOf("events", []any{}), "definition", string(orig)))
+	if status != 400 || at(answer, "__type") != "ValidationException" || !strings.Contains(value.String(at(answer, "message")), "has no events") {
+		t.Errorf("Stepd.CaseFromHistory without events: %d %s", status, value.String(answer))
 	}
 
 	// Without --definition, the definition is fetched and embedded.

@@ -145,7 +145,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	log.Info("memory", "collector", gc)
 	cfg := server.Config{Addr: *addr, Data: *data, StoreURL: *storeURL, Lease: *lease, Region: *region, Account: *account,
 		Version: versionString(), Log: log, Stdout: stdout, ConfigFile: *config, TimeScale: *timeScale, Console: *ui,
-		StdoutJSON: logOpts.json()}
+		StdoutJSON: logOpts.json(), Extensions: map[string]func(context.Context, []byte) (any, error){caseFromHistoryOp: caseFromHistory}}
 	if cfg.Budget, err = budget.budget(fs); err != nil {
 		return fatal(exitUsage, err)
 	}

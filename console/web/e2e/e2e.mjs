@@ -326,6 +326,16 @@ try {
   const stoppedEvents = (await api("GetExecutionHistory", { executionArn: run.executionArn })).events.length;
   check(await page.waitForFunction((n) => document.querySelectorAll("#events tbody tr").length === n, stoppedEvents, { timeout: 10000 }).then(() => true, () => false),
     "the live table holds every event of the stopped execution");
+  // A finished execution downloads as a stepd test case (Stepd.CaseFromHistory).
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#case-dl")]);
+  const stream = await dl.createReadStream();
+  const chunks = [];
+  for await (const c of stream) chunks.push(c);
+  const kase = JSON.parse(Buffer.concat(chunks).toString());
+  check(dl.suggestedFilename() === "held.case.json" && kase.expected.status === "ABORTED" && kase.run.executionName === "held",
+    "a finished execution downloads as a test case");
+  await page.waitForFunction(() => document.querySelector("#panel")?.textContent.includes("stepd test held.case.json"), null, { timeout: 10000 });
+  check(true, "the panel says how to run the downloaded case, and what it could not replay");
 
   // An execution that moves on while its page is open: it waits for an
   // activity worker, which the test plays once the page shows it running;

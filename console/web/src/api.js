@@ -82,10 +82,19 @@ const AUTH_CODES = new Set(["MissingAuthenticationTokenException", "Unrecognized
 
 // call invokes an operation and returns its decoded response.
 export async function call(op, input = {}, retried = false) {
+  return send("AWSStepFunctions." + op, input, retried);
+}
+
+// callStepd invokes one of stepd serve's own operations ("CaseFromHistory").
+export async function callStepd(op, input = {}) {
+  return send("Stepd." + op, input, false);
+}
+
+async function send(target, input, retried) {
   const body = JSON.stringify(input);
   let headers = {
     "content-type": "application/x-amz-json-1.0",
-    "x-amz-target": "AWSStepFunctions." + op,
+    "x-amz-target": target,
     // stepd's extension: describe Express executions too (AWS refuses).
     "x-stepd-express-details": "1",
   };
@@ -104,7 +113,7 @@ export async function call(op, input = {}, retried = false) {
     const err = new APIError(code, data.message || data.Message, res.status);
     if (AUTH_CODES.has(code) && onAuthNeeded && !retried) {
       await onAuthNeeded(err);
-      return call(op, input, true);
+      return send(target, input, true);
     }
     throw err;
   }

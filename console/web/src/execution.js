@@ -3,7 +3,7 @@
 // on the state it ended in, with its error and cause), an iteration picker
 // for Map states, the selected state's input and output, and the event
 // table, updated every second while the execution runs.
-import { call } from "./api.js";
+import { call, callStepd } from "./api.js";
 import { build, walk } from "./model.js";
 import { GraphView } from "./graph.js";
 import { analyze, failure, statusMap } from "./status.js";
@@ -61,6 +61,21 @@ const ACTIONS = [
     run: (ex) => call("StopExecution", { executionArn: ex.executionArn, error: "Console.Stopped", cause: "stopped from the stepd console" }) },
   { id: "redrive", label: "Redrive", visible: (ex) => ex.redriveStatus === "REDRIVABLE", reload: true,
     run: (ex) => call("RedriveExecution", { executionArn: ex.executionArn }) },
+  // The history and definition the page read, turned into a stepd test
+  // case by stepd serve (Stepd.CaseFromHistory), which says whether it
+  // reproduces the recorded outcome and what it could not replay exactly.
+  { id: "case-dl", label: "Download as test case", visible: (ex) => ex.status !== "RUNNING", refresh: false,
+    run: async (ex, page) => {
+      const r = await callStepd("CaseFromHistory", { history: { events: page.events() }, definition: page.definition, executionArn: ex.executionArn });
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(new Blob([JSON.stringify(r.case, null, 2) + "\n"], { type: "application/json" }));
+      a.download = ex.name + ".case.json";
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 0);
+      return r;
+    },
+    show: (r, ex) => `<h2>Test case</h2><p>${esc(ex.name)}.case.json: ${r.reproduced ? "it reproduces the recorded outcome on stepd." : "it does <strong>not</strong> reproduce the recorded outcome on stepd."} Run it with <code>stepd test ${esc(ex.name)}.case.json</code>.</p>` +
+      ((r.notes || []).length ? `<ul class="notes">${r.notes.map((n) => `<li>${esc(n)}</li>`).join("")}</ul>` : "") },
 ];
 
 // executionPage renders execution arn into app. nav.live() is false once
@@ -291,7 +306,8 @@ export async function executionPage(app, arn, nav) {
       const b = ev.currentTarget;
       b.disabled = true;
       try {
-        await a.run(ex, { events: () => events, definition: smx.definition });
+        const out = await a.run(ex, { events: () => events, definition: smx.definition });
+        if (a.show) panel.innerHTML = a.show(out, ex);
         if (a.reload) nav.reload(); // runs again: live updates while it runs
         else if (a.refresh !== false) await refresh();
       } catch (e) {
