@@ -67,12 +67,12 @@ Run "stepd COMMAND -h" for the flags of a command.
 `
 
 // commands are stepd's commands, for did-you-mean and help.
-var commands = []string{"run", "test", "validate", "graph", "serve", "health", "test-state", "bench", "version", "help"}
+var commands = []string{"run", "test", "case", "validate", "graph", "serve", "health", "test-state", "lsp", "bench", "version", "help"}
 
 // Main runs the command line and returns the exit code.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprintf(stderr, "stepd: missing COMMAND, one of %s\nrun 'stepd help' for the commands\n", strings.Join(commands, ", "))
 		return exitUsage
 	}
 	switch args[0] {

@@ -58,7 +58,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"runn"}, `stepd: unknown command "runn" (did you mean "run"?)`, ""},
 		{[]string{"frobnicate"}, `stepd: unknown command "frobnicate"`, ""},
 		{[]string{"--input", "{}"}, "stepd: a command comes first, not the flag --input", ""},
-		{[]string{"help", "nope"}, `stepd help: want one command of run, test, validate, graph, serve, health, test-state, bench, version, got "nope"`, ""},
+		{[]string{"help", "nope"}, `stepd help: want one command of run, test, case, validate, graph, serve, health, test-state, lsp, bench, version, got "nope"`, ""},
+		{[]string{}, `stepd: missing COMMAND, one of run, test, case, validate, graph, serve, health, test-state, lsp, bench, version, help`, ""},
+		{[]string{"lps"}, `stepd: unknown command "lps" (did you mean "lsp"?)`, ""},
 	} {
 		code, stdout, stderr := runMain(t, "", tt.args...)
 		help := "run 'stepd help' for the commands"
