@@ -716,7 +716,7 @@ func (o *op) fire(in Input) {
 	case opTask:
 		th.taskDone(in.Result)
 	case opRead:
-		th.readDone(in.Result)
+		th.run.read.answer(th, in.Result)
 	case opWrite:
 		th.writeDone(in.Result)
 	case opDelayedResult:

@@ -75,20 +75,20 @@ func (th *thread) startRead(in any) {
 	case !isObj:
 		c.failMap(&Failure{Error: ErrItemReaderFailed, Cause: "The ItemReader's parameters must be an object, not " + value.String(params)}, th.last)
 	default:
-		th.readCall(th.cur.Reader.Action, po)
+		th.run.read.call(th, th.cur.Reader.Action, po)
 	}
 }
 
-// readCall invokes an S3 action of the ItemReader with params.
-func (th *thread) readCall(action string, params *value.Object) {
-	th.run.read.action = action
-	th.run.read.op = th.s3Call(opRead, action, params, nil)
+// call invokes an S3 action of the ItemReader with params.
+func (r *readRun) call(th *thread, action string, params *value.Object) {
+	r.action = action
+	r.op = s3Call(th, opRead, action, params, nil)
 }
 
 // s3Call invokes an S3 action (an ItemReader's read, a ResultWriter's put)
-// for the thread's Map state, as an op of kind; raw, when not nil, is a
+// for thread th's Map state, as an op of kind; raw, when not nil, is a
 // put's body as it is.
-func (th *thread) s3Call(kind opKind, action string, params *value.Object, raw []byte) *op {
+func s3Call(th *thread, kind opKind, action string, params *value.Object, raw []byte) *op {
 	x := th.x
 	o := x.newOp(th, kind)
 	o.request = task.Request{
@@ -106,47 +106,46 @@ func (th *thread) s3Call(kind opKind, action string, params *value.Object, raw [
 	return o
 }
 
-// readFail fails the Map Run with States.ItemReaderFailed and cause.
-func (th *thread) readFail(cause string) {
-	th.run.read.c.failMap(&Failure{Error: ErrItemReaderFailed, Cause: cause}, th.last)
+// fail fails the Map Run with States.ItemReaderFailed and cause.
+func (r *readRun) fail(th *thread, cause string) {
+	r.c.failMap(&Failure{Error: ErrItemReaderFailed, Cause: cause}, th.last)
 }
 
-// readDone takes the answer of an ItemReader's S3 call: a page of a
-// listing (asking for the next page while there is one), a manifest (then
-// the files it lists), or an object's items.
-func (th *thread) readDone(res task.Result) {
-	r := th.run.read
+// answer takes the answer of an ItemReader's S3 call to thread th: a page
+// of a listing (asking for the next page while there is one), a manifest
+// (then the files it lists), or an object's items.
+func (r *readRun) answer(th *thread, res task.Result) {
 	r.op = nil
 	if res.Failed() {
-		th.readFail(fmt.Sprintf("%s: %s", res.Error, res.Cause))
+		r.fail(th, fmt.Sprintf("%s: %s", res.Error, res.Cause))
 		return
 	}
 	out, _ := res.Output.(*value.Object)
 	if out == nil {
-		th.readFail("s3 answered " + value.String(res.Output) + ", not an object")
+		r.fail(th, "s3 answered " + value.String(res.Output) + ", not an object")
 		return
 	}
 	if r.action == "listObjectsV2" {
-		if th.listed(out) {
+		if r.listed(th, out) {
 			return
 		}
 	} else {
 		data, err := bodyBytes(out)
 		if err != nil {
-			th.readFail(err.Error())
+			r.fail(th, err.Error())
 			return
 		}
 		if r.format.manifest != "" && r.files == nil {
 			files, err := parseManifest(&r.format, data)
 			if err != nil {
-				th.readFail(err.Error())
+				r.fail(th, err.Error())
 				return
 			}
 			r.files = files
 		} else {
 			items, err := parseItems(r.format, data)
 			if err != nil {
-				th.readFail(err.Error())
+				r.fail(th, err.Error())
 				return
 			}
 			r.items = append(r.items, items...)
@@ -158,17 +157,16 @@ func (th *thread) readDone(res task.Result) {
 		if r.files == nil {
 			r.files = []s3Object{}
 		}
-		th.readCall("getObject", value.ObjectOf("Bucket", next.bucket, "Key", next.key))
+		r.call(th, "getObject", value.ObjectOf("Bucket", next.bucket, "Key", next.key))
 		return
 	}
-	th.readEnd()
+	r.end(th)
 }
 
 // listed takes a page of a listObjectsV2 answer: asks for the next page
 // (true) while there is one and items are wanted, or queues the listed
 // objects to read (LOAD_AND_FLATTEN).
-func (th *thread) listed(out *value.Object) bool {
-	r := th.run.read
+func (r *readRun) listed(th *thread, out *value.Object) bool {
 	contents, _ := out.Get("Contents")
 	list, _ := contents.([]any)
 	bucket, _ := r.params.Get("Bucket")
@@ -197,15 +195,14 @@ func (th *thread) listed(out *value.Object) bool {
 			}
 		}
 		p.Set("ContinuationToken", tok)
-		th.readCall("listObjectsV2", p)
+		r.call(th, "listObjectsV2", p)
 		return true
 	}
 	return false
 }
 
-// readEnd starts the Map Run's iterations over the items read.
-func (th *thread) readEnd() {
-	r := th.run.read
+// end starts the Map Run's iterations (thread th's) over the items read.
+func (r *readRun) end(th *thread) {
 	if r.maxItems > 0 && len(r.items) > r.maxItems {
 		r.items = r.items[:r.maxItems]
 	}

@@ -166,7 +166,7 @@ func (th *thread) writeNext() {
 	w := th.run.write
 	params, raw := w.files[0], w.raw[0]
 	w.files, w.raw = w.files[1:], w.raw[1:]
-	w.op = th.s3Call(opWrite, "putObject", params, raw)
+	w.op = s3Call(th, opWrite, "putObject", params, raw)
 }
 
 // writeDone takes the answer of a putObject: the next file, or, once the
