@@ -4,6 +4,10 @@
 // itself with the interpreter (interp.RegisterItemDecoder); it is the only
 // importer of github.com/parquet-go/parquet-go (see
 // docs/integrations.md, Distributed Map over Amazon S3, for why that library).
+//
+// It imports interp (to register) and value only; interp must not import
+// it (the engine does), so that the interpreter links no file-format
+// library.
 package parquetrows
 
 import (

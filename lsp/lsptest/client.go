@@ -2,6 +2,9 @@
 // frames JSON-RPC messages on a server's stdin and stdout, matches
 // answers to requests and keeps the diagnostics the server publishes;
 // and Matrix, the checks every way of running stepd lsp passes.
+//
+// It imports no stepd package but lsp (its protocol types), and only
+// tests import it.
 package lsptest
 
 import (
