@@ -122,7 +122,7 @@ func (r *readRun) answer(th *thread, res task.Result) {
 	}
 	out, _ := res.Output.(*value.Object)
 	if out == nil {
-		r.fail(th, "s3 answered " + value.String(res.Output) + ", not an object")
+		r.fail(th, "s3 answered "+value.String(res.Output)+", not an object")
 		return
 	}
 	if r.action == "listObjectsV2" {
