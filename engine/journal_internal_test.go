@@ -67,14 +67,14 @@ func TestEncodedRecordsDecodeFast(t *testing.T) {
 	// With the meter's clock readings and interrupted evaluations.
 	b := encodeRecord(nil, &interp.Input{Kind: interp.TimerFired, ID: 2}, nil,
 		[]clockReading{{Call: 1, Offset: 3 * time.Millisecond}},
-		[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "E", Cause: "c \"q\""}}, {Eval: 2, Interrupt: interp.Interrupt{Cause: "budget"}}})
+		[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "E", Cause: "c \"q\""}}, {Eval: 2, Interrupt: interp.Interrupt{Cause: "budget"}}}, []int{0, 3})
 	f, ok := fastFields(b)
 	if !ok {
 		t.Fatalf("%s does not take the fast path", b)
 	}
 	got, err := f.record()
 	want, werr := slowFields(b)
-	if err != nil || werr != nil || !sameRecord(got, want) || len(got.Clock) != 1 || len(got.Interrupts) != 2 {
+	if err != nil || werr != nil || !sameRecord(got, want) || len(got.Clock) != 1 || len(got.Interrupts) != 2 || !reflect.DeepEqual(got.NoActivity, []int{0, 3}) {
 		t.Errorf("%s: fast %+v %v, slow %+v %v", b, got, err, want, werr)
 	}
 }

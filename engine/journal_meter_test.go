@@ -26,7 +26,7 @@ func TestJournalMeterGolden(t *testing.T) {
 			[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "Halt", Cause: "a \"stop\""}}},
 			`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}]}`},
 	} {
-		got := string(encodeRecord(nil, tt.in, nil, tt.clock, tt.interrupts))
+		got := string(encodeRecord(nil, tt.in, nil, tt.clock, tt.interrupts, nil))
 		if got != tt.stored {
 			t.Errorf("encoded\n%s\nwant\n%s", got, tt.stored)
 		}
