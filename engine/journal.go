@@ -467,7 +467,9 @@ func slowFields(b []byte) (record, error) {
 				return record{}, fmt.Errorf("decoding a step input: noActivity %d", n)
 			}
 		}
-		f.noAct = raw.NoActivity
+		if len(raw.NoActivity) > 0 {
+			f.noAct = raw.NoActivity
+		}
 	default:
 		return record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
 	}

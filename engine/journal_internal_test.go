@@ -27,6 +27,9 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Add([]byte(`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}],"clock":[]}`))
 	f.Add([]byte(`{"v":1,"kind":"UpdateMapRun","output":{"mapRunArn":"a","toleratedFailureCount":1}}`))
 	f.Add([]byte(`{"v":1,"kind":"Redrive"}`))
+	f.Add([]byte(`{"v":1,"kind":"Start","noActivity":[0]}`))
+	f.Add([]byte(`{"v":1,"kind":"TimerFired","id":1,"noActivity":[]}`))
+	f.Add([]byte(`{"v":1,"kind":"TaskDone","id":1,"output":1,"noActivity":[0,2147483648]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fast, ok := fastFields(b)
 		if !ok {
