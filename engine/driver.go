@@ -54,6 +54,12 @@ type Config struct {
 	// workers answer through Deliver (TaskStarted, then the result), or
 	// the offer fails through Post.
 	Activity func(d *Driver, id int64, req *task.Request)
+	// ActivityExists, when set, tells whether an activity exists, asked
+	// when a Task is about to schedule one (interp.Info.Activities): one
+	// that does not fails the state at once. Its answers "no" are
+	// recorded with the step and handed back on replay. It runs on the
+	// driver's goroutine, during the step; an error counts as "it exists".
+	ActivityExists func(ctx context.Context, activityARN string) (bool, error)
 	// Log receives warnings (nil: slog.Default()).
 	Log *slog.Logger
 	// Park lets a driver on the real clock give up its goroutine while it
@@ -105,6 +111,7 @@ type Driver struct {
 
 	rand     *recorder
 	meter    *meter
+	lookups  lookups
 	seq      int64
 	lastSeen int    // events already committed
 	buf      []byte // the events' JSON of the step being committed (the journal keeps none of it)
@@ -181,7 +188,8 @@ func New(p *interp.Program, cfg Config) *Driver {
 		queue = 2 // a server's executions mostly wait: keep them small
 	}
 	return &Driver{p: p, cfg: cfg, events: make(chan event, queue), done: make(chan struct{}), inflight: map[int64]context.CancelCauseFunc{},
-		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: timerQueue{Count: cfg.Timers}}
+		meter: newMeter(cfg.Budget, cfg.Clock, cfg.Journal != nil), timers: timerQueue{Count: cfg.Timers},
+		lookups: lookups{ask: cfg.ActivityExists, log: cfg.Log}}
 }
 
 // Start starts the execution at now. With a journal it returns the first
@@ -226,6 +234,7 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	}
 	d.rand.replay(first.Rand)
 	d.meter.replay(steps[0].At, first.Clock, first.Interrupts)
+	d.lookups.replay(first.NoActivity)
 	x, _ := d.p.Start(info, input, steps[0].At)
 	for _, st := range steps[1:] {
 		rec, err := decodeInput(st.Input)
@@ -237,10 +246,12 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 		}
 		d.rand.replay(rec.Rand)
 		d.meter.replay(st.At, rec.Clock, rec.Interrupts)
+		d.lookups.replay(rec.NoActivity)
 		x.Step(st.At, rec.Input)
 	}
 	d.rand.live()
 	d.meter.live()
+	d.lookups.live()
 	last := steps[len(steps)-1]
 	d.x, d.seq, d.now = x, int64(len(steps)), last.At
 	d.lastSeen = len(x.History())
@@ -255,9 +266,11 @@ func (d *Driver) Replay(info interp.Info, input any, steps []*store.Step) error 
 	return nil
 }
 
-// meterInfo gives the execution the driver's meter and budget.
+// meterInfo gives the execution the driver's meter, budget and answers
+// whether activities exist.
 func (d *Driver) meterInfo(info *interp.Info) {
 	info.Meter = d.meter
+	info.Activities = &d.lookups
 	if info.Budget == (interp.Budget{}) {
 		info.Budget = interp.Budget{ValueBytes: d.cfg.Budget.ValueBytes, PathNodes: d.cfg.Budget.PathNodes}
 	}
@@ -850,8 +863,9 @@ func (d *Driver) step(seq int64, at time.Time, in *interp.Input) *store.Step {
 	st := &store.Step{ExecutionARN: d.arn, Seq: seq, At: at, Status: string(x.Status())}
 	drawn := d.rand.take()
 	readings, interrupts := d.meter.take()
-	if in != nil || len(drawn) > 0 || len(readings) > 0 || len(interrupts) > 0 {
-		d.inBuf = encodeRecord(d.inBuf[:0], in, drawn, readings, interrupts)
+	noActivity := d.lookups.take()
+	if in != nil || len(drawn) > 0 || len(readings) > 0 || len(interrupts) > 0 || len(noActivity) > 0 {
+		d.inBuf = encodeRecord(d.inBuf[:0], in, drawn, readings, interrupts, noActivity)
 		st.Input = d.inBuf
 	}
 	// One buffer holds every event of the step; each event's JSON is a

@@ -23,7 +23,7 @@ func DecodeInput(b []byte) (Record, error) { return decodeInput(b) }
 
 // EncodeInput is encodeRecord without what the meter reported.
 func EncodeInput(b []byte, in *interp.Input, rand []uint64) []byte {
-	return encodeRecord(b, in, rand, nil, nil)
+	return encodeRecord(b, in, rand, nil, nil, nil)
 }
 
 // Moves reports how many calls made on d's goroutine the watchdog moved

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
@@ -26,6 +27,14 @@ import (
 //
 //	"clock":[[3,3400125000]],"interrupts":[{"eval":2,"cause":"..."}]
 //	"interrupts":[{"eval":0,"stop":true,"error":"E","cause":"C"}]
+//
+// and, when a Task asked whether its activity exists and heard it does
+// not, the numbers (from 0, in the step) of the questions so answered:
+//
+//	"noActivity":[0]
+//
+// A record without it answers every question "it exists", as a step
+// written before the questions were asked (with ActivityScheduled) ran.
 //
 // Version 0 (legacy; no "v") kept the kind as interp.InputKind's number
 // and no random values: legacyKinds freezes that numbering, so reordering
@@ -78,12 +87,16 @@ type record struct {
 	// Clock and Interrupts hold what the meter reported during the step.
 	Clock      []clockReading
 	Interrupts []interruptRecord
+	// NoActivity numbers the step's questions whether an activity exists
+	// that were answered no (see lookups).
+	NoActivity []int
 }
 
 // encodeRecord appends the version 1 record of a step to b: in is the
 // interpreter input (nil for step 0, the start), rand the values drawn
-// during the step, clock and interrupts what the meter reported.
-func encodeRecord(b []byte, in *interp.Input, rand []uint64, clock []clockReading, interrupts []interruptRecord) []byte {
+// during the step, clock and interrupts what the meter reported,
+// noActivity the questions whether an activity exists answered no.
+func encodeRecord(b []byte, in *interp.Input, rand []uint64, clock []clockReading, interrupts []interruptRecord, noActivity []int) []byte {
 	b = append(b, `{"v":1,"kind":"`...)
 	if in == nil {
 		b = append(b, startKind...)
@@ -139,6 +152,16 @@ func encodeRecord(b []byte, in *interp.Input, rand []uint64, clock []clockReadin
 			b = append(b, `,"cause":`...)
 			b = value.AppendString(b, r.Cause)
 			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if len(noActivity) > 0 {
+		b = append(b, `,"noActivity":[`...)
+		for i, n := range noActivity {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(n), 10)
 		}
 		b = append(b, ']')
 	}
@@ -204,6 +227,7 @@ type fields struct {
 	rand      []uint64
 	clock     []clockReading
 	intr      []interruptRecord
+	noAct     []int
 }
 
 // fastFields decodes a record as encodeRecord writes it — version 1, only
@@ -284,6 +308,10 @@ func fastFields(b []byte) (fields, bool) {
 			if f.intr, ok = fastInterrupts(x); !ok {
 				return fields{}, false
 			}
+		case "noActivity":
+			if f.noAct, ok = fastInts(x); !ok {
+				return fields{}, false
+			}
 		default:
 			return fields{}, false
 		}
@@ -358,6 +386,23 @@ func fastInterrupts(x any) ([]interruptRecord, bool) {
 	return out, true
 }
 
+// fastInts decodes a list of non-negative JSON integers.
+func fastInts(x any) ([]int, bool) {
+	list, ok := x.([]any)
+	if !ok || len(list) == 0 {
+		return nil, ok
+	}
+	out := make([]int, len(list))
+	for i, r := range list {
+		n, ok := fastInt(r)
+		if !ok || n < 0 || n > math.MaxInt32 {
+			return nil, false
+		}
+		out[i] = int(n)
+	}
+	return out, true
+}
+
 // fastInt is a JSON integer.
 func fastInt(x any) (int64, bool) {
 	n, ok := x.(value.Number)
@@ -387,6 +432,7 @@ func slowFields(b []byte) (record, error) {
 			Error string `json:"error"`
 			Cause string `json:"cause"`
 		} `json:"interrupts"`
+		NoActivity []int `json:"noActivity"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return record{}, fmt.Errorf("decoding a step input: %w", err)
@@ -416,6 +462,14 @@ func slowFields(b []byte) (record, error) {
 		for _, r := range raw.Intr {
 			f.intr = append(f.intr, interruptRecord{Eval: r.Eval, Interrupt: interp.Interrupt{Stop: r.Stop, Name: r.Error, Cause: r.Cause}})
 		}
+		for _, n := range raw.NoActivity {
+			if n < 0 {
+				return record{}, fmt.Errorf("decoding a step input: noActivity %d", n)
+			}
+		}
+		if len(raw.NoActivity) > 0 {
+			f.noAct = raw.NoActivity
+		}
 	default:
 		return record{}, fmt.Errorf("decoding a step input: unknown version %d", *raw.V)
 	}
@@ -431,7 +485,7 @@ func slowFields(b []byte) (record, error) {
 
 // record makes the record of decoded fields.
 func (f *fields) record() (record, error) {
-	rec := record{Version: f.version, Rand: f.rand, Clock: f.clock, Interrupts: f.intr}
+	rec := record{Version: f.version, Rand: f.rand, Clock: f.clock, Interrupts: f.intr, NoActivity: f.noAct}
 	if f.kind == startKind && f.version > 0 {
 		rec.Start = true
 		return rec, nil

@@ -27,6 +27,9 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Add([]byte(`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}],"clock":[]}`))
 	f.Add([]byte(`{"v":1,"kind":"UpdateMapRun","output":{"mapRunArn":"a","toleratedFailureCount":1}}`))
 	f.Add([]byte(`{"v":1,"kind":"Redrive"}`))
+	f.Add([]byte(`{"v":1,"kind":"Start","noActivity":[0]}`))
+	f.Add([]byte(`{"v":1,"kind":"TimerFired","id":1,"noActivity":[]}`))
+	f.Add([]byte(`{"v":1,"kind":"TaskDone","id":1,"output":1,"noActivity":[0,2147483648]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		fast, ok := fastFields(b)
 		if !ok {
@@ -67,14 +70,14 @@ func TestEncodedRecordsDecodeFast(t *testing.T) {
 	// With the meter's clock readings and interrupted evaluations.
 	b := encodeRecord(nil, &interp.Input{Kind: interp.TimerFired, ID: 2}, nil,
 		[]clockReading{{Call: 1, Offset: 3 * time.Millisecond}},
-		[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "E", Cause: "c \"q\""}}, {Eval: 2, Interrupt: interp.Interrupt{Cause: "budget"}}})
+		[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "E", Cause: "c \"q\""}}, {Eval: 2, Interrupt: interp.Interrupt{Cause: "budget"}}}, []int{0, 3})
 	f, ok := fastFields(b)
 	if !ok {
 		t.Fatalf("%s does not take the fast path", b)
 	}
 	got, err := f.record()
 	want, werr := slowFields(b)
-	if err != nil || werr != nil || !sameRecord(got, want) || len(got.Clock) != 1 || len(got.Interrupts) != 2 {
+	if err != nil || werr != nil || !sameRecord(got, want) || len(got.Clock) != 1 || len(got.Interrupts) != 2 || !reflect.DeepEqual(got.NoActivity, []int{0, 3}) {
 		t.Errorf("%s: fast %+v %v, slow %+v %v", b, got, err, want, werr)
 	}
 }

@@ -26,7 +26,7 @@ func TestJournalMeterGolden(t *testing.T) {
 			[]interruptRecord{{Eval: 0, Interrupt: interp.Interrupt{Stop: true, Name: "Halt", Cause: "a \"stop\""}}},
 			`{"v":1,"kind":"TaskDone","id":5,"output":null,"interrupts":[{"eval":0,"stop":true,"error":"Halt","cause":"a \"stop\""}]}`},
 	} {
-		got := string(encodeRecord(nil, tt.in, nil, tt.clock, tt.interrupts))
+		got := string(encodeRecord(nil, tt.in, nil, tt.clock, tt.interrupts, nil))
 		if got != tt.stored {
 			t.Errorf("encoded\n%s\nwant\n%s", got, tt.stored)
 		}
@@ -63,5 +63,37 @@ func TestMeterClockless(t *testing.T) {
 	}
 	if newMeter(Budget{}, RealClock{}, true).Clockless() {
 		t.Fatal("a meter with a clock is clockless")
+	}
+}
+
+// TestJournalNoActivityGolden pins the stored form of the questions whether
+// an activity exists that were answered no, in both directions, and that a
+// record without it answers none no.
+func TestJournalNoActivityGolden(t *testing.T) {
+	for _, tt := range []struct {
+		in     *interp.Input
+		no     []int
+		stored string
+	}{
+		{nil, []int{0}, `{"v":1,"kind":"Start","noActivity":[0]}`},
+		{&interp.Input{Kind: interp.TimerFired, ID: 1}, []int{0, 2}, `{"v":1,"kind":"TimerFired","id":1,"noActivity":[0,2]}`},
+		{&interp.Input{Kind: interp.TimerFired, ID: 1}, nil, `{"v":1,"kind":"TimerFired","id":1}`},
+	} {
+		got := string(encodeRecord(nil, tt.in, nil, nil, nil, tt.no))
+		if got != tt.stored {
+			t.Errorf("encoded\n%s\nwant\n%s", got, tt.stored)
+		}
+		rec, err := decodeInput([]byte(tt.stored))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rec.NoActivity, tt.no) {
+			t.Errorf("%s decoded to %v", tt.stored, rec.NoActivity)
+		}
+	}
+	for _, bad := range []string{`{"v":1,"kind":"TimerFired","id":1,"noActivity":[-1]}`, `{"v":1,"kind":"TimerFired","id":1,"noActivity":["0"]}`} {
+		if rec, err := decodeInput([]byte(bad)); err == nil {
+			t.Errorf("%s decoded to %v, want an error", bad, rec.NoActivity)
+		}
 	}
 }

@@ -55,6 +55,14 @@ type Info struct {
 	// Meter, when set, times events and bounds and interrupts JSONata
 	// evaluations (see Meter).
 	Meter Meter
+	// Activities, when set, is asked whether an activity exists before a
+	// Task schedules it; one that does not fails the state with
+	// States.Runtime right after TaskStateEntered, as AWS does ("The
+	// activity … does not exist."), with no ActivityScheduled event. Nil:
+	// every activity exists. It is called synchronously, while Start or
+	// Step runs, so its answers are inputs of the step: a journaling
+	// engine records them with the step and hands them back on replay.
+	Activities Activities
 	// Budget bounds what JSONPath paths and intrinsic functions produce.
 	Budget Budget
 	// MapRuns records each Distributed Map iteration as a child execution

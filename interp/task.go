@@ -47,6 +47,14 @@ func isActivity(res string) bool {
 	return part[2] == "states" && part[5] == "activity"
 }
 
+// Activities tells whether activities exist (Info.Activities).
+type Activities interface {
+	// ActivityExists reports whether the activity of the ARN exists. An
+	// answer it cannot give (the store is unreachable) is true: the task
+	// is then scheduled and its offer fails later if need be.
+	ActivityExists(activityARN string) bool
+}
+
 // newToken returns the next task token of the execution: the execution
 // ARN and a counter, signed with Info.TokenKey. Replaying an execution's
 // inputs after a restart yields the same tokens, and no one without the key
@@ -229,6 +237,12 @@ func (th *thread) schedule(params any, timeout, heartbeat int64) {
 	t := &th.run.task
 	st := th.cur
 	x := th.x
+	if t.activity && x.info.Activities != nil && !x.info.Activities.ActivityExists(st.Resource) {
+		// AWS fails the execution right after TaskStateEntered, before
+		// anything is scheduled; no catcher catches States.Runtime.
+		th.fail(runtimeFailure(st.Name, th.run.enteredID, "The activity %s does not exist.", st.Resource))
+		return
+	}
 	ri, lambdaFn := &st.rinfo, st.lambdaFn
 	t.lambda = lambdaFn
 	t.resource = ri

@@ -132,6 +132,19 @@ func errTaskClosed() error {
 	return fault.New(fault.ErrTaskClosed, "Task Timed Out: 'Provided task does not exist anymore'")
 }
 
+// activityExists tells a driver whether an activity exists before its
+// Task schedules it (engine.Config.ActivityExists): one that does not
+// fails the state right after TaskStateEntered, as on AWS. A store that
+// cannot tell answers an error, and the task is offered (enqueueActivity
+// then asks again, with back-off).
+func (r *Runner) activityExists(ctx context.Context, activityARN string) (bool, error) {
+	_, err := r.cfg.Store.GetActivity(ctx, activityARN)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // enqueueActivity offers an activity task to the activity's workers.
 // A store that cannot tell whether the activity exists (an outage) is
 // asked again, with back-off, while the task waits: only an activity that
@@ -162,7 +175,8 @@ func (r *Runner) enqueueActivity(d *engine.Driver, id int64, req *task.Request) 
 // or offers it to the activity's workers.
 func (r *Runner) offerActivity(d *engine.Driver, id int64, req *task.Request, err error) {
 	if err != nil {
-		// AWS's words; the interpreter names the state (interp.taskDone).
+		// Deleted after the Task asked (activityExists): AWS's words;
+		// the interpreter names the state (interp.taskDone).
 		d.Post(id, task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("The activity %s does not exist.", req.Resource)})
 		return
 	}

@@ -265,10 +265,19 @@ func TestOutsideActivity(t *testing.T) {
 	if _, err := c.DeleteActivity(context.Background(), &sfn.DeleteActivityInput{ActivityArn: act.ActivityArn}); err != nil {
 		t.Fatal(err)
 	}
-	d = waitFinished(t, c, startSM(t, c, sm, `{}`))
+	gone := startSM(t, c, sm, `{}`)
+	d = waitFinished(t, c, gone)
 	want := "An error occurred while executing the state 'Work' (entered at the event id #2). The activity " + arn + " does not exist."
 	if d.Status != types.ExecutionStatusFailed || aws.ToString(d.Error) != "States.Runtime" || aws.ToString(d.Cause) != want {
 		t.Errorf("deleted activity: %s %s %q, want States.Runtime %q", d.Status, aws.ToString(d.Error), aws.ToString(d.Cause), want)
+	}
+	// Nothing is scheduled: TaskStateEntered, then ExecutionFailed.
+	var kinds []string
+	for _, ev := range historyOf(t, c, gone) {
+		kinds = append(kinds, string(ev.Type))
+	}
+	if got := strings.Join(kinds, " "); got != "ExecutionStarted TaskStateEntered ExecutionFailed" {
+		t.Errorf("deleted activity's history: %s", got)
 	}
 }
 
