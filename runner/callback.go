@@ -132,17 +132,19 @@ func errTaskClosed() error {
 	return fault.New(fault.ErrTaskClosed, "Task Timed Out: 'Provided task does not exist anymore'")
 }
 
-// activityExists tells a driver whether an activity exists before its
+// activityExists returns what tells a driver whether an activity of st exists before its
 // Task schedules it (engine.Config.ActivityExists): one that does not
 // fails the state right after TaskStateEntered, as on AWS. A store that
 // cannot tell answers an error, and the task is offered (enqueueActivity
 // then asks again, with back-off).
-func (r *Runner) activityExists(ctx context.Context, activityARN string) (bool, error) {
-	_, err := r.cfg.Store.GetActivity(ctx, activityARN)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+func activityExists(st store.Store) func(ctx context.Context, activityARN string) (bool, error) {
+	return func(ctx context.Context, activityARN string) (bool, error) {
+		_, err := st.GetActivity(ctx, activityARN)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
 	}
-	return err == nil, err
 }
 
 // enqueueActivity offers an activity task to the activity's workers.

@@ -108,7 +108,7 @@ func (r *Runner) newDriver(e *store.Execution, p *interp.Program, st store.Store
 		// at all: it sleeps, dormant here until its timer is due (ended).
 		Park: true, Sleep: e.Type != "EXPRESS", OnEnd: func() { r.logEnd(e, d); r.ended(arn, d) },
 		Submit:   submit,
-		Activity: r.enqueueActivity, ActivityExists: r.activityExists, Committing: committing, Committed: committed})
+		Activity: r.enqueueActivity, ActivityExists: activityExists(r.cfg.Store), Committing: committing, Committed: committed})
 	return d, ej, nil
 }
 
