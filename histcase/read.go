@@ -161,21 +161,21 @@ func eventsOf(doc any, h *History, top bool) ([]any, error) {
 			h.Form = "stepd run --format json output"
 			evs, ok := hv.([]any)
 			if !ok {
-				return nil, fmt.Errorf("history: must be an array of events, not %s", kindOf(hv))
+				return nil, fmt.Errorf("history: must be an array of events, not %s", value.Phrase(hv))
 			}
 			return evs, nil
 		}
 		h.Form = "GetExecutionHistory output"
 		return page(d)
 	}
-	return nil, fmt.Errorf("the history must be GetExecutionHistory's output ({\"events\": [...]}) or an array of events, not %s", kindOf(doc))
+	return nil, fmt.Errorf("the history must be GetExecutionHistory's output ({\"events\": [...]}) or an array of events, not %s", value.Phrase(doc))
 }
 
 // page reads one GetExecutionHistory page.
 func page(doc any) ([]any, error) {
 	o, ok := doc.(*value.Object)
 	if !ok {
-		return nil, fmt.Errorf("a page must be an object with events, not %s", kindOf(doc))
+		return nil, fmt.Errorf("a page must be an object with events, not %s", value.Phrase(doc))
 	}
 	ev, ok := o.Get("events")
 	if !ok {
@@ -183,7 +183,7 @@ func page(doc any) ([]any, error) {
 	}
 	evs, ok := ev.([]any)
 	if !ok {
-		return nil, fmt.Errorf("events: must be an array, not %s", kindOf(ev))
+		return nil, fmt.Errorf("events: must be an array, not %s", value.Phrase(ev))
 	}
 	return evs, nil
 }
@@ -191,7 +191,7 @@ func page(doc any) ([]any, error) {
 func readEvent(r any) (*Event, error) {
 	o, ok := r.(*value.Object)
 	if !ok {
-		return nil, fmt.Errorf("must be an object, not %s", kindOf(r))
+		return nil, fmt.Errorf("must be an object, not %s", value.Phrase(r))
 	}
 	e := &Event{}
 	t, _ := o.Get("type")
@@ -221,7 +221,7 @@ func readEvent(r any) (*Event, error) {
 		}
 		d, ok := v.(*value.Object)
 		if !ok {
-			return nil, fmt.Errorf("%s: %s: must be an object, not %s", e.Type, k, kindOf(v))
+			return nil, fmt.Errorf("%s: %s: must be an object, not %s", e.Type, k, value.Phrase(v))
 		}
 		if e.Details != nil {
 			return nil, fmt.Errorf("%s: has two details objects (%s and %s)", e.Type, e.DetailsName, k)
@@ -234,7 +234,7 @@ func readEvent(r any) (*Event, error) {
 func eventID(v any) (int64, error) {
 	n, ok := v.(value.Number)
 	if !ok {
-		return 0, fmt.Errorf("must be an integer, not %s", kindOf(v))
+		return 0, fmt.Errorf("must be an integer, not %s", value.Phrase(v))
 	}
 	i, ok := n.Int64()
 	if !ok || i < 0 {
@@ -373,22 +373,4 @@ func (e *Event) String() string {
 		return fmt.Sprintf("event %d (%s)", e.ID, e.Type)
 	}
 	return e.Type + " event"
-}
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case value.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case *value.Object:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stepd/stepd/value"
 )
@@ -160,12 +159,8 @@ func FuzzRead(f *testing.F) {
 		if len(h.Events) > 50 {
 			return
 		}
-		start := time.Now()
 		if r, err := Build(context.Background(), h, Options{DefinitionText: def}); err == nil && r.Case == nil {
 			t.Fatal("no case and no error")
-		}
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("building took %s", d)
 		}
 	})
 }

@@ -185,7 +185,7 @@ func jsonPointer(v any, p string) (any, error) {
 			}
 			v = x[i]
 		default:
-			return nil, fmt.Errorf("the ItemsPointer %q names nothing in the object: %q is in %s", p, tok, typeOf(v))
+			return nil, fmt.Errorf("the ItemsPointer %q names nothing in the object: %q is in %s", p, tok, value.Phrase(v))
 		}
 	}
 	return v, nil
@@ -309,7 +309,7 @@ func parseManifest(f *readFormat, data []byte) ([]s3Object, error) {
 		}
 		m, _ := v.(*value.Object)
 		if m == nil {
-			return nil, fmt.Errorf("the S3 Inventory manifest is %s, not an object", typeOf(v))
+			return nil, fmt.Errorf("the S3 Inventory manifest is %s, not an object", value.Phrase(v))
 		}
 		if format, _ := m.Get("fileFormat"); format != "CSV" {
 			return nil, fmt.Errorf("the S3 Inventory manifest's fileFormat is %s: only CSV inventories are read", value.String(format))
@@ -366,22 +366,4 @@ func parseManifest(f *readFormat, data []byte) ([]s3Object, error) {
 		files = []s3Object{}
 	}
 	return files, nil
-}
-
-func typeOf(v any) string {
-	switch v.(type) {
-	case *value.Object:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case value.Number:
-		return "a number"
-	case bool:
-		return "a boolean"
-	case nil:
-		return "null"
-	}
-	return "a " + fmt.Sprintf("%T", v)
 }

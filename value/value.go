@@ -25,6 +25,7 @@
 package value
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -121,6 +122,22 @@ const (
 var kindNames = [...]string{"null", "boolean", "number", "string", "array", "object", "invalid"}
 
 func (k Kind) String() string { return kindNames[k] }
+
+// Phrase names v's kind for a message: "an object", "an array", "a
+// string", "a number", "a boolean", "null", or the Go type of a value
+// that is none of them.
+func Phrase(v any) string {
+	switch k := KindOf(v); k {
+	case KindNull:
+		return "null"
+	case KindInvalid:
+		return fmt.Sprintf("a %T", v)
+	case KindArray, KindObject:
+		return "an " + k.String()
+	default:
+		return "a " + k.String()
+	}
+}
 
 // KindOf returns the kind of v.
 func KindOf(v any) Kind {

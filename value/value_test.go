@@ -276,3 +276,17 @@ func TestWatch(t *testing.T) {
 		t.Fatal("Set counted again on an object no longer watched")
 	}
 }
+
+func TestPhrase(t *testing.T) {
+	for _, tt := range []struct {
+		v    any
+		want string
+	}{
+		{nil, "null"}, {true, "a boolean"}, {Int(1), "a number"}, {"s", "a string"},
+		{[]any{}, "an array"}, {NewObject(0), "an object"}, {3, "a int"},
+	} {
+		if got := Phrase(tt.v); got != tt.want {
+			t.Errorf("Phrase(%#v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}

@@ -44,7 +44,7 @@ def ok(what):
 
 
 def wait(arn):
-    for _ in range(400):
+    for _ in range(4000):  # 100 s at most: a busy machine may be slow
         d = c.describe_execution(executionArn=arn)
         if d["status"] != "RUNNING":
             return d

@@ -363,19 +363,12 @@ func pythonString(b []byte, s string) []byte {
 // ASL-style (Error, Cause) error object in a handler's answer and makes it
 // the task failure.
 func ErrorResult(data []byte) (task.Result, bool) {
-	if len(data) == 0 || data[0] != '{' {
+	o, ok := answerObject(data)
+	if !ok {
 		return task.Result{}, false
 	}
-	v, err := value.Parse(data)
-	if err != nil {
-		return task.Result{}, false
-	}
-	o := v.(*value.Object)
-	if t, ok := o.Get("errorType"); ok {
-		name, _ := t.(string)
-		if name != "" {
-			return task.Result{Error: name, Cause: value.String(o)}, true
-		}
+	if r, ok := lambdaError(o); ok {
+		return r, true
 	}
 	if e, ok := o.Get("Error"); ok {
 		name, _ := e.(string)
@@ -397,14 +390,29 @@ func ErrorResult(data []byte) (task.Result, bool) {
 // marked Lambda-shaped in the registry fails; the ASL-style Error/Cause
 // object is not taken, since a result may well carry such members.
 func ShapedError(data []byte) (task.Result, bool) {
-	if len(data) == 0 || data[0] != '{' {
+	o, ok := answerObject(data)
+	if !ok {
 		return task.Result{}, false
+	}
+	return lambdaError(o)
+}
+
+// answerObject is a handler's answer read as a JSON object, if it is one.
+func answerObject(data []byte) (*value.Object, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, false
 	}
 	v, err := value.Parse(data)
 	if err != nil {
-		return task.Result{}, false
+		return nil, false
 	}
-	o := v.(*value.Object)
+	o, ok := v.(*value.Object)
+	return o, ok
+}
+
+// lambdaError is the failure a Lambda-shaped error object o stands for:
+// its errorType, with the whole object as the cause.
+func lambdaError(o *value.Object) (task.Result, bool) {
 	if t, ok := o.Get("errorType"); ok {
 		if name, _ := t.(string); name != "" {
 			return task.Result{Error: name, Cause: value.String(o)}, true

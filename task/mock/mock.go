@@ -151,7 +151,7 @@ func FromValue(v any) (*Config, error) {
 func fromValue(v any) (*Config, error) {
 	o, ok := v.(*value.Object)
 	if !ok {
-		return nil, fmt.Errorf("must be a JSON object, not %s", kindOf(v))
+		return nil, fmt.Errorf("must be a JSON object, not %s", value.Phrase(v))
 	}
 	c := &Config{
 		machines:  map[string]map[string]map[string]string{},
@@ -215,7 +215,7 @@ func (c *Config) parseMachines(v any) error {
 		at := path("StateMachines", sm)
 		mo, ok := mv.(*value.Object)
 		if !ok {
-			return fmt.Errorf("%s: must be an object with TestCases, not %s", at, kindOf(mv))
+			return fmt.Errorf("%s: must be an object with TestCases, not %s", at, value.Phrase(mv))
 		}
 		cases := map[string]map[string]string{}
 		for k, tcs := range mo.All {
@@ -240,7 +240,7 @@ func (c *Config) parseMachines(v any) error {
 func forEachMember(v any, at string, f func(k string, v any) error) error {
 	o, ok := v.(*value.Object)
 	if !ok {
-		return fmt.Errorf("%s: must be an object, not %s", at, kindOf(v))
+		return fmt.Errorf("%s: must be an object, not %s", at, value.Phrase(v))
 	}
 	for k, e := range o.All {
 		if err := f(k, e); err != nil {
@@ -255,7 +255,7 @@ func stringMap(v any, at string) (map[string]string, error) {
 	err := forEachMember(v, at, func(k string, e any) error {
 		s, ok := e.(string)
 		if !ok {
-			return fmt.Errorf("%s: must be the name of a mocked response (a string), not %s", path(at, k), kindOf(e))
+			return fmt.Errorf("%s: must be the name of a mocked response (a string), not %s", path(at, k), value.Phrase(e))
 		}
 		m[k] = s
 		return nil
@@ -266,7 +266,7 @@ func stringMap(v any, at string) (map[string]string, error) {
 func parseResponses(v any, at string, isLambda bool) (responses, error) {
 	o, ok := v.(*value.Object)
 	if !ok {
-		return nil, fmt.Errorf("%s: must be an object keyed by invocation index, not %s", at, kindOf(v))
+		return nil, fmt.Errorf("%s: must be an object keyed by invocation index, not %s", at, value.Phrase(v))
 	}
 	if o.Len() == 0 {
 		return nil, fmt.Errorf("%s: has no entries (want keys such as \"0\" or \"1-3\")", at)
@@ -326,7 +326,7 @@ func parseResponse(v any, at string, isLambda bool) (response, error) {
 	var r response
 	o, ok := v.(*value.Object)
 	if !ok {
-		return r, fmt.Errorf("%s: must be an object with Return or Throw, not %s", at, kindOf(v))
+		return r, fmt.Errorf("%s: must be an object with Return or Throw, not %s", at, value.Phrase(v))
 	}
 	n := 0
 	for k, e := range o.All {
@@ -411,7 +411,7 @@ func parseThrow(v any, at string, r *response) error {
 		case k != "Error" && k != "Cause":
 			return fmt.Errorf("%s: unknown member (want Error and Cause)", path(at, k))
 		case !isStr:
-			return fmt.Errorf("%s: must be a string, not %s", path(at, k), kindOf(e))
+			return fmt.Errorf("%s: must be a string, not %s", path(at, k), value.Phrase(e))
 		case k == "Error":
 			r.err = s
 		default:
@@ -571,24 +571,6 @@ func path(at, key string) string {
 }
 
 var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
-
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case value.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case *value.Object:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
 
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))

@@ -93,7 +93,7 @@ async function virtualTable(p, n, what) {
 
 // waitDone waits until execution arn is no longer running.
 async function waitDone(arn) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 2000; i++) { // 100 s at most: a busy machine may be slow
     const d = await api("DescribeExecution", { executionArn: arn });
     if (d.status !== "RUNNING") return d;
     await new Promise((r) => setTimeout(r, 50));
