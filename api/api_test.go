@@ -18,6 +18,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/stepd/stepd/api"
+	"github.com/stepd/stepd/internal/sdkhttp"
 	"github.com/stepd/stepd/service"
 	"github.com/stepd/stepd/store/memory"
 	"github.com/stepd/stepd/task"
@@ -49,7 +50,7 @@ func newClient(t *testing.T, st service.Store, inv task.Invoker) (*sfn.Client, *
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(url),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
+		HTTPClient:   sdkhttp.Wrap(&http.Client{Timeout: 30 * time.Second}),
 	}, func(o *sfn.Options) {
 		o.EndpointOptions.DisableHTTPS = true
 		o.APIOptions = append(o.APIOptions, DisableHostPrefix)

@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
+
+	"github.com/stepd/stepd/internal/sdkhttp"
 )
 
 // The memory soaks (STEPD_LONG=1) measure the RSS of a real stepd serve,
@@ -38,7 +40,7 @@ func memServe(t *testing.T, extra ...string) (*sfn.Client, int, string, bool) {
 	addr := freeAddr(t)
 	cmd := startServe(t, bin, addr, t.TempDir(), append([]string{"--log-level", "warn"}, extra...)...)
 	c := sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + addr),
-		HTTPClient:  &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}},
+		HTTPClient:  sdkhttp.Wrap(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}),
 		Credentials: credentials.NewStaticCredentialsProvider("x", "x", "")})
 	return c, cmd.Process.Pid, addr, judged
 }

@@ -273,10 +273,8 @@ func (r *outageRun) startUntilRefused(cause string) string {
 
 // checkReads checks that the node still answers reads: every execution
 // is described (and none has failed), listed, and its history read. The
-// reads go through the client that retries, as the SDK does: the quick
-// client's DescribeExecution fails now and then under -race, with or
-// without an outage, while the SDK decodes a 200 answer ("use of closed
-// network connection"), and a 503 is still an error after the retries.
+// reads go through the client that retries, as the SDK does: a 503 is
+// still an error after the retries.
 func (r *outageRun) checkReads() (running int) {
 	ctx := context.Background()
 	for _, arn := range r.arns {

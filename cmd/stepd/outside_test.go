@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn/types"
 
 	"github.com/stepd/stepd/internal/awstest"
+	"github.com/stepd/stepd/internal/sdkhttp"
 )
 
 // The executions of this file are driven from outside, as AWS records
@@ -54,7 +55,7 @@ func outsideServer(t *testing.T) (*sfn.Client, string) {
 	}`)
 	url, _, _ := serveInProcess(t, "--data", filepath.Join(t.TempDir(), "data"), "--config", cfg)
 	c := sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(strings.TrimSuffix(url, "/")),
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+		HTTPClient: sdkhttp.Wrap(nil), Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
 	return c, url
 }
 
@@ -438,7 +439,7 @@ func TestOutsideSDKStart(t *testing.T) {
 	cfg := writeFile(t, "registry.json", `{"Aws": {"Endpoints": {"sfn": "http://`+addr+`"}}}`)
 	url, _, _ := serveInProcess(t, "--data", filepath.Join(t.TempDir(), "data"), "--config", cfg, "--addr", addr)
 	c := sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String(strings.TrimSuffix(url, "/")),
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
+		HTTPClient: sdkhttp.Wrap(nil), Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
 	child := createSM(t, c, "sdkchild", `{"StartAt":"P","States":{"P":{"Type":"Pass","End":true}}}`)
 	parent := createSM(t, c, "sdkparent", `{"StartAt":"S","States":{"S":{"Type":"Task","Resource":"arn:aws:states:::aws-sdk:sfn:startExecution",
 	  "Parameters":{"StateMachineArn":"`+child+`","Input":{"amount":1200,"items":["a"]}},"End":true}}}`)

@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sfn"
 
 	"github.com/stepd/stepd/internal/awstest"
+	"github.com/stepd/stepd/internal/sdkhttp"
 )
 
 // The tests that need stepd serve as a process of its own (to kill it,
@@ -128,7 +129,7 @@ func freeAddr(tb testing.TB) string {
 // survives the server's restarts: connections do not outlive a stopped
 // server, so there is no keep-alive.
 func restartingClient(addr string) *sfn.Client {
-	httpClient := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	httpClient := sdkhttp.Wrap(&http.Client{Transport: &http.Transport{DisableKeepAlives: true}})
 	return sfn.New(sfn.Options{Region: "us-east-1", BaseEndpoint: aws.String("http://" + addr), HTTPClient: httpClient,
 		Credentials: credentials.NewStaticCredentialsProvider("x", "x", "")})
 }

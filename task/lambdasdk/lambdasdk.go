@@ -21,6 +21,7 @@ import (
 	sdklambda "github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/smithy-go"
 
+	"github.com/stepd/stepd/internal/sdkhttp"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/task/lambdashape"
 	"github.com/stepd/stepd/value"
@@ -74,6 +75,8 @@ func New(c *Config, function string, timeout time.Duration) (*Invoker, error) {
 		}
 		// The state's Retry decides what to try again, as on AWS.
 		o.RetryMaxAttempts = 1
+		// A function that ran must not be reported failed (sdkhttp).
+		o.HTTPClient = sdkhttp.Wrap(o.HTTPClient)
 	})
 	return &Invoker{client: client, function: function, timeout: timeout}, nil
 }
