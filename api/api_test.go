@@ -2,9 +2,11 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +230,56 @@ func TestStartSyncExecution(t *testing.T) {
 	}
 	if out.Status != types.SyncExecutionStatusSucceeded || aws.ToString(out.Output) != `{"hello":"world"}` || !strings.Contains(aws.ToString(out.ExecutionArn), ":express:quick:") {
 		t.Fatalf("StartSyncExecution: %+v", out)
+	}
+}
+
+// TestExpressContextRedriveCount: as AWS records test_query_runtime_memory
+// (test_express_sync's and test_express_async's snapshots, the same day),
+// the Context object of an Express execution started by
+// StartSyncExecution has no $$.Execution.RedriveCount, and that of one
+// started by StartExecution has RedriveCount 0.
+func TestExpressContextRedriveCount(t *testing.T) {
+	t.Parallel()
+	c, svc := newClient(t, memory.New(), nil)
+	ctx := context.Background()
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("ctx"), RoleArn: aws.String(role), Type: types.StateMachineTypeExpress,
+		Definition: aws.String(`{"StartAt":"P","States":{"P":{"Type":"Pass","Parameters":{"execution.$":"$$.Execution"},"End":true}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(output string) []string {
+		var out struct{ Execution map[string]any }
+		if err := json.Unmarshal([]byte(output), &out); err != nil {
+			t.Fatalf("%v: %s", err, output)
+		}
+		var k []string
+		for name := range out.Execution {
+			k = append(k, name)
+		}
+		sort.Strings(k)
+		return k
+	}
+	syncOut, err := c.StartSyncExecution(ctx, &sfn.StartSyncExecutionInput{StateMachineArn: sm.StateMachineArn, Input: aws.String(`{"m":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(keys(aws.ToString(syncOut.Output)), ","), "Id,Input,Name,RoleArn,StartTime"; got != want {
+		t.Errorf("StartSyncExecution: $$.Execution has %s, want %s", got, want)
+	}
+	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn, Input: aws.String(`{"m":1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := svc.Wait(ctx, aws.ToString(start.ExecutionArn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	output := done.Output
+	if got, want := strings.Join(keys(output), ","), "Id,Input,Name,RedriveCount,RoleArn,StartTime"; got != want {
+		t.Errorf("StartExecution: $$.Execution has %s, want %s", got, want)
+	}
+	if !strings.Contains(output, `"RedriveCount":0`) {
+		t.Errorf("StartExecution: $$.Execution.RedriveCount is not 0: %s", output)
 	}
 }
 

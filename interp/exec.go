@@ -39,6 +39,12 @@ type Info struct {
 	MaxEvents int
 	// Test runs one state only (the TestState API).
 	Test *Test
+	// Sync marks an Express execution started by StartSyncExecution: its
+	// $$.Execution has no RedriveCount, as AWS records it, where an
+	// Express execution started by StartExecution has RedriveCount 0
+	// (the AWS-validated snapshots of test_express_sync's and
+	// test_express_async's test_query_runtime_memory).
+	Sync bool
 	// Defer makes Start record only ExecutionStarted and ask, with a
 	// StartTimer due at once, to be stepped again (TimerFired) before the
 	// first state runs: a server commits the start and answers the

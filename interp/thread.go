@@ -164,7 +164,7 @@ func (x *Execution) contextObject(a contextAt) any {
 		e.Set("StartTime", formatTime(x.info.StartTime))
 		e.Set("Name", x.info.Name)
 		e.Set("RoleArn", x.info.RoleARN)
-		if x.test == nil { // TestState's context has no RedriveCount
+		if x.test == nil && !x.info.Sync { // TestState's and StartSyncExecution's contexts have no RedriveCount
 			e.Set("RedriveCount", value.Int(int64(x.redrives)))
 		}
 		x.ctxExecution = e

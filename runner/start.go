@@ -182,7 +182,7 @@ func (r *Runner) info(e *store.Execution, now time.Time, tokenKey []byte) interp
 	}
 	return interp.Info{ExecutionARN: e.ARN, Name: e.Name, StateMachineARN: e.StateMachineARN,
 		StateMachineName: e.StateMachineName, RoleARN: e.RoleARN, StartTime: started, TestCase: e.TestCase,
-		Region: r.cfg.Region, Account: r.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey, MapRuns: true}
+		Region: r.cfg.Region, Account: r.cfg.Account, MaxEvents: maxEvents(e.Type), TokenKey: tokenKey, MapRuns: true, Sync: e.Sync}
 }
 
 func maxEvents(typ string) int {

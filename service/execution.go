@@ -21,6 +21,11 @@ import (
 // input while it runs (or, with in.Again, at all) returns the same
 // execution.
 func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Execution, error) {
+	return s.start(ctx, in, false)
+}
+
+// start starts an execution; sync marks one StartSyncExecution waits for.
+func (s *Service) start(ctx context.Context, in StartInput, sync bool) (*store.Execution, error) {
 	smARN, testCase, _ := strings.Cut(in.StateMachineARN, "#")
 	if err := checkARN(smARN, arn.StateMachine); err != nil {
 		return nil, err
@@ -58,7 +63,7 @@ func (s *Service) StartExecution(ctx context.Context, in StartInput) (*store.Exe
 		return nil, fault.New(fault.ErrInvalidDefinition, "%v", err)
 	}
 	e := &store.Execution{ARN: execARN, Name: in.Name, StateMachineARN: sm.ARN, StateMachineName: sm.Name, Definition: sm.Definition,
-		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running)}
+		Type: sm.Type, RoleARN: sm.RoleARN, TestCase: testCase, Input: in.Input, Status: string(interp.Running), Sync: sync && express}
 	if testCase != "" {
 		// A test case the mocks do not have is refused before anything
 		// is stored.
@@ -97,7 +102,7 @@ func (s *Service) StartSyncExecution(ctx context.Context, in StartInput) (*store
 	if t.sm.Type != "EXPRESS" {
 		return nil, fault.New(fault.ErrTypeNotSupported, "This operation is not supported by this type of state machine")
 	}
-	e, err := s.StartExecution(ctx, in)
+	e, err := s.start(ctx, in, true)
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,9 @@ type Execution struct {
 	Error, Cause     string
 	Started          time.Time
 	Stopped          time.Time // zero while running
+	// Sync marks an Express execution started by StartSyncExecution. Only
+	// the memory store, which keeps the Express executions, keeps it.
+	Sync bool
 }
 
 // Activity is a registered activity.
