@@ -233,6 +233,46 @@ func TestStartSyncExecution(t *testing.T) {
 	}
 }
 
+// TestStartSyncExecutionFailed: a failed synchronous execution's answer
+// has error and cause, no output, and outputDetails included, as AWS
+// records it (test_express_sync's BASE_RAISE_FAILURE).
+func TestStartSyncExecutionFailed(t *testing.T) {
+	t.Parallel()
+	_, url := newServer(t, memory.New(), nil)
+	call := func(op, body string) map[string]any {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Amz-Target", "AWSStepFunctions."+op)
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v %v", op, resp.StatusCode, out, err)
+		}
+		return out
+	}
+	call("CreateStateMachine", `{"name":"raise","type":"EXPRESS","roleArn":"`+role+`",
+		"definition":"{\"StartAt\":\"F\",\"States\":{\"F\":{\"Type\":\"Fail\",\"Error\":\"SomeFailure\",\"Cause\":\"This state machines raises a 'SomeFailure' failure.\"}}}"}`)
+	out := call("StartSyncExecution", `{"stateMachineArn":"arn:aws:states:us-east-1:123456789012:stateMachine:raise"}`)
+	var keys []string
+	for k := range out {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if got, want := strings.Join(keys, ","), "billingDetails,cause,error,executionArn,input,inputDetails,name,outputDetails,startDate,stateMachineArn,status,stopDate"; got != want {
+		t.Errorf("StartSyncExecution FAILED answers %s, want %s", got, want)
+	}
+	if d, _ := out["outputDetails"].(map[string]any); d["included"] != true || out["status"] != "FAILED" || out["error"] != "SomeFailure" {
+		t.Errorf("StartSyncExecution FAILED: %v", out)
+	}
+}
+
 // TestExpressContextRedriveCount: as AWS records test_query_runtime_memory
 // (test_express_sync's and test_express_async's snapshots, the same day),
 // the Context object of an Express execution started by

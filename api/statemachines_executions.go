@@ -444,6 +444,10 @@ func (h *Handler) startSyncExecution(ctx context.Context, body []byte) (any, err
 	out.TraceHeader = in.TraceHeader
 	if metadataOnly {
 		out.withoutData()
+	} else if out.OutputDetails == nil {
+		// A failed one too, with no output (test_express_sync's
+		// BASE_RAISE_FAILURE, recorded).
+		out.OutputDetails = &includedDetails{true}
 	}
 	out.BillingDetails = &billingDetails{BilledMemoryUsedInMB: 64, BilledDurationInMilliseconds: 100}
 	return out, nil
