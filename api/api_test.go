@@ -464,3 +464,46 @@ func TestResumeAfterRestart(t *testing.T) {
 		t.Errorf("%d events, want 6", len(evs))
 	}
 }
+
+// TestDescribeMapRunRecorded: a Distributed Map over two items with no
+// ResultWriter, as AWS records test_list_map_runs_and_describe_map_run
+// (test_sfn_api_map_run): the Map Run's counts have both children
+// succeeded and their results written.
+func TestDescribeMapRunRecorded(t *testing.T) {
+	t.Parallel()
+	c, svc := newClient(t, memory.New(), nil)
+	ctx := context.Background()
+	sm, err := c.CreateStateMachine(ctx, &sfn.CreateStateMachineInput{Name: aws.String("runs"), RoleArn: aws.String(role),
+		Definition: aws.String(`{"StartAt":"MapState","States":{"MapState":{"Type":"Map","MaxConcurrency":1,
+			"ItemProcessor":{"ProcessorConfig":{"Mode":"DISTRIBUTED","ExecutionType":"STANDARD"},"StartAt":"PassItem","States":{"PassItem":{"Type":"Pass","End":true}}},
+			"End":true}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := c.StartExecution(ctx, &sfn.StartExecutionInput{StateMachineArn: sm.StateMachineArn,
+		Input: aws.String(`[{"Col1":"Value1","Col2":"Value2","Col3":"Value3"},{"Col1":"Value4","Col2":"Value5","Col3":"Value6"}]`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := svc.Wait(ctx, aws.ToString(start.ExecutionArn)); err != nil || e.Status != "SUCCEEDED" {
+		t.Fatalf("execution: %+v %v", e, err)
+	}
+	runs, err := c.ListMapRuns(ctx, &sfn.ListMapRunsInput{ExecutionArn: start.ExecutionArn})
+	if err != nil || len(runs.MapRuns) != 1 {
+		t.Fatalf("ListMapRuns: %+v %v", runs, err)
+	}
+	r, err := c.DescribeMapRun(ctx, &sfn.DescribeMapRunInput{MapRunArn: runs.MapRuns[0].MapRunArn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := types.MapRunExecutionCounts{Succeeded: 2, Total: 2, ResultsWritten: 2}
+	if got := *r.ExecutionCounts; got.Succeeded != want.Succeeded || got.Total != 2 || got.ResultsWritten != 2 || got.Failed+got.Aborted+got.TimedOut+got.Pending+got.Running != 0 {
+		t.Errorf("executionCounts %+v, want %+v", got, want)
+	}
+	if got := *r.ItemCounts; got.Succeeded != 2 || got.Total != 2 || got.ResultsWritten != 2 || got.Failed+got.Aborted+got.TimedOut+got.Pending+got.Running != 0 {
+		t.Errorf("itemCounts %+v, want 2 succeeded, total and written", got)
+	}
+	if r.Status != types.MapRunStatusSucceeded || r.MaxConcurrency != 1 || r.ToleratedFailureCount != 0 || r.ToleratedFailurePercentage != 0 {
+		t.Errorf("DescribeMapRun: %s maxConcurrency %d tolerated %d %v", r.Status, r.MaxConcurrency, r.ToleratedFailureCount, r.ToleratedFailurePercentage)
+	}
+}

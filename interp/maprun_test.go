@@ -181,8 +181,10 @@ func TestMapRunCounts(t *testing.T) {
 	}
 	runs, kids := x.TakeMapRuns()
 	r := runs[0]
-	wantExec := interp.MapRunCounts{Succeeded: 1, Failed: 1, TimedOut: 1, Total: 3, FailuresNotRedrivable: 2}
-	wantItems := interp.MapRunCounts{Succeeded: 2, Failed: 2, TimedOut: 1, Total: 5, FailuresNotRedrivable: 3}
+	// No ResultWriter: a Map Run that succeeds writes its children's
+	// results into the state's output.
+	wantExec := interp.MapRunCounts{Succeeded: 1, Failed: 1, TimedOut: 1, Total: 3, ResultsWritten: 3, FailuresNotRedrivable: 2}
+	wantItems := interp.MapRunCounts{Succeeded: 2, Failed: 2, TimedOut: 1, Total: 5, ResultsWritten: 5, FailuresNotRedrivable: 3}
 	if r.Status != "SUCCEEDED" || r.Executions != wantExec || r.Items != wantItems {
 		t.Errorf("map run %s\nexecutions %+v\nwant       %+v\nitems %+v\nwant  %+v", r.Status, r.Executions, wantExec, r.Items, wantItems)
 	}
@@ -243,7 +245,7 @@ func TestMapRunPendingRedrive(t *testing.T) {
 		}
 	}
 	runs, _ = x.TakeMapRuns()
-	want = interp.MapRunCounts{Succeeded: 4, Total: 4}
+	want = interp.MapRunCounts{Succeeded: 4, Total: 4, ResultsWritten: 4}
 	if r := runs[0]; x.Status() != interp.Succeeded || r.Status != "SUCCEEDED" || r.Executions != want {
 		t.Errorf("%s: map run %s %+v, want %+v", x.Status(), r.Status, r.Executions, want)
 	}

@@ -247,8 +247,8 @@ func TestMapRunCountsAcrossRestart(t *testing.T) {
 		t.Fatalf("%+v %v", done, err)
 	}
 	r = waitMapRun(t, svc, e.ARN, func(r *store.MapRun) bool { return r.Status != "RUNNING" })
-	wantExec = store.MapRunCounts{Succeeded: 1, Failed: 1, TimedOut: 1, Total: 3, FailuresNotRedrivable: 2}
-	wantItems = store.MapRunCounts{Succeeded: 2, Failed: 2, TimedOut: 1, Total: 5, FailuresNotRedrivable: 3}
+	wantExec = store.MapRunCounts{Succeeded: 1, Failed: 1, TimedOut: 1, Total: 3, ResultsWritten: 3, FailuresNotRedrivable: 2}
+	wantItems = store.MapRunCounts{Succeeded: 2, Failed: 2, TimedOut: 1, Total: 5, ResultsWritten: 5, FailuresNotRedrivable: 3}
 	if r.Status != "SUCCEEDED" || r.Executions != wantExec || r.Items != wantItems {
 		t.Errorf("map run %s\nexecutionCounts %+v, want %+v\nitemCounts %+v, want %+v", r.Status, r.Executions, wantExec, r.Items, wantItems)
 	}
