@@ -257,18 +257,25 @@ func (c *cluster) answerCallbacks(asks string) {
 
 // work is an activity worker polling random nodes; a task handed out
 // again after a failover may be answered twice, and the second answer
-// finds it closed.
+// finds it closed. As a real worker's, its polls outlast the server's
+// (60 s): one that gave up first could drop a task the node had just
+// handed it, which then times out, on AWS as here. They end early only
+// when the test stops, or when the node they poll is killed.
 func (c *cluster) work(w int) {
 	ctx := context.Background()
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-c.stop
+		cancel()
+	}()
 	for {
 		select {
 		case <-c.stop:
 			return
 		default:
 		}
-		wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		task, err := c.clients[rand.IntN(len(c.clients))].GetActivityTask(wctx, &sfn.GetActivityTaskInput{ActivityArn: aws.String(c.actARN), WorkerName: aws.String(fmt.Sprint("w", w))})
-		cancel()
+		task, err := c.clients[rand.IntN(len(c.clients))].GetActivityTask(pctx, &sfn.GetActivityTaskInput{ActivityArn: aws.String(c.actARN), WorkerName: aws.String(fmt.Sprint("w", w))})
 		if err != nil || task.TaskToken == nil {
 			time.Sleep(50 * time.Millisecond)
 			continue
