@@ -329,6 +329,9 @@ func (a *Invoker) send(ctx context.Context, c call, api *awsmodel.API, r *reques
 		if ctx.Err() != nil {
 			return fail("no answer from %s within %s", u.Host, a.timeout)
 		}
+		if v1, ok := v1Names[c.service]; ok && c.optimized {
+			return nil, clientError(v1.prefix, u.Host, err)
+		}
 		return fail("Unable to execute HTTP request: %v", err)
 	}
 	defer hresp.Body.Close()

@@ -367,3 +367,26 @@ func awssdkWithEndpoint(t *testing.T, url, resource string) task.Result {
 	}
 	return call(t, inv, resource, `{}`)
 }
+
+// An optimized integration's call that gets no answer fails as AWS records
+// it: a host that does not resolve is <Service>.SdkClientException with
+// Java's reason (LocalStack's AWS-validated
+// test_task_service_sqs.py::TestTaskServiceSqs::test_send_message_no_such_queue:
+// "Unable to execute HTTP request: no-such-queue-73e08fde: Name or service
+// not known"); the AWS SDK integrations keep stepd's own cause.
+func TestOptimizedNoAnswer(t *testing.T) {
+	awstest.Env(t, "us-east-1")
+	inv, err := awssdk.New(awssdk.Config{Endpoints: map[string]string{
+		"sqs": "http://no-such-queue-73e08fde.invalid", "sns": "http://127.0.0.1:1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, inv, "arn:aws:states:::sqs:sendMessage", `{"QueueUrl":"http://no-such-queue-73e08fde.invalid","MessageBody":"x"}`)
+	if r.Error != "SQS.SdkClientException" || r.Cause != "Unable to execute HTTP request: no-such-queue-73e08fde.invalid: Name or service not known" {
+		t.Errorf("sqs:sendMessage to a host that does not resolve = %s: %s", r.Error, r.Cause)
+	}
+	wantFailure(t, call(t, inv, "arn:aws:states:::sns:publish", `{"TopicArn":"arn:aws:sns:us-east-1:111111111111:t","Message":"x"}`),
+		"SNS.SdkClientException", "Unable to execute HTTP request: ")
+	wantFailure(t, call(t, inv, "arn:aws:states:::aws-sdk:sqs:sendMessage", `{"QueueUrl":"q","MessageBody":"x"}`),
+		"States.TaskFailed", "sqs:sendMessage: Unable to execute HTTP request: ")
+}

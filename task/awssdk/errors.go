@@ -1,8 +1,11 @@
 package awssdk
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"unicode"
 
@@ -56,6 +59,28 @@ func apiError(api *awsmodel.API, resp *response, c call) task.Result {
 	// The state's Retry decides what to try again: one attempt, which
 	// causes recorded since 2025 count.
 	return task.Result{Error: svc + "." + name, Cause: cause + ") (SDK Attempt Count: 1)"}
+}
+
+// clientError names a call of an optimized integration that got no
+// answer as Step Functions does: <Service>.SdkClientException, the cause
+// "Unable to execute HTTP request: " and the reason as Java gives it (a
+// host that does not resolve is "<host>: Name or service not known"), as
+// recorded for SQS (test_task_service_sqs.py::test_send_message_no_such_queue).
+func clientError(prefix, host string, err error) task.Result {
+	reason := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		reason = ue.Err.Error()
+	}
+	var de *net.DNSError
+	if errors.As(err, &de) && de.IsNotFound {
+		h := de.Name
+		if h == "" {
+			h, _, _ = strings.Cut(host, ":")
+		}
+		reason = h + ": Name or service not known"
+	}
+	return task.Result{Error: prefix + ".SdkClientException", Cause: "Unable to execute HTTP request: " + reason}
 }
 
 // v1Names are the names the AWS SDK for Java 1.x gives the services of the
