@@ -66,7 +66,7 @@ func optimizedResult(c call, out any, resp *response) task.Result {
 		return task.Result{Output: obj}
 	}
 	reqID := firstHeader(resp.header, "X-Amzn-Requestid", "X-Amz-Request-Id")
-	with := obj.With("SdkHttpMetadata", httpMetadata(resp)).With("SdkResponseMetadata", value.ObjectOf("RequestId", reqID))
+	with := obj.With("SdkHttpMetadata", httpMetadata(c, resp)).With("SdkResponseMetadata", value.ObjectOf("RequestId", reqID))
 	keys := slices.Clone(with.Keys())
 	slices.Sort(keys) // in Step Functions' order, by name
 	sorted := value.NewObject(len(keys))
@@ -84,26 +84,64 @@ var headerNames = map[string]string{
 	"X-Amz-Id-2": "x-amz-id-2",
 }
 
-func httpMetadata(resp *response) *value.Object {
+// lowerConnection are the services whose AWS endpoints write the
+// Connection header in lower case ("connection": keep-alive), as recorded
+// for SQS and SNS; DynamoDB's write "Connection".
+var lowerConnection = map[string]bool{"sqs": true, "sns": true}
+
+// httpMetadata is the SDK for Java's SdkHttpMetadata of an answer:
+// HttpHeaders by name, case-insensitively (a TreeMap), and AllHttpHeaders
+// in the order of a java.util.HashMap of the same names, as AWS records
+// them (x-amzn-RequestId, connection, Content-Length, Date, Content-Type
+// for SQS).
+func httpMetadata(c call, resp *response) *value.Object {
 	names := make([]string, 0, len(resp.header))
+	wire := make(map[string]string, len(resp.header))
 	for k := range resp.header {
-		names = append(names, k)
+		name := k
+		if n, ok := headerNames[k]; ok {
+			name = n
+		} else if k == "Connection" && lowerConnection[c.service] {
+			name = "connection"
+		}
+		names = append(names, name)
+		wire[name] = k
 	}
 	slices.SortFunc(names, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
 	all := value.NewObject(len(names))
 	single := value.NewObject(len(names))
-	for _, k := range names {
-		name := k
-		if n, ok := headerNames[k]; ok {
-			name = n
-		}
-		vs := resp.header[k]
+	for _, name := range names {
+		single.Set(name, strings.Join(resp.header[wire[name]], ","))
+	}
+	for _, name := range javaHashOrder(names) {
+		vs := resp.header[wire[name]]
 		arr := make([]any, len(vs))
 		for i, v := range vs {
 			arr[i] = v
 		}
 		all.Set(name, arr)
-		single.Set(name, strings.Join(vs, ","))
 	}
 	return value.ObjectOf("AllHttpHeaders", all, "HttpHeaders", single, "HttpStatusCode", value.Int(int64(resp.status)))
+}
+
+// javaHashOrder orders keys as a java.util.HashMap of default capacity
+// that they were put into, in the given order, iterates them: by bucket
+// (String.hashCode spread by its high half, modulo the table's size, which
+// doubles past three quarters full), then in the order put.
+func javaHashOrder(keys []string) []string {
+	size := 16
+	for float64(len(keys)) > 0.75*float64(size) {
+		size *= 2
+	}
+	bucket := func(k string) int {
+		var h int32
+		for _, r := range k {
+			h = 31*h + int32(r)
+		}
+		u := uint32(h)
+		return int((u ^ u>>16) & uint32(size-1))
+	}
+	out := slices.Clone(keys)
+	slices.SortStableFunc(out, func(a, b string) int { return bucket(a) - bucket(b) })
+	return out
 }

@@ -2,6 +2,7 @@ package awssdk
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stepd/stepd/task"
@@ -47,5 +48,33 @@ func TestPutEvents(t *testing.T) {
 	out, _ = parseOutput(api, op, answer)
 	if res := optimizedResult(c, out, answer); res.Failed() || value.String(res.Output) != `{"Entries":[{"EventId":"e1"}],"FailedEntryCount":0}` {
 		t.Errorf("got %s %s: %s", value.String(res.Output), res.Error, res.Cause)
+	}
+}
+
+// The SdkHttpMetadata of an optimized integration's answer is the SDK for
+// Java's: AllHttpHeaders in java.util.HashMap order, HttpHeaders by name,
+// and SQS's and SNS's lower-case connection header, as AWS recorded for
+// sqs:sendMessage (LocalStack's AWS-validated
+// test_sqs_task_service.py::TestTaskServiceSqs::test_send_message and
+// test_sns_task_service.py::TestTaskServiceSns::test_fifo_message_attribute)
+// and for DynamoDB (services.dynamodb_task_service.base_integrations).
+func TestHTTPMetadataOrder(t *testing.T) {
+	header := http.Header{}
+	for k, v := range map[string]string{"X-Amzn-Requestid": "r", "Connection": "keep-alive", "Content-Length": "106",
+		"Date": "d", "Content-Type": "application/x-amz-json-1.0"} {
+		header.Set(k, v)
+	}
+	resp := &response{status: 200, header: header}
+	sqs := httpMetadata(call{service: "sqs", action: "sendMessage", optimized: true}, resp)
+	if got, want := value.String(sqs), `{"AllHttpHeaders":{"x-amzn-RequestId":["r"],"connection":["keep-alive"],"Content-Length":["106"],"Date":["d"],"Content-Type":["application/x-amz-json-1.0"]},`+
+		`"HttpHeaders":{"connection":"keep-alive","Content-Length":"106","Content-Type":"application/x-amz-json-1.0","Date":"d","x-amzn-RequestId":"r"},"HttpStatusCode":200}`; got != want {
+		t.Errorf("sqs metadata\n got %s\nwant %s", got, want)
+	}
+	header.Set("Server", "Server")
+	header.Set("X-Amz-Crc32", "1")
+	ddb := httpMetadata(call{service: "dynamodb", action: "putItem", optimized: true}, resp)
+	all, _ := ddb.Get("AllHttpHeaders")
+	if got, want := strings.Join(all.(*value.Object).Keys(), ","), "Server,Connection,x-amzn-RequestId,x-amz-crc32,Content-Length,Date,Content-Type"; got != want {
+		t.Errorf("dynamodb AllHttpHeaders = %s, want %s", got, want)
 	}
 }
