@@ -27,7 +27,7 @@ import (
 // AmazonDynamoDBv2; Status Code: 400; Error Code: ValidationException;
 // Request ID: ...; Proxy: null)", as recorded.
 func apiError(api *awsmodel.API, resp *response, c call) task.Result {
-	code, msg := errorCode(api, resp)
+	code, wire, msg := errorCode(api, resp)
 	svc := ServiceName(api.ServiceID)
 	generic := svc + "Exception"
 	v1, isV1 := v1Names[c.service]
@@ -50,7 +50,7 @@ func apiError(api *awsmodel.API, resp *response, c call) task.Result {
 	}
 	if c.optimized && isV1 {
 		return task.Result{Error: svc + "." + name, Cause: fmt.Sprintf("%s (Service: %s; Status Code: %d; Error Code: %s; Request ID: %s; Proxy: null)",
-			msg, v1.service, resp.status, code, reqID)}
+			msg, v1.service, resp.status, wire, reqID)}
 	}
 	cause := fmt.Sprintf("%s (Service: %s, Status Code: %d, Request ID: %s", msg, svc, resp.status, reqID)
 	if ext := resp.header.Get("X-Amz-Id-2"); ext != "" && api.EndpointPrefix == "s3" {
@@ -108,8 +108,11 @@ func firstHeader(h http.Header, names ...string) string {
 }
 
 // errorCode reads the error code and message of an error answer in the
-// service's protocol.
-func errorCode(api *awsmodel.API, resp *response) (code, msg string) {
+// service's protocol: the code the model names the error by, and the code
+// as the answer gives it, which the SDK for Java 1.x reports (SQS's JSON
+// answers give the query code, AWS.SimpleQueueService.NonExistentQueue,
+// beside the shape's name, QueueDoesNotExist).
+func errorCode(api *awsmodel.API, resp *response) (code, wire, msg string) {
 	switch api.Protocol {
 	case awsmodel.ProtocolJSON, awsmodel.ProtocolRESTJSON:
 		if q := resp.header.Get("X-Amzn-Query-Error"); q != "" {
@@ -139,6 +142,7 @@ func errorCode(api *awsmodel.API, resp *response) (code, msg string) {
 			}
 		}
 		code = shortCode(code)
+		wire = code
 		if _, ok := api.Errors[code]; !ok {
 			// The JSON body names the error shape; the query code maps to it.
 			if shape := jsonShapeName(resp.body); shape != "" {
@@ -163,8 +167,9 @@ func errorCode(api *awsmodel.API, resp *response) (code, msg string) {
 		if code == "" && resp.status == http.StatusNotFound {
 			code = "NotFound"
 		}
+		wire = code
 	}
-	return code, msg
+	return code, wire, msg
 }
 
 // shortCode drops a code's namespace (aws.protocoltests#Name) and

@@ -78,3 +78,30 @@ func TestHTTPMetadataOrder(t *testing.T) {
 		t.Errorf("dynamodb AllHttpHeaders = %s, want %s", got, want)
 	}
 }
+
+// SQS answers an error with its JSON shape's name and, for the SDKs of the
+// query protocol, the query code (x-amzn-query-error); the optimized
+// integration names the error by the shape, as the SDK for Java 1.x does,
+// and its cause gives the query code as that SDK reports it
+// (SQS.QueueDoesNotExistException, "Error Code:
+// AWS.SimpleQueueService.NonExistentQueue"), as for MissingParameter in
+// LocalStack's AWS-validated
+// test_task_service_sqs.py::TestTaskServiceSqs::test_send_message_empty_body.
+func TestSQSQueryErrorCode(t *testing.T) {
+	c, _ := parseResource("arn:aws:states:::sqs:sendMessage", task.RequestResponse)
+	api, _, _, _ := awsmodel.Operation(c.service, c.action)
+	for _, tc := range []struct{ query, body, name, cause string }{
+		{"AWS.SimpleQueueService.NonExistentQueue;Sender", `{"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":"The specified queue does not exist."}`,
+			"SQS.QueueDoesNotExistException", "The specified queue does not exist. (Service: AmazonSQS; Status Code: 400; Error Code: AWS.SimpleQueueService.NonExistentQueue; Request ID: rid; Proxy: null)"},
+		{"MissingParameter;Sender", `{"__type":"com.amazon.coral.validate#ValidationException","message":"The request must contain the parameter MessageBody."}`,
+			"SQS.AmazonSQSException", "The request must contain the parameter MessageBody. (Service: AmazonSQS; Status Code: 400; Error Code: MissingParameter; Request ID: rid; Proxy: null)"},
+	} {
+		h := http.Header{}
+		h.Set("X-Amzn-Query-Error", tc.query)
+		h.Set("X-Amzn-Requestid", "rid")
+		r := apiError(api, &response{status: 400, header: h, body: []byte(tc.body)}, c)
+		if r.Error != tc.name || r.Cause != tc.cause {
+			t.Errorf("%s: got %s: %s\nwant %s: %s", tc.query, r.Error, r.Cause, tc.name, tc.cause)
+		}
+	}
+}
