@@ -719,6 +719,14 @@ func (d *Driver) apply(ctx context.Context, cmds []interp.Command) (moved bool) 
 				if ev.res.Failed() {
 					ev.kind = interp.TaskDone
 				}
+				if sub := ev.res.Submitted; sub != nil {
+					// The invoker answered for the whole task: its
+					// TaskSubmitted first (task.Result.Submitted).
+					ev.res.Submitted = nil
+					if ev.kind == interp.TaskDone && (req.Pattern == task.WaitForTaskToken || req.Pattern.Job()) {
+						d.ready = append(d.ready, event{id: c.ID, kind: interp.TaskSubmitted, res: task.Result{Output: sub}, more: true})
+					}
+				}
 				ev.released = ev.kind == interp.TaskDone
 				d.ready = append(d.ready, ev)
 				continue

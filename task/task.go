@@ -169,6 +169,14 @@ type Result struct {
 	// while timeouts still apply). Real invokers leave it zero and simply
 	// take the time.
 	Delay time.Duration
+	// Submitted, when not nil, is the output of a TaskSubmitted event the
+	// engine records before the result. An invoker that answers a
+	// .waitForTaskToken or .sync task in one go (a mock configuration
+	// answers for the whole task) sets it: AWS records TaskSubmitted for
+	// the call that handed the token on or started the job before the
+	// task's success or failure. The engine's driver turns it into a
+	// TaskSubmitted input of its own; it is not journalled with the result.
+	Submitted any
 }
 
 // Failed reports whether the result is a task failure.

@@ -54,6 +54,12 @@ import (
 //
 // and optionally "Delay": seconds of simulated run time (task.Result.Delay).
 //
+// A response to a .waitForTaskToken or .sync Task is the outcome of the
+// callback or of the job; as AWS does, the history records TaskSubmitted
+// (with an empty object as output: the configuration does not give the
+// response of the call that handed the token on or started the job)
+// before the task's success or failure (task.Result.Submitted).
+//
 // An invocation past the last key reuses the last entry, so that "0" alone
 // answers every invocation (the conformance corpus depends on this).
 // Step Functions Local instead fails the execution when an invocation has no
@@ -498,7 +504,15 @@ func (m *Invoker) Invoke(ctx context.Context, req *task.Request) task.Result {
 		if r == nil {
 			return task.Result{Error: "States.Runtime", Cause: fmt.Sprintf("the mocked response %q has no entry for invocation %d of state %q", name, req.Attempt, req.StateName)}
 		}
-		return r.result(req.Input)
+		res := r.result(req.Input)
+		if req.Pattern == task.WaitForTaskToken || req.Pattern.Job() {
+			// The response is the callback's or the job's outcome; AWS
+			// records the call that handed the token on or started the
+			// job (TaskSubmitted) before it, succeeded or failed. The
+			// configuration does not give that call's response.
+			res.Submitted = value.NewObject(0)
+		}
+		return res
 	}
 	if call, ok := lambdashape.CallOf(req); ok && len(m.c.functions) > 0 {
 		return m.invokeFunction(req, call)

@@ -319,3 +319,34 @@ func TestMockServes(t *testing.T) {
 		}
 	}
 }
+
+// TestInvokeSubmitted: a mocked response to a .waitForTaskToken or .sync
+// Task, success or failure, asks for a TaskSubmitted before it
+// (task.Result.Submitted), as AWS records the call that handed the token
+// on or started the job (LocalStack's
+// local_mocking/test_base_callbacks.snapshot.json); a request-response
+// Task's, and a gap in the responses, do not.
+func TestInvokeSubmitted(t *testing.T) {
+	t.Parallel()
+	cfg := loadConfig(t, "testdata/sfn-local.json")
+	inv := mustInvoker(t, cfg, "LambdaSQSIntegration", "RetryPath")
+	gap := mustInvoker(t, cfg, "LambdaSQSIntegration", "GapPath")
+	for _, tt := range []struct {
+		inv     task.Invoker
+		pattern task.Pattern
+		attempt int
+		want    bool
+	}{
+		{inv, task.WaitForTaskToken, 0, true}, // Throw
+		{inv, task.WaitForTaskToken, 3, true}, // Return
+		{inv, task.Sync, 3, true},
+		{inv, task.Sync2, 0, true},
+		{inv, task.RequestResponse, 3, false},
+		{gap, task.WaitForTaskToken, 0, false}, // no entry: States.Runtime
+	} {
+		r := tt.inv.Invoke(context.Background(), &task.Request{StateName: "LambdaState", Attempt: tt.attempt, Pattern: tt.pattern, Resource: "arn:aws:states:::lambda:invoke" + tt.pattern.Suffix(), Input: value.NewObject(0)})
+		if got := r.Submitted != nil; got != tt.want {
+			t.Errorf("%v #%d: Submitted %v, want %v", tt.pattern, tt.attempt, r.Submitted, tt.want)
+		}
+	}
+}
