@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -240,32 +241,17 @@ func TestStartSyncExecutionFailed(t *testing.T) {
 	t.Parallel()
 	_, url := newServer(t, memory.New(), nil)
 	call := func(op, body string) map[string]any {
-		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("X-Amz-Target", "AWSStepFunctions."+op)
-		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
+		status, code, text := wire(t, url, op, body)
 		var out map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
-			t.Fatalf("%s: %d %v %v", op, resp.StatusCode, out, err)
+		if err := json.Unmarshal([]byte(text), &out); err != nil || status != 200 {
+			t.Fatalf("%s: %d %s %s", op, status, code, text)
 		}
 		return out
 	}
 	call("CreateStateMachine", `{"name":"raise","type":"EXPRESS","roleArn":"`+role+`",
 		"definition":"{\"StartAt\":\"F\",\"States\":{\"F\":{\"Type\":\"Fail\",\"Error\":\"SomeFailure\",\"Cause\":\"This state machines raises a 'SomeFailure' failure.\"}}}"}`)
 	out := call("StartSyncExecution", `{"stateMachineArn":"arn:aws:states:us-east-1:123456789012:stateMachine:raise"}`)
-	var keys []string
-	for k := range out {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	if got, want := strings.Join(keys, ","), "billingDetails,cause,error,executionArn,input,inputDetails,name,outputDetails,startDate,stateMachineArn,status,stopDate"; got != want {
+	if got, want := strings.Join(slices.Sorted(maps.Keys(out)), ","), "billingDetails,cause,error,executionArn,input,inputDetails,name,outputDetails,startDate,stateMachineArn,status,stopDate"; got != want {
 		t.Errorf("StartSyncExecution FAILED answers %s, want %s", got, want)
 	}
 	if d, _ := out["outputDetails"].(map[string]any); d["included"] != true || out["status"] != "FAILED" || out["error"] != "SomeFailure" {
@@ -292,12 +278,7 @@ func TestExpressContextRedriveCount(t *testing.T) {
 		if err := json.Unmarshal([]byte(output), &out); err != nil {
 			t.Fatalf("%v: %s", err, output)
 		}
-		var k []string
-		for name := range out.Execution {
-			k = append(k, name)
-		}
-		sort.Strings(k)
-		return k
+		return slices.Sorted(maps.Keys(out.Execution))
 	}
 	syncOut, err := c.StartSyncExecution(ctx, &sfn.StartSyncExecutionInput{StateMachineArn: sm.StateMachineArn, Input: aws.String(`{"m":1}`)})
 	if err != nil {

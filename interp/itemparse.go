@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/stepd/stepd/asl"
+	"github.com/stepd/stepd/internal/javahash"
 	"github.com/stepd/stepd/value"
 )
 
@@ -218,7 +219,7 @@ func parseCSV(data []byte, f readFormat) ([]any, error) {
 			if dup := duplicate(headers); dup {
 				return nil, causeDuplicateHeader
 			}
-			order = javaHashOrder(headers)
+			order = javahash.Order(headers) // as every recorded CSV item lists its columns
 			if !f.given {
 				continue
 			}
@@ -248,47 +249,6 @@ func duplicate(headers []string) bool {
 		seen[h] = true
 	}
 	return false
-}
-
-// javaHashOrder is the order in which AWS lists a CSV row's columns: the
-// order of a java.util.HashMap keyed by the headers (by bucket of the
-// String hash code in a table sized for them, then in insertion order),
-// as every recorded CSV item shows ({"0","{}","True"} for the headers
-// 0,True,{}; {"","H1"} for H1,"").
-func javaHashOrder(headers []string) []int {
-	capacity := 16
-	for float64(len(headers)) > 0.75*float64(capacity) {
-		capacity *= 2
-	}
-	bucket := make([]int, len(headers))
-	for i, h := range headers {
-		var code int32
-		for _, u := range utf16Units(h) {
-			code = 31*code + int32(u)
-		}
-		spread := uint32(code) ^ uint32(code)>>16
-		bucket[i] = int(spread & uint32(capacity-1))
-	}
-	order := make([]int, len(headers))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return bucket[a] - bucket[b] })
-	return order
-}
-
-// utf16Units are the UTF-16 code units of s, as Java's String holds it.
-func utf16Units(s string) []uint16 {
-	units := make([]uint16, 0, len(s))
-	for _, r := range s {
-		if r >= 0x10000 {
-			r -= 0x10000
-			units = append(units, uint16(0xd800+(r>>10)), uint16(0xdc00+(r&0x3ff)))
-			continue
-		}
-		units = append(units, uint16(r))
-	}
-	return units
 }
 
 // parseManifest reads the files a manifest lists, and sets f to read them:

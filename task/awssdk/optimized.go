@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stepd/stepd/internal/javahash"
 	"github.com/stepd/stepd/task"
 	"github.com/stepd/stepd/value"
 )
@@ -113,7 +114,8 @@ func httpMetadata(c call, resp *response) *value.Object {
 	for _, name := range names {
 		single.Set(name, strings.Join(resp.header[wire[name]], ","))
 	}
-	for _, name := range javaHashOrder(names) {
+	for _, i := range javahash.Order(names) {
+		name := names[i]
 		vs := resp.header[wire[name]]
 		arr := make([]any, len(vs))
 		for i, v := range vs {
@@ -122,26 +124,4 @@ func httpMetadata(c call, resp *response) *value.Object {
 		all.Set(name, arr)
 	}
 	return value.ObjectOf("AllHttpHeaders", all, "HttpHeaders", single, "HttpStatusCode", value.Int(int64(resp.status)))
-}
-
-// javaHashOrder orders keys as a java.util.HashMap of default capacity
-// that they were put into, in the given order, iterates them: by bucket
-// (String.hashCode spread by its high half, modulo the table's size, which
-// doubles past three quarters full), then in the order put.
-func javaHashOrder(keys []string) []string {
-	size := 16
-	for float64(len(keys)) > 0.75*float64(size) {
-		size *= 2
-	}
-	bucket := func(k string) int {
-		var h int32
-		for _, r := range k {
-			h = 31*h + int32(r)
-		}
-		u := uint32(h)
-		return int((u ^ u>>16) & uint32(size-1))
-	}
-	out := slices.Clone(keys)
-	slices.SortStableFunc(out, func(a, b string) int { return bucket(a) - bucket(b) })
-	return out
 }
